@@ -1,0 +1,132 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PartnerKey is one API key of a partner. The Secret holds only the SHA-256 (hex) of the
+// secret, never the secret itself.
+type PartnerKey struct {
+	// ID is sent by the partner as X-Key-Id.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{4,64}$`
+	ID string `json:"id"`
+	// SecretRef points at the hex SHA-256 of the API secret.
+	SecretRef SecretKeyRef `json:"secretRef"`
+	// ExpiresAt ends the key's validity; unset means no expiry.
+	// +optional
+	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
+}
+
+// PartnerWebhook is where and how order.status_changed events are delivered.
+type PartnerWebhook struct {
+	// URL receives the signed POSTs (http or https).
+	// +kubebuilder:validation:Pattern=`^https?://`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+	// Enabled switches deliveries on; no deliveries are created while false.
+	// +kubebuilder:default=true
+	// +optional
+	Enabled bool `json:"enabled"`
+	// SecretRef points at the signing secret (whsec_<base64>).
+	SecretRef SecretKeyRef `json:"secretRef"`
+	// AdditionalSecretRefs are further active secrets; each signs too, so a receiver can
+	// rotate with overlap.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	AdditionalSecretRefs []SecretKeyRef `json:"additionalSecretRefs,omitempty"`
+}
+
+// PartnerSpec declares an approved partner integration.
+type PartnerSpec struct {
+	// DisplayName is a human-readable name.
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
+	// Tier names the partner's commercial tier.
+	// +kubebuilder:default=standard
+	// +optional
+	Tier string `json:"tier,omitempty"`
+	// RequestsPerMinute is the per-key burst limit.
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	// +optional
+	RequestsPerMinute int32 `json:"requestsPerMinute,omitempty"`
+	// MonthlyQuoteQuota caps quotes per UTC month; 0 means unlimited.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MonthlyQuoteQuota int64 `json:"monthlyQuoteQuota,omitempty"`
+	// AllowedOrigins are browser origins allowed to call the API (scheme://host[:port]).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
+	// RequireOrigin refuses requests without an Origin header.
+	// +optional
+	RequireOrigin bool `json:"requireOrigin,omitempty"`
+	// Keys are the partner's API keys; two live keys allow rotation.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=4
+	Keys []PartnerKey `json:"keys,omitempty"`
+	// Webhook configures status events.
+	// +optional
+	Webhook *PartnerWebhook `json:"webhook,omitempty"`
+}
+
+// QuotaUsage is the partner's quote count in one UTC month.
+type QuotaUsage struct {
+	// Month is the UTC month, YYYY-MM.
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}$`
+	Month string `json:"month"`
+	// +kubebuilder:validation:Minimum=0
+	Quotes int64 `json:"quotes"`
+}
+
+// PartnerStatus is the partner's usage and health.
+type PartnerStatus struct {
+	// QuotaUsage counts quotes of the current month, shared by all frontend replicas.
+	// +optional
+	QuotaUsage *QuotaUsage `json:"quotaUsage,omitempty"`
+	// ActiveKeys is the number of keys not expired.
+	// +optional
+	ActiveKeys int32 `json:"activeKeys,omitempty"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Partner is an approved partner integration: its keys, limits, origins and webhook.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ptn,categories=swaprouter
+// +kubebuilder:printcolumn:name="Tier",type=string,JSONPath=`.spec.tier`
+// +kubebuilder:printcolumn:name="RPM",type=integer,JSONPath=`.spec.requestsPerMinute`
+// +kubebuilder:printcolumn:name="Quota",type=integer,JSONPath=`.spec.monthlyQuoteQuota`
+// +kubebuilder:printcolumn:name="Used",type=integer,JSONPath=`.status.quotaUsage.quotes`
+// +kubebuilder:printcolumn:name="Keys",type=integer,JSONPath=`.status.activeKeys`
+// +kubebuilder:printcolumn:name="Webhook",type=string,JSONPath=`.spec.webhook.url`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Partner struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   PartnerSpec   `json:"spec,omitempty"`
+	Status PartnerStatus `json:"status,omitempty"`
+}
+
+// PartnerList contains a list of Partner.
+// +kubebuilder:object:root=true
+type PartnerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Partner `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Partner{}, &PartnerList{})
+}

@@ -1,0 +1,104 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProviderProtocol is the wire protocol an adapter speaks.
+// +kubebuilder:validation:Enum=oneclick;channel
+type ProviderProtocol string
+
+const (
+	// ProtocolOneClick is the NEAR Intents 1Click API v0 shape.
+	ProtocolOneClick ProviderProtocol = "oneclick"
+	// ProtocolChannel is a deposit-channel protocol in the style of Chainflip's swap service.
+	ProtocolChannel ProviderProtocol = "channel"
+)
+
+// PollInterval is the range the status poll interval is drawn from (uniform jitter).
+// +kubebuilder:validation:XValidation:rule="duration(self.min) <= duration(self.max)",message="min must not exceed max"
+type PollInterval struct {
+	// +kubebuilder:default="10s"
+	Min metav1.Duration `json:"min"`
+	// +kubebuilder:default="15s"
+	Max metav1.Duration `json:"max"`
+}
+
+// RoutingProviderSpec declares one routing provider.
+type RoutingProviderSpec struct {
+	// ProviderID is the id partners see.
+	ProviderID ProviderID `json:"providerId"`
+	// Protocol selects the adapter.
+	Protocol ProviderProtocol `json:"protocol"`
+	// Endpoint is the provider's base URL.
+	// +kubebuilder:validation:Pattern=`^https?://`
+	// +kubebuilder:validation:MaxLength=2048
+	Endpoint string `json:"endpoint"`
+	// CredentialsSecretRef points at the provider's API token, when it needs one.
+	// +optional
+	CredentialsSecretRef *SecretKeyRef `json:"credentialsSecretRef,omitempty"`
+	// Timeout bounds each provider call.
+	// +kubebuilder:default="5s"
+	// +optional
+	Timeout metav1.Duration `json:"timeout,omitempty"`
+	// PollInterval is how often order status is polled.
+	// +kubebuilder:default={min: "10s", max: "15s"}
+	// +optional
+	PollInterval PollInterval `json:"pollInterval,omitempty"`
+	// AssetRefreshInterval is how often the asset list is refreshed.
+	// +kubebuilder:default="5m"
+	// +optional
+	AssetRefreshInterval metav1.Duration `json:"assetRefreshInterval,omitempty"`
+	// Enabled takes part in quotes and new orders; existing orders are tracked regardless.
+	// +kubebuilder:default=true
+	// +optional
+	Enabled bool `json:"enabled"`
+}
+
+// RoutingProviderStatus is what the last probe saw.
+type RoutingProviderStatus struct {
+	// AssetCount is the number of assets the provider lists.
+	// +optional
+	AssetCount int32 `json:"assetCount,omitempty"`
+	// LastRefresh is when the asset list was last fetched successfully.
+	// +optional
+	LastRefresh *metav1.Time `json:"lastRefresh,omitempty"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// RoutingProvider is a provider the service routes swaps through.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=rp,categories=swaprouter
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.providerId`
+// +kubebuilder:printcolumn:name="Protocol",type=string,JSONPath=`.spec.protocol`
+// +kubebuilder:printcolumn:name="Enabled",type=boolean,JSONPath=`.spec.enabled`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Assets",type=integer,JSONPath=`.status.assetCount`
+// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.spec.endpoint`,priority=1
+// +kubebuilder:printcolumn:name="Refreshed",type=date,JSONPath=`.status.lastRefresh`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type RoutingProvider struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   RoutingProviderSpec   `json:"spec"`
+	Status RoutingProviderStatus `json:"status,omitempty"`
+}
+
+// RoutingProviderList contains a list of RoutingProvider.
+// +kubebuilder:object:root=true
+type RoutingProviderList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []RoutingProvider `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&RoutingProvider{}, &RoutingProviderList{})
+}

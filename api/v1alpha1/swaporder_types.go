@@ -1,0 +1,241 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Fee is one fee a provider charges for a route.
+type Fee struct {
+	// Type of fee, e.g. "protocol", "network", "affiliate".
+	Type string `json:"type"`
+	// Asset the fee is charged in (CAIP-19).
+	Asset string `json:"asset"`
+	// Amount in the smallest unit of Asset.
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	Amount string `json:"amount"`
+}
+
+// QuoteLimits are the provider's per-pair bounds on the input amount.
+type QuoteLimits struct {
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	MinAmountIn string `json:"minAmountIn,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	MaxAmountIn string `json:"maxAmountIn,omitempty"`
+}
+
+// QuoteCandidate is one provider's answer to a quote (design.md "Quote candidate").
+type QuoteCandidate struct {
+	ProviderID ProviderID `json:"providerId"`
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	AmountIn string `json:"amountIn"`
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	AmountOut string `json:"amountOut"`
+	// MinAmountOut is set for EXACT_INPUT quotes.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	MinAmountOut string `json:"minAmountOut,omitempty"`
+	// MaxAmountIn is set for EXACT_OUTPUT quotes.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	MaxAmountIn string `json:"maxAmountIn,omitempty"`
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Fees []Fee `json:"fees,omitempty"`
+	// +optional
+	EstimatedTimeSeconds int64 `json:"estimatedTimeSeconds,omitempty"`
+	// +optional
+	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
+	// +optional
+	Limits *QuoteLimits `json:"limits,omitempty"`
+}
+
+// DepositHint is what a partner tells us about the user's deposit (POST /v1/order/{id}/deposit).
+type DepositHint struct {
+	// TxHash is the source-chain deposit transaction hash.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	TxHash string `json:"txHash"`
+	// NearSenderAccount is needed for some NEAR-source deposits.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	NearSenderAccount string `json:"nearSenderAccount,omitempty"`
+}
+
+// SwapOrderSpec is the order as the partner requested it. Everything but depositHint is
+// immutable once created.
+// +kubebuilder:validation:XValidation:rule="self.orderId == oldSelf.orderId && self.partner == oldSelf.partner && self.originAsset == oldSelf.originAsset && self.destinationAsset == oldSelf.destinationAsset && self.amount == oldSelf.amount && self.swapType == oldSelf.swapType && self.?slippageToleranceBps == oldSelf.?slippageToleranceBps && self.sender == oldSelf.sender && self.recipient == oldSelf.recipient && self.?refundTo == oldSelf.?refundTo && self.providerId == oldSelf.providerId && self.?quote == oldSelf.?quote && self.?idempotencyKeyHash == oldSelf.?idempotencyKeyHash",message="the order spec is immutable except depositHint"
+type SwapOrderSpec struct {
+	// OrderID is the public order id (ord_ + 26 base32 characters).
+	// +kubebuilder:validation:Pattern=`^ord_[a-z2-7]{26}$`
+	OrderID string `json:"orderId"`
+	// Partner is the name of the Partner (same namespace) that owns the order.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Partner string `json:"partner"`
+	// OriginAsset is the CAIP-19 id of the asset the user deposits.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=256
+	OriginAsset string `json:"originAsset"`
+	// DestinationAsset is the CAIP-19 id of the asset the recipient receives.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=256
+	DestinationAsset string `json:"destinationAsset"`
+	// Amount in the smallest unit: the input for EXACT_INPUT, the output for EXACT_OUTPUT.
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]*$`
+	// +kubebuilder:validation:MaxLength=78
+	Amount string `json:"amount"`
+	// +kubebuilder:default=EXACT_INPUT
+	// +optional
+	SwapType SwapType `json:"swapType,omitempty"`
+	// SlippageToleranceBps is the maximum slippage in basis points; unset means provider default.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	SlippageToleranceBps *int32 `json:"slippageToleranceBps,omitempty"`
+	// Sender is the source-chain address that will send the deposit.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Sender string `json:"sender"`
+	// Recipient is the destination-chain address that receives the settlement.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Recipient string `json:"recipient"`
+	// RefundTo is the source-chain refund address; the sender when unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	RefundTo string `json:"refundTo,omitempty"`
+	// ProviderID is the provider chosen from the dry quote.
+	ProviderID ProviderID `json:"providerId"`
+	// Quote is the candidate the partner accepted, when the order came from a quote.
+	// +optional
+	Quote *QuoteCandidate `json:"quote,omitempty"`
+	// IdempotencyKeyHash is the SHA-256 (hex) of the Idempotency-Key and request body.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9a-f]{64}$`
+	IdempotencyKeyHash string `json:"idempotencyKeyHash,omitempty"`
+	// DepositHint is set by POST /v1/order/{id}/deposit; the only mutable part of the spec.
+	// +optional
+	DepositHint *DepositHint `json:"depositHint,omitempty"`
+}
+
+// StatusTransition is one entry of the order's status history.
+type StatusTransition struct {
+	// Seq numbers transitions of one order from 1, without gaps.
+	// +kubebuilder:validation:Minimum=1
+	Seq    int64       `json:"seq"`
+	Status OrderStatus `json:"status"`
+	// +optional
+	PreviousStatus OrderStatus `json:"previousStatus,omitempty"`
+	// +optional
+	Reason string      `json:"reason,omitempty"`
+	At     metav1.Time `json:"at"`
+}
+
+// MaxHistory bounds status.history; older entries are dropped, seq keeps counting.
+const MaxHistory = 32
+
+// SwapOrderStatus is what the reconciler learned from the provider.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !(oldSelf.status in ['SUCCESS','REFUNDED','FAILED']) || (has(self.status) && self.status == oldSelf.status)",message="a terminal status (SUCCESS, REFUNDED, FAILED) can never change"
+type SwapOrderStatus struct {
+	// Status is the normalized order status; empty until the provider gave a deposit address.
+	// +optional
+	Status OrderStatus `json:"status,omitempty"`
+	// StatusReason says why the order is in its status (CamelCase, stable, no timestamps).
+	// +optional
+	StatusReason string `json:"statusReason,omitempty"`
+	// ProviderStatus is the raw status the provider reported last.
+	// +optional
+	ProviderStatus string `json:"providerStatus,omitempty"`
+	// ProviderRef is the provider-side reference of the order (deposit channel id, or the
+	// deposit address for providers keyed by it).
+	// +optional
+	ProviderRef string `json:"providerRef,omitempty"`
+	// +optional
+	DepositAddress string `json:"depositAddress,omitempty"`
+	// +optional
+	DepositMemo string `json:"depositMemo,omitempty"`
+	// DepositDeadline is when the provider stops accepting the deposit.
+	// +optional
+	DepositDeadline *metav1.Time `json:"depositDeadline,omitempty"`
+	// Quote is the provider's binding quote at deposit-address creation.
+	// +optional
+	Quote *QuoteCandidate `json:"quote,omitempty"`
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	InTxHashes []string `json:"inTxHashes,omitempty"`
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	OutTxHashes []string `json:"outTxHashes,omitempty"`
+	// AmountIn is the settled input amount.
+	// +optional
+	AmountIn string `json:"amountIn,omitempty"`
+	// AmountOut is the settled output amount.
+	// +optional
+	AmountOut string `json:"amountOut,omitempty"`
+	// +optional
+	RefundedAmount string `json:"refundedAmount,omitempty"`
+	// ForwardedTxHash is the deposit hint already passed to the provider (forwarded once).
+	// +optional
+	ForwardedTxHash string `json:"forwardedTxHash,omitempty"`
+	// ProviderErrors counts consecutive failed provider calls; reset on success.
+	// +optional
+	ProviderErrors int32 `json:"providerErrors,omitempty"`
+	// LastSeq is the seq of the newest history entry (history is bounded, seq is not).
+	// +optional
+	LastSeq int64 `json:"lastSeq,omitempty"`
+	// History lists the latest status transitions, oldest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	History []StatusTransition `json:"history,omitempty"`
+	// NotifiedSeq is the highest seq whose webhook delivery exists (or was not wanted).
+	// +optional
+	NotifiedSeq int64 `json:"notifiedSeq,omitempty"`
+	// NextPollAt is when the reconciler asks the provider again.
+	// +optional
+	NextPollAt *metav1.Time `json:"nextPollAt,omitempty"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// SwapOrder is one deposit-address swap order of a partner.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=so;swo,categories=swaprouter
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.orderId`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.providerId`
+// +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.originAsset`
+// +kubebuilder:printcolumn:name="To",type=string,JSONPath=`.spec.destinationAsset`
+// +kubebuilder:printcolumn:name="Amount",type=string,JSONPath=`.spec.amount`
+// +kubebuilder:printcolumn:name="Partner",type=string,JSONPath=`.spec.partner`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.statusReason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type SwapOrder struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   SwapOrderSpec   `json:"spec"`
+	Status SwapOrderStatus `json:"status,omitempty"`
+}
+
+// SwapOrderList contains a list of SwapOrder.
+// +kubebuilder:object:root=true
+type SwapOrderList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SwapOrder `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SwapOrder{}, &SwapOrderList{})
+}

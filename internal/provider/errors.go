@@ -1,0 +1,108 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+)
+
+// Kind classifies a provider failure; the frontend maps it onto the contract's error codes and
+// the reconciler decides between retry and a terminal failure.
+type Kind int
+
+const (
+	// KindUpstream: the provider answered 5xx, or something malformed (retry with backoff).
+	KindUpstream Kind = iota
+	// KindTimeout: the provider did not answer in time (retry with backoff).
+	KindTimeout
+	// KindAmountTooLow: below the pair's minimum; Limit holds the minimum.
+	KindAmountTooLow
+	// KindAmountTooHigh: above the pair's maximum; Limit holds the maximum.
+	KindAmountTooHigh
+	// KindUnsupportedPair: the provider does not route this pair.
+	KindUnsupportedPair
+	// KindRefused: any other 4xx; the request will not succeed as it is.
+	KindRefused
+	// KindNotFound: the provider does not know the order.
+	KindNotFound
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindUpstream:
+		return "upstream error"
+	case KindTimeout:
+		return "upstream timeout"
+	case KindAmountTooLow:
+		return "amount_too_low"
+	case KindAmountTooHigh:
+		return "amount_too_high"
+	case KindUnsupportedPair:
+		return "unsupported pair"
+	case KindRefused:
+		return "refused"
+	case KindNotFound:
+		return "not found"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Upstream describes the provider call that failed (contract's error `upstream` object).
+type Upstream struct {
+	// Status is the provider's HTTP status, 0 when none was received.
+	Status int
+	// Path is the call, e.g. "POST /v0/quote".
+	Path string
+}
+
+// Error is the only error type adapters return.
+type Error struct {
+	Provider swapv1.ProviderID
+	Kind     Kind
+	// Detail is a human-readable explanation without request ids or timestamps.
+	Detail string
+	// Limit is the minimum (KindAmountTooLow) or maximum (KindAmountTooHigh) amount.
+	Limit    string
+	Upstream *Upstream
+	// Err is the underlying cause, if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s", e.Provider, e.Kind)
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	if e.Upstream != nil {
+		msg += fmt.Sprintf(" (%s -> %d)", e.Upstream.Path, e.Upstream.Status)
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether the same call may succeed later (timeouts, 5xx, malformed answers).
+func (e *Error) Retryable() bool { return e.Kind == KindUpstream || e.Kind == KindTimeout }
+
+// AsError extracts a *Error; any other error is treated as an upstream error.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &Error{Kind: KindUpstream, Detail: err.Error(), Err: err}
+}
+
+// IsRetryable reports whether err is worth retrying with backoff.
+func IsRetryable(err error) bool {
+	return err != nil && AsError(err).Retryable()
+}
+
+// IsKind reports whether err is a provider error of kind k.
+func IsKind(err error, k Kind) bool {
+	return err != nil && AsError(err).Kind == k
+}

@@ -1,0 +1,113 @@
+// Package provider defines what the service needs from a routing provider, independent of
+// its wire protocol. Adapters (oneclick, channel) implement Provider; the frontend and the
+// order reconciler use only this package.
+package provider
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+)
+
+// Provider is one routing provider reached over its own wire protocol.
+// Every method honours ctx's deadline and returns *Error for every failure.
+type Provider interface {
+	// ID is the provider id partners see (route_A, route_B).
+	ID() swapv1.ProviderID
+	// Assets lists what the provider routes, with CAIP-19 ids.
+	Assets(ctx context.Context) ([]Asset, error)
+	// Quote prices a swap without creating anything at the provider.
+	Quote(ctx context.Context, req QuoteRequest) (Quote, error)
+	// CreateDeposit obtains a deposit address for an order. req.OrderID is the provider-side
+	// idempotency key: calling twice with the same id yields the same address.
+	CreateDeposit(ctx context.Context, req DepositRequest) (Deposit, error)
+	// Status reports the provider's view of an order.
+	Status(ctx context.Context, ref OrderRef) (Status, error)
+	// SubmitDeposit forwards the user's deposit transaction hash.
+	SubmitDeposit(ctx context.Context, ref OrderRef, hint swapv1.DepositHint) error
+}
+
+// Asset is one asset a provider routes.
+type Asset struct {
+	// AssetID is the CAIP-19 id.
+	AssetID string
+	// Chain is the short chain key (eth, arb, sol, ...).
+	Chain    string
+	Symbol   string
+	Name     string
+	Decimals int
+	// ProviderToken is the provider's own id of the asset.
+	ProviderToken string
+}
+
+// QuoteRequest asks for a price. Amount is the input (EXACT_INPUT) or output (EXACT_OUTPUT)
+// in smallest units, as a positive integer string.
+type QuoteRequest struct {
+	OriginAsset      string
+	DestinationAsset string
+	Amount           string
+	SwapType         swapv1.SwapType
+	// SlippageBps is nil when the provider default applies.
+	SlippageBps *int32
+	Sender      string
+	Recipient   string
+	RefundTo    string
+}
+
+// Quote is a provider's price for a QuoteRequest.
+type Quote = swapv1.QuoteCandidate
+
+// DepositRequest creates a deposit address for an order.
+type DepositRequest struct {
+	// OrderID is the order's public id, passed to the provider as its idempotency key.
+	OrderID string
+	QuoteRequest
+}
+
+// Deposit is where the user sends funds.
+type Deposit struct {
+	Quote          Quote
+	DepositAddress string
+	DepositMemo    string
+	// ProviderRef is the provider's own reference (a channel id, or the deposit address).
+	ProviderRef string
+	Deadline    time.Time
+}
+
+// OrderRef identifies an order at its provider.
+type OrderRef struct {
+	OrderID        string
+	DepositAddress string
+	DepositMemo    string
+	ProviderRef    string
+}
+
+// Status is the provider's view of an order, already mapped onto the contract's statuses.
+type Status struct {
+	// Status is the normalized status.
+	Status swapv1.OrderStatus
+	// Raw is the provider's own status string.
+	Raw string
+	// Reason is a stable CamelCase explanation (e.g. "DepositSeen", "IncompleteDeposit").
+	Reason         string
+	InTxHashes     []string
+	OutTxHashes    []string
+	AmountIn       string
+	AmountOut      string
+	RefundedAmount string
+}
+
+// Config is what every adapter needs to reach its provider.
+type Config struct {
+	ID swapv1.ProviderID
+	// Endpoint is the provider's base URL (RoutingProvider.spec.endpoint).
+	Endpoint string
+	// Token is the bearer token from the credentials Secret, empty when none.
+	Token string
+	// Timeout bounds each call.
+	Timeout time.Duration
+	// HTTPClient is used when set (tests, shared transports); otherwise a default client.
+	HTTPClient *http.Client
+}
