@@ -1,0 +1,14 @@
+// Package catalog is the union of the providers' asset lists, keyed by CAIP-19 id.
+package catalog
+
+import swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+
+// Asset is the public asset record (design.md "Asset record").
+type Asset struct {
+	AssetID   string              `json:"assetId"`
+	Chain     string              `json:"chain"`
+	Symbol    string              `json:"symbol"`
+	Name      string              `json:"name"`
+	Decimals  int                 `json:"decimals"`
+	Providers []swapv1.ProviderID `json:"providers"`
+}
