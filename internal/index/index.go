@@ -1,0 +1,85 @@
+// Package index defines the cache field indexes shared by the frontend and the controllers.
+// Registering them in one place keeps each index defined once per manager.
+package index
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+)
+
+// Field names for client.MatchingFields.
+const (
+	// OrderPartner indexes SwapOrders by spec.partner.
+	OrderPartner = "spec.partner"
+	// OrderStatus indexes SwapOrders by status.status ("" while new).
+	OrderStatus = "status.status"
+	// OrderProvider indexes SwapOrders by spec.providerId.
+	OrderProvider = "spec.providerId"
+	// PartnerKeyID indexes Partners by every spec.keys[].id.
+	PartnerKeyID = "spec.keys.id"
+	// DeliveryOrder indexes WebhookDeliveries by spec.orderId.
+	DeliveryOrder = "spec.orderId"
+	// DeliveryPartner indexes WebhookDeliveries by spec.partner.
+	DeliveryPartner = "spec.partner"
+	// DeliveryEvent indexes WebhookDeliveries by spec.eventId.
+	DeliveryEvent = "spec.eventId"
+)
+
+type definition struct {
+	obj     client.Object
+	field   string
+	extract client.IndexerFunc
+}
+
+var definitions = []definition{
+	{&swapv1.SwapOrder{}, OrderPartner, func(o client.Object) []string {
+		return []string{o.(*swapv1.SwapOrder).Spec.Partner}
+	}},
+	{&swapv1.SwapOrder{}, OrderStatus, func(o client.Object) []string {
+		return []string{string(o.(*swapv1.SwapOrder).Status.Status)}
+	}},
+	{&swapv1.SwapOrder{}, OrderProvider, func(o client.Object) []string {
+		return []string{string(o.(*swapv1.SwapOrder).Spec.ProviderID)}
+	}},
+	{&swapv1.Partner{}, PartnerKeyID, func(o client.Object) []string {
+		keys := o.(*swapv1.Partner).Spec.Keys
+		ids := make([]string, 0, len(keys))
+		for _, k := range keys {
+			ids = append(ids, k.ID)
+		}
+		return ids
+	}},
+	{&swapv1.WebhookDelivery{}, DeliveryOrder, func(o client.Object) []string {
+		return []string{o.(*swapv1.WebhookDelivery).Spec.OrderID}
+	}},
+	{&swapv1.WebhookDelivery{}, DeliveryPartner, func(o client.Object) []string {
+		return []string{o.(*swapv1.WebhookDelivery).Spec.Partner}
+	}},
+	{&swapv1.WebhookDelivery{}, DeliveryEvent, func(o client.Object) []string {
+		return []string{o.(*swapv1.WebhookDelivery).Spec.EventID}
+	}},
+}
+
+// Register adds every index to the manager's field indexer (mgr.GetFieldIndexer()).
+func Register(ctx context.Context, indexer client.FieldIndexer) error {
+	for _, d := range definitions {
+		if err := indexer.IndexField(ctx, d.obj, d.field, d.extract); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Apply adds every index to a fake client builder, so handler tests query like the manager.
+func Apply(b interface {
+	WithIndex(obj runtime.Object, field string, extractValue client.IndexerFunc) *fake.ClientBuilder
+}) {
+	for _, d := range definitions {
+		b.WithIndex(d.obj, d.field, d.extract)
+	}
+}
