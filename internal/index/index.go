@@ -5,9 +5,7 @@ package index
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
@@ -67,19 +65,19 @@ var definitions = []definition{
 
 // Register adds every index to the manager's field indexer (mgr.GetFieldIndexer()).
 func Register(ctx context.Context, indexer client.FieldIndexer) error {
-	for _, d := range definitions {
-		if err := indexer.IndexField(ctx, d.obj, d.field, d.extract); err != nil {
-			return err
+	var err error
+	Each(func(obj client.Object, field string, extract client.IndexerFunc) {
+		if err == nil {
+			err = indexer.IndexField(ctx, obj, field, extract)
 		}
-	}
-	return nil
+	})
+	return err
 }
 
-// Apply adds every index to a fake client builder, so handler tests query like the manager.
-func Apply(b interface {
-	WithIndex(obj runtime.Object, field string, extractValue client.IndexerFunc) *fake.ClientBuilder
-}) {
+// Each calls fn for every index; handler tests use it with fake.ClientBuilder.WithIndex so
+// they query exactly like the manager does.
+func Each(fn func(obj client.Object, field string, extract client.IndexerFunc)) {
 	for _, d := range definitions {
-		b.WithIndex(d.obj, d.field, d.extract)
+		fn(d.obj, d.field, d.extract)
 	}
 }
