@@ -1,0 +1,61 @@
+package webhooks
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EventType is the only event kind the service sends.
+const EventType = "order.status_changed"
+
+// EventVersion is the payload format version carried in Event.Version.
+const EventVersion = "1"
+
+// Event is the JSON body of an order.status_changed webhook (contract section 6, plus a
+// per-order sequence). Receivers update their records by OrderID and may order events of one
+// order by Sequence; duplicates (same ID) are harmless.
+type Event struct {
+	Version        string    `json:"version"`
+	ID             string    `json:"id"`
+	Type           string    `json:"type"`
+	OrderID        string    `json:"orderId"`
+	ProviderID     string    `json:"providerId"`
+	Status         string    `json:"status"`
+	PreviousStatus string    `json:"previousStatus"`
+	InTxHashes     []string  `json:"inTxHashes"`
+	OutTxHashes    []string  `json:"outTxHashes"`
+	OccurredAt     time.Time `json:"occurredAt"`
+	Sequence       int64     `json:"sequence"`
+}
+
+// MarshalJSON writes OccurredAt in UTC and empty hash lists as [] rather than null, so every
+// payload has the same shape.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event // no MarshalJSON method: avoids recursion
+	p := plain(e)
+	p.OccurredAt = p.OccurredAt.UTC()
+	if p.InTxHashes == nil {
+		p.InTxHashes = []string{}
+	}
+	if p.OutTxHashes == nil {
+		p.OutTxHashes = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// eventIDLen is the number of base32 characters kept from the hash: 130 bits.
+const eventIDLen = 26
+
+var eventIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// EventID derives the event id of an order's transition seq: "evt_" + 26 lowercase base32
+// characters of SHA-256(orderID ":" seq). The same transition always gets the same id, so a
+// re-sent event keeps its webhook-id and receivers can deduplicate on it.
+func EventID(orderID string, seq int64) string {
+	sum := sha256.Sum256([]byte(orderID + ":" + strconv.FormatInt(seq, 10)))
+	return "evt_" + strings.ToLower(eventIDEncoding.EncodeToString(sum[:]))[:eventIDLen]
+}

@@ -1,0 +1,61 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// eventIDPattern is the WebhookDelivery CRD's validation pattern for spec.eventId.
+// pinnedEventID is EventID("ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", 1).
+const pinnedEventID = "evt_6pcmtiwuwuylzfop3yvri3l2f4"
+
+var eventIDPattern = regexp.MustCompile(`^evt_[a-z0-9]{1,64}$`)
+
+func TestEventID(t *testing.T) {
+	const order = "ord_abcdefghijklmnopqrstuvwxyz"
+	seen := map[string]bool{}
+	for _, c := range []struct {
+		order string
+		seq   int64
+	}{{order, 1}, {order, 2}, {order, 10}, {"ord_bbcdefghijklmnopqrstuvwxyz", 1}, {order + "1", 1}} {
+		id := EventID(c.order, c.seq)
+		if !eventIDPattern.MatchString(id) || len(id) != len("evt_")+eventIDLen {
+			t.Fatalf("EventID(%q, %d) = %q does not match the CRD pattern", c.order, c.seq, id)
+		}
+		if EventID(c.order, c.seq) != id {
+			t.Fatalf("EventID(%q, %d) is not deterministic", c.order, c.seq)
+		}
+		if seen[id] {
+			t.Fatalf("EventID(%q, %d) = %q collides", c.order, c.seq, id)
+		}
+		seen[id] = true
+	}
+	// Pinned so a change of derivation (which would change the webhook-id of re-sent
+	// events) cannot go unnoticed.
+	if got := EventID("ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", 1); got != pinnedEventID {
+		t.Fatalf("EventID changed: %q, pinned %q", got, pinnedEventID)
+	}
+}
+
+func TestEventJSONShape(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 30, 0, 0, time.FixedZone("CEST", 2*3600))
+	e := Event{
+		Version: EventVersion, ID: "evt_x", Type: EventType, OrderID: "ord_y", ProviderID: "route_A",
+		Status: "PENDING", OccurredAt: at, Sequence: 1,
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"version":"1","id":"evt_x","type":"order.status_changed","orderId":"ord_y","providerId":"route_A",` +
+		`"status":"PENDING","previousStatus":"","inTxHashes":[],"outTxHashes":[],"occurredAt":"2026-05-01T10:30:00Z","sequence":1}`
+	if string(b) != want {
+		t.Fatalf("payload\n got %s\nwant %s", b, want)
+	}
+	var back Event
+	if err := json.Unmarshal(b, &back); err != nil || !back.OccurredAt.Equal(at) || back.Sequence != 1 {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+}
