@@ -1,0 +1,191 @@
+// Package httpcall is the HTTP plumbing both provider adapters share: one JSON call under the
+// adapter's timeout, with every failure classified into a *provider.Error (timeouts, 5xx and
+// malformed answers are retryable upstream errors; 4xx are refusals carrying the provider's
+// message so the adapter can refine them).
+package httpcall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+// maxBody bounds what we read from a provider; a real answer is a few KiB.
+const maxBody = 1 << 20
+
+// defaultTimeout applies when the adapter's Config has none.
+const defaultTimeout = 5 * time.Second
+
+// Client calls one provider's JSON API.
+type Client struct {
+	provider swapv1.ProviderID
+	base     *url.URL
+	token    string
+	timeout  time.Duration
+	http     *http.Client
+}
+
+// New builds a Client from an adapter Config.
+func New(cfg provider.Config) (*Client, error) {
+	base, err := url.Parse(strings.TrimSuffix(cfg.Endpoint, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("provider %s: endpoint %q is not an http(s) URL", cfg.ID, cfg.Endpoint)
+	}
+	c := &Client{provider: cfg.ID, base: base, token: cfg.Token, timeout: cfg.Timeout, http: cfg.HTTPClient}
+	if c.timeout <= 0 {
+		c.timeout = defaultTimeout
+	}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	return c, nil
+}
+
+// Provider is the id errors are attributed to.
+func (c *Client) Provider() swapv1.ProviderID { return c.provider }
+
+// Call is one request.
+type Call struct {
+	Method string
+	// Path is appended to the endpoint's path, e.g. "/v0/quote".
+	Path  string
+	Query url.Values
+	// Body is JSON-encoded when not nil.
+	Body   any
+	Header http.Header
+}
+
+// String is the call as the contract's upstream.path shows it, e.g. "POST /v0/quote".
+func (c Call) String() string { return c.Method + " " + c.Path }
+
+// Do performs the call and decodes a 2xx JSON answer into out (unless out is nil).
+// Every error is a *provider.Error:
+//   - deadline exceeded (ctx or the client timeout): KindTimeout;
+//   - transport failure, 5xx, undecodable 2xx body: KindUpstream;
+//   - 404: KindNotFound; other 4xx: KindRefused. Both carry the provider's message as Detail
+//     and Upstream{Status, Path}, for the adapter's Refine.
+func (c *Client) Do(ctx context.Context, call Call, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	req, err := c.newRequest(ctx, call)
+	if err != nil {
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "building request: " + err.Error(), Err: err}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.transportError(ctx, call, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return c.transportError(ctx, call, err)
+	}
+	up := &provider.Upstream{Status: resp.StatusCode, Path: call.String()}
+	switch {
+	case resp.StatusCode >= 500:
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider error", Upstream: up}
+	case resp.StatusCode == http.StatusNotFound:
+		return &provider.Error{Provider: c.provider, Kind: provider.KindNotFound, Detail: message(body), Upstream: up}
+	case resp.StatusCode >= 400:
+		return &provider.Error{Provider: c.provider, Kind: provider.KindRefused, Detail: message(body), Upstream: up}
+	case resp.StatusCode < 200 || resp.StatusCode >= 300:
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "unexpected status", Upstream: up}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "malformed response body", Upstream: up, Err: err}
+	}
+	return nil
+}
+
+func (c *Client) newRequest(ctx context.Context, call Call) (*http.Request, error) {
+	u := *c.base
+	u.Path = c.base.Path + call.Path
+	if len(call.Query) > 0 {
+		u.RawQuery = call.Query.Encode()
+	}
+	var body io.Reader
+	if call.Body != nil {
+		b, err := json.Marshal(call.Body)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, call.Method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range call.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Accept", "application/json")
+	if call.Body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+func (c *Client) transportError(ctx context.Context, call Call, err error) error {
+	up := &provider.Upstream{Path: call.String()}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return &provider.Error{Provider: c.provider, Kind: provider.KindTimeout, Detail: "no answer in time", Upstream: up, Err: err}
+	}
+	return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider unreachable", Upstream: up, Err: err}
+}
+
+// message extracts the {"message": "..."} both protocols use for errors, else a bounded
+// excerpt of the body.
+func message(body []byte) string {
+	var m struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &m) == nil && m.Message != "" {
+		return m.Message
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// Refiner reads a provider's 4xx message and says what it means, e.g. "amount too low,
+// minimum 1000". ok is false when the message is not recognised.
+type Refiner func(message string) (kind provider.Kind, limit string, ok bool)
+
+// Refine rewrites a KindRefused error whose message the adapter recognises; every other
+// error is returned unchanged.
+func Refine(err error, refine Refiner) error {
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindRefused {
+		return err
+	}
+	kind, limit, ok := refine(pe.Detail)
+	if !ok {
+		return err
+	}
+	refined := *pe
+	refined.Kind, refined.Limit = kind, limit
+	return &refined
+}

@@ -1,0 +1,121 @@
+package httpcall
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+func TestDoClassifiesAnswers(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		body       string
+		delay      time.Duration
+		wantKind   provider.Kind
+		wantStatus int
+		wantDetail string
+		wantErr    bool
+	}{
+		{name: "ok", status: 200, body: `{"x":"y"}`},
+		{name: "5xx", status: 503, body: `oops`, wantErr: true, wantKind: provider.KindUpstream, wantStatus: 503},
+		{name: "garbage 2xx", status: 200, body: `{"x":`, wantErr: true, wantKind: provider.KindUpstream, wantStatus: 200},
+		{name: "404", status: 404, body: `{"message":"gone"}`, wantErr: true, wantKind: provider.KindNotFound, wantStatus: 404, wantDetail: "gone"},
+		{name: "400 message", status: 400, body: `{"message":"bad thing"}`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "bad thing"},
+		{name: "400 plain", status: 400, body: `plain words`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "plain words"},
+		{name: "slow", status: 200, body: `{}`, delay: 300 * time.Millisecond, wantErr: true, wantKind: provider.KindTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if got := r.Header.Get("Authorization"); got != "Bearer tok" {
+					t.Errorf("Authorization = %q", got)
+				}
+				if tt.delay > 0 {
+					select {
+					case <-time.After(tt.delay):
+					case <-r.Context().Done():
+						return
+					}
+				}
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			c, err := New(provider.Config{ID: "route_A", Endpoint: srv.URL + "/base", Token: "tok", Timeout: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out struct{ X string }
+			err = c.Do(context.Background(), Call{Method: "POST", Path: "/v0/quote", Body: map[string]string{"a": "b"}}, &out)
+			if !tt.wantErr {
+				if err != nil || out.X != "y" {
+					t.Fatalf("Do = %v, out %+v", err, out)
+				}
+				return
+			}
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not *provider.Error", err)
+			}
+			if pe.Kind != tt.wantKind || pe.Provider != "route_A" {
+				t.Fatalf("kind = %v provider %q; want %v", pe.Kind, pe.Provider, tt.wantKind)
+			}
+			if pe.Upstream == nil || pe.Upstream.Path != "POST /v0/quote" || pe.Upstream.Status != tt.wantStatus {
+				t.Fatalf("upstream = %+v; want status %d", pe.Upstream, tt.wantStatus)
+			}
+			if tt.wantDetail != "" && pe.Detail != tt.wantDetail {
+				t.Fatalf("detail = %q; want %q", pe.Detail, tt.wantDetail)
+			}
+		})
+	}
+}
+
+func TestDoUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	c, _ := New(provider.Config{ID: "route_B", Endpoint: url, Timeout: time.Second})
+	err := c.Do(context.Background(), Call{Method: "GET", Path: "/x"}, nil)
+	if !provider.IsKind(err, provider.KindUpstream) || !provider.IsRetryable(err) {
+		t.Fatalf("err = %v; want retryable upstream", err)
+	}
+}
+
+func TestNewRejectsBadEndpoint(t *testing.T) {
+	for _, ep := range []string{"", "ftp://x", "http://", "::"} {
+		if _, err := New(provider.Config{Endpoint: ep}); err == nil {
+			t.Errorf("New(%q) accepted", ep)
+		}
+	}
+}
+
+func TestRefine(t *testing.T) {
+	refiner := func(msg string) (provider.Kind, string, bool) {
+		if msg == "too low 5" {
+			return provider.KindAmountTooLow, "5", true
+		}
+		return 0, "", false
+	}
+	refused := &provider.Error{Kind: provider.KindRefused, Detail: "too low 5", Upstream: &provider.Upstream{Status: 400}}
+	got := provider.AsError(Refine(refused, refiner))
+	if got.Kind != provider.KindAmountTooLow || got.Limit != "5" || got.Upstream.Status != 400 {
+		t.Fatalf("refined = %+v", got)
+	}
+	if refused.Kind != provider.KindRefused {
+		t.Fatal("Refine mutated its input")
+	}
+	other := &provider.Error{Kind: provider.KindRefused, Detail: "nope"}
+	if Refine(other, refiner) != error(other) {
+		t.Fatal("unrecognised message was rewritten")
+	}
+	up := &provider.Error{Kind: provider.KindUpstream, Detail: "too low 5"}
+	if Refine(up, refiner) != error(up) {
+		t.Fatal("non-refusal was rewritten")
+	}
+}
