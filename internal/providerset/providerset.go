@@ -18,6 +18,9 @@ type Entry struct {
 	Enabled bool
 	// PollMin and PollMax bound the uniformly jittered status poll interval.
 	PollMin, PollMax time.Duration
+	// Timeout bounds each call to the provider (RoutingProvider.spec.timeout); 0 leaves the
+	// bound to the caller's context.
+	Timeout time.Duration
 }
 
 // Set is a concurrency-safe map from provider id to its Entry.

@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+// Catalog is the union of the providers' asset lists. Writes (one per provider refresh) rebuild
+// an immutable snapshot; reads (several per frontend request) only load it, never lock.
+type Catalog struct {
+	// mu serialises writers; readers use snap alone.
+	mu        sync.Mutex
+	providers map[swapv1.ProviderID][]provider.Asset
+	snap      atomic.Pointer[snapshot]
+}
+
+// New returns an empty Catalog.
+func New() *Catalog {
+	c := &Catalog{providers: map[swapv1.ProviderID][]provider.Asset{}}
+	c.snap.Store(build(c.providers))
+	return c
+}
+
+// SetProviderAssets replaces everything provider id lists. Assets without an id are ignored.
+func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asset) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.providers[id] = slices.Clone(assets)
+	c.snap.Store(build(c.providers))
+}
+
+// RemoveProvider forgets everything provider id listed.
+func (c *Catalog) RemoveProvider(id swapv1.ProviderID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.providers[id]; !ok {
+		return
+	}
+	delete(c.providers, id)
+	c.snap.Store(build(c.providers))
+}
+
+// List returns the assets on chain (a short chain key; "" for all chains) whose symbol or name
+// contains search, case-insensitively ("" matches all), ordered by chain, symbol and id.
+func (c *Catalog) List(chain, search string) []Asset {
+	s := c.snap.Load()
+	rows := s.assets
+	if chain != "" {
+		rows = s.byChain[strings.ToLower(strings.TrimSpace(chain))]
+	}
+	needle := strings.ToLower(strings.TrimSpace(search))
+	out := make([]Asset, 0, len(rows))
+	for _, e := range rows {
+		if needle == "" || strings.Contains(e.symbolLower, needle) || strings.Contains(e.nameLower, needle) {
+			out = append(out, e.public())
+		}
+	}
+	return out
+}
+
+// Lookup returns the asset with CAIP-19 id assetID.
+func (c *Catalog) Lookup(assetID string) (Asset, bool) {
+	e, ok := c.snap.Load().byID[assetID]
+	if !ok {
+		return Asset{}, false
+	}
+	return e.public(), true
+}
+
+// SwappableTargets returns, sorted, every asset reachable from `from` through a provider that
+// lists both; nil when `from` is unknown.
+func (c *Catalog) SwappableTargets(from string) []string {
+	s := c.snap.Load()
+	e, ok := s.byID[from]
+	if !ok {
+		return nil
+	}
+	reachable := s.reachable[e.providerKey]
+	out := make([]string, 0, len(reachable))
+	for _, id := range reachable {
+		if id != from {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ProvidersFor returns, sorted, the providers that list both assets, so may route the pair.
+// A pair of identical assets is not a swap and has no providers.
+func (c *Catalog) ProvidersFor(origin, destination string) []swapv1.ProviderID {
+	if origin == destination {
+		return nil
+	}
+	s := c.snap.Load()
+	o, ok1 := s.byID[origin]
+	d, ok2 := s.byID[destination]
+	if !ok1 || !ok2 {
+		return nil
+	}
+	var out []swapv1.ProviderID
+	for _, p := range o.providers {
+		if slices.Contains(d.providers, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// snapshot is an immutable view of the catalog; nothing in it is modified after build.
+type snapshot struct {
+	assets  []*entry
+	byID    map[string]*entry
+	byChain map[string][]*entry
+	// reachable maps a provider combination (entry.providerKey) to the sorted union of the
+	// asset ids those providers list. Few combinations exist, so this stays small.
+	reachable map[string][]string
+}
+
+type entry struct {
+	Asset
+	providers              []swapv1.ProviderID // sorted
+	providerKey            string
+	symbolLower, nameLower string
+}
+
+// public returns a copy the caller may modify.
+func (e *entry) public() Asset {
+	a := e.Asset
+	a.Providers = slices.Clone(e.providers)
+	return a
+}
+
+func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
+	ids := make([]swapv1.ProviderID, 0, len(byProvider))
+	for id := range byProvider {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+
+	s := &snapshot{
+		byID:      map[string]*entry{},
+		byChain:   map[string][]*entry{},
+		reachable: map[string][]string{},
+	}
+	listed := map[swapv1.ProviderID][]string{}
+	// Providers are visited in id order, so when two providers describe the same asset
+	// differently the record of the lowest provider id wins, the same on every build.
+	for _, pid := range ids {
+		for _, a := range byProvider[pid] {
+			if a.AssetID == "" {
+				continue
+			}
+			e, ok := s.byID[a.AssetID]
+			if !ok {
+				e = &entry{Asset: Asset{
+					AssetID:  a.AssetID,
+					Chain:    strings.ToLower(a.Chain),
+					Symbol:   a.Symbol,
+					Name:     a.Name,
+					Decimals: a.Decimals,
+				}}
+				e.symbolLower = strings.ToLower(a.Symbol)
+				e.nameLower = strings.ToLower(a.Name)
+				s.byID[a.AssetID] = e
+				s.assets = append(s.assets, e)
+			}
+			if !slices.Contains(e.providers, pid) {
+				e.providers = append(e.providers, pid)
+				listed[pid] = append(listed[pid], a.AssetID)
+			}
+		}
+	}
+
+	slices.SortFunc(s.assets, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(a.Chain, b.Chain), cmp.Compare(a.symbolLower, b.symbolLower),
+			cmp.Compare(a.AssetID, b.AssetID))
+	})
+	for _, e := range s.assets {
+		e.providerKey = providerKey(e.providers)
+		s.byChain[e.Chain] = append(s.byChain[e.Chain], e)
+		if _, done := s.reachable[e.providerKey]; !done {
+			var union []string
+			for _, pid := range e.providers {
+				union = append(union, listed[pid]...)
+			}
+			slices.Sort(union)
+			s.reachable[e.providerKey] = slices.Compact(union)
+		}
+	}
+	return s
+}
+
+func providerKey(ids []swapv1.ProviderID) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = string(id)
+	}
+	return strings.Join(parts, ",")
+}

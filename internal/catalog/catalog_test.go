@@ -1,0 +1,232 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+const (
+	ethETH   = "eip155:1/slip44:60"
+	ethUSDC  = "eip155:1/erc20:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"
+	arbETH   = "eip155:42161/slip44:60"
+	solSOL   = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501"
+	tronUSDT = "tron:0x2b6653dc/trc20:TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
+	btcBTC   = "bip122:000000000019d6689c085ae165831e93/slip44:0"
+)
+
+var (
+	aETH  = provider.Asset{AssetID: ethETH, Chain: "eth", Symbol: "ETH", Name: "Ether", Decimals: 18}
+	aUSDC = provider.Asset{AssetID: ethUSDC, Chain: "eth", Symbol: "USDC", Name: "USD Coin", Decimals: 6}
+	aArb  = provider.Asset{AssetID: arbETH, Chain: "arb", Symbol: "ETH", Name: "Ether", Decimals: 18}
+	aSOL  = provider.Asset{AssetID: solSOL, Chain: "sol", Symbol: "SOL", Name: "Solana", Decimals: 9}
+	aUSDT = provider.Asset{AssetID: tronUSDT, Chain: "tron", Symbol: "USDT", Name: "Tether USD", Decimals: 6}
+	aBTC  = provider.Asset{AssetID: btcBTC, Chain: "btc", Symbol: "BTC", Name: "Bitcoin", Decimals: 8}
+)
+
+// testCatalog: route_A lists ETH, USDC, SOL, USDT; route_B lists ETH, arbETH, BTC.
+func testCatalog() *Catalog {
+	c := New()
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH, aUSDC, aSOL, aUSDT})
+	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{aBTC, aArb, aETH})
+	return c
+}
+
+func ids(assets []Asset) []string {
+	out := []string{}
+	for _, a := range assets {
+		out = append(out, a.AssetID)
+	}
+	return out
+}
+
+func TestList(t *testing.T) {
+	c := testCatalog()
+	tests := []struct {
+		name, chain, search string
+		want                []string
+	}{
+		{"all, ordered by chain then symbol", "", "", []string{arbETH, btcBTC, ethETH, ethUSDC, solSOL, tronUSDT}},
+		{"chain filter", "eth", "", []string{ethETH, ethUSDC}},
+		{"chain filter ignores case and blanks", " ETH ", "", []string{ethETH, ethUSDC}},
+		{"unknown chain", "doge", "", []string{}},
+		{"search on symbol, any case", "", "usd", []string{ethUSDC, tronUSDT}},
+		{"search on name", "", "tether", []string{tronUSDT}},
+		{"search on name substring", "", "ether", []string{arbETH, ethETH, tronUSDT}},
+		{"chain and search", "eth", "coin", []string{ethUSDC}},
+		{"no match", "", "zzz", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(c.List(tt.chain, tt.search)); !slices.Equal(got, tt.want) {
+				t.Errorf("List(%q, %q) = %v, want %v", tt.chain, tt.search, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	c := testCatalog()
+	tests := []struct {
+		id            string
+		wantOK        bool
+		wantProviders []swapv1.ProviderID
+	}{
+		{ethETH, true, []swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB}},
+		{btcBTC, true, []swapv1.ProviderID{swapv1.ProviderRouteB}},
+		{solSOL, true, []swapv1.ProviderID{swapv1.ProviderRouteA}},
+		{"eip155:1/erc20:0xunknown", false, nil},
+		{"", false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			a, ok := c.Lookup(tt.id)
+			if ok != tt.wantOK || !slices.Equal(a.Providers, tt.wantProviders) {
+				t.Errorf("Lookup(%q) = %+v, %v; want providers %v, %v", tt.id, a, ok, tt.wantProviders, tt.wantOK)
+			}
+			if ok && a.AssetID != tt.id {
+				t.Errorf("Lookup(%q).AssetID = %q", tt.id, a.AssetID)
+			}
+		})
+	}
+}
+
+func TestSwappableTargets(t *testing.T) {
+	c := testCatalog()
+	tests := []struct {
+		from string
+		want []string
+	}{
+		// ETH is listed by both providers: everything else is reachable.
+		{ethETH, []string{btcBTC, ethUSDC, arbETH, solSOL, tronUSDT}},
+		// SOL only through route_A.
+		{solSOL, []string{ethETH, ethUSDC, tronUSDT}},
+		// BTC only through route_B.
+		{btcBTC, []string{ethETH, arbETH}},
+		{"unknown", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.from, func(t *testing.T) {
+			want := slices.Clone(tt.want)
+			slices.Sort(want)
+			if tt.want == nil {
+				want = nil
+			}
+			got := c.SwappableTargets(tt.from)
+			if !slices.Equal(got, want) || (want == nil) != (got == nil) {
+				t.Errorf("SwappableTargets(%q) = %v, want %v", tt.from, got, want)
+			}
+		})
+	}
+}
+
+func TestProvidersFor(t *testing.T) {
+	c := testCatalog()
+	A, B := swapv1.ProviderRouteA, swapv1.ProviderRouteB
+	tests := []struct {
+		name        string
+		origin, dst string
+		want        []swapv1.ProviderID
+	}{
+		{"only A lists both", ethETH, solSOL, []swapv1.ProviderID{A}},
+		{"only B lists both", btcBTC, ethETH, []swapv1.ProviderID{B}},
+		{"no provider lists both", solSOL, btcBTC, nil},
+		{"same asset is no swap", ethETH, ethETH, nil},
+		{"unknown origin", "x", ethETH, nil},
+		{"unknown destination", ethETH, "x", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := c.ProvidersFor(tt.origin, tt.dst); !slices.Equal(got, tt.want) {
+				t.Errorf("ProvidersFor(%q, %q) = %v, want %v", tt.origin, tt.dst, got, tt.want)
+			}
+		})
+	}
+
+	// Both providers route ETH<->arbETH once A also lists arbETH.
+	c.SetProviderAssets(A, []provider.Asset{aETH, aArb})
+	if got := c.ProvidersFor(ethETH, arbETH); !slices.Equal(got, []swapv1.ProviderID{A, B}) {
+		t.Errorf("after A lists arbETH: ProvidersFor = %v, want [A B]", got)
+	}
+}
+
+func TestWritesReplaceAndRemove(t *testing.T) {
+	c := testCatalog()
+	// route_A drops SOL: it disappears; ETH stays (route_B lists it).
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH, aUSDC, aUSDT})
+	if _, ok := c.Lookup(solSOL); ok {
+		t.Error("SOL still listed after route_A dropped it")
+	}
+	c.RemoveProvider(swapv1.ProviderRouteB)
+	if got := ids(c.List("", "")); !slices.Equal(got, []string{ethETH, ethUSDC, tronUSDT}) {
+		t.Errorf("after removing route_B: %v", got)
+	}
+	if a, _ := c.Lookup(ethETH); !slices.Equal(a.Providers, []swapv1.ProviderID{swapv1.ProviderRouteA}) {
+		t.Errorf("ETH providers after removing route_B = %v", a.Providers)
+	}
+	c.RemoveProvider(swapv1.ProviderRouteA)
+	if got := c.List("", ""); len(got) != 0 {
+		t.Errorf("empty catalog lists %v", got)
+	}
+}
+
+func TestConflictingRecordsResolveToLowestProviderID(t *testing.T) {
+	c := New()
+	// Written in the "wrong" order on purpose: route_A's record must still win.
+	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{{AssetID: ethETH, Chain: "eth", Symbol: "WETH?", Name: "x", Decimals: 9}})
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH, {AssetID: "", Symbol: "ignored"}})
+	a, _ := c.Lookup(ethETH)
+	if a.Symbol != "ETH" || a.Decimals != 18 {
+		t.Errorf("record = %+v, want route_A's", a)
+	}
+	if n := len(c.List("", "")); n != 1 {
+		t.Errorf("asset without id was listed: %d assets", n)
+	}
+}
+
+func TestResultsAreCopies(t *testing.T) {
+	c := testCatalog()
+	a, _ := c.Lookup(ethETH)
+	a.Providers[0] = "mutated"
+	c.List("", "")[0].Providers[0] = "mutated"
+	if again, _ := c.Lookup(ethETH); again.Providers[0] != swapv1.ProviderRouteA {
+		t.Errorf("caller mutation leaked into catalog: %v", again.Providers)
+	}
+	in := []provider.Asset{aSOL}
+	c.SetProviderAssets(swapv1.ProviderRouteA, in)
+	in[0].AssetID = "mutated"
+	c.SetProviderAssets(swapv1.ProviderRouteB, nil) // rebuild from stored input
+	if _, ok := c.Lookup(solSOL); !ok {
+		t.Error("catalog kept a reference to the caller's slice")
+	}
+}
+
+// Run with -race: readers never block on or observe a half-built writer state.
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	c := testCatalog()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				assets := []provider.Asset{aETH, {AssetID: fmt.Sprintf("eip155:1/erc20:0x%d%d", w, i), Chain: "eth", Symbol: "T"}}
+				c.SetProviderAssets(swapv1.ProviderRouteA, assets)
+			}
+		})
+		wg.Go(func() {
+			for range 200 {
+				for _, a := range c.List("eth", "") {
+					if _, ok := c.Lookup(a.AssetID); !ok && a.AssetID == ethETH {
+						t.Error("ETH vanished")
+					}
+				}
+				c.SwappableTargets(ethETH)
+				c.ProvidersFor(ethETH, arbETH)
+			}
+		})
+	}
+	wg.Wait()
+}
