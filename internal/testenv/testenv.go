@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/scheme"
 )
 
 // K8sVersion is the kube-apiserver version hack/build-envtest.sh builds.
@@ -36,18 +34,6 @@ func AssetsDir() string {
 // CRDDir is config/crd/bases.
 func CRDDir() string { return filepath.Join(RepoRoot(), "config", "crd", "bases") }
 
-// Scheme holds the built-in kinds and this project's kinds.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	if err := swapv1.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	return s
-}
-
 // New returns an envtest environment with the CRDs; call Start on it, and Stop when done.
 // It fails early with a clear message when the binaries have not been built.
 func New() (*envtest.Environment, error) {
@@ -61,6 +47,6 @@ func New() (*envtest.Environment, error) {
 		BinaryAssetsDirectory: dir,
 		CRDDirectoryPaths:     []string{CRDDir()},
 		ErrorIfCRDPathMissing: true,
-		Scheme:                Scheme(),
+		Scheme:                scheme.New(),
 	}, nil
 }
