@@ -39,14 +39,14 @@ func TestForIdempotencyKey(t *testing.T) {
 
 func TestValid(t *testing.T) {
 	tests := map[string]bool{
-		"ord_" + strings.Repeat("a", 26):        true,
-		"ord_" + strings.Repeat("2", 26):        true,
-		"ord_" + strings.Repeat("a", 25):        false,
-		"ord_" + strings.Repeat("a", 27):        false,
-		"ord_" + strings.Repeat("A", 26):        false,
-		"ord_" + strings.Repeat("1", 26):        false,
-		"ord-" + strings.Repeat("a", 26):        false,
-		"":                                      false,
+		"ord_" + strings.Repeat("a", 26):       true,
+		"ord_" + strings.Repeat("2", 26):       true,
+		"ord_" + strings.Repeat("a", 25):       false,
+		"ord_" + strings.Repeat("a", 27):       false,
+		"ord_" + strings.Repeat("A", 26):       false,
+		"ord_" + strings.Repeat("1", 26):       false,
+		"ord-" + strings.Repeat("a", 26):       false,
+		"":                                     false,
 		"ord_" + strings.Repeat("a", 25) + "/": false,
 	}
 	for in, want := range tests {
