@@ -1,0 +1,108 @@
+// Package metrics defines the provider call metrics, the one place they live. Instrument wraps
+// a provider.Provider so every call through it is measured; the RoutingProvider reconciler
+// wraps each adapter it puts into the providerset, so quotes (frontend) and order calls
+// (order reconciler) are all measured without their code knowing.
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+// Call labels, one per provider.Provider method.
+const (
+	CallAssets        = "assets"
+	CallQuote         = "quote"
+	CallCreateDeposit = "create_deposit"
+	CallStatus        = "status"
+	CallSubmitDeposit = "submit_deposit"
+)
+
+// OutcomeOK labels a call that succeeded; failures are labelled by Outcome.
+const OutcomeOK = "ok"
+
+// CallDuration is swaprouter_provider_call_duration_seconds{provider, call, outcome}; its
+// _count is the number of calls by outcome.
+var CallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Namespace: "swaprouter",
+	Subsystem: "provider",
+	Name:      "call_duration_seconds",
+	Help:      "Duration of calls to routing providers by provider, call and outcome.",
+	Buckets:   []float64{0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+}, []string{"provider", "call", "outcome"})
+
+func init() {
+	ctrlmetrics.Registry.MustRegister(CallDuration)
+}
+
+// Outcome is the label value for err: "ok", or the error kind in snake case.
+func Outcome(err error) string {
+	if err == nil {
+		return OutcomeOK
+	}
+	switch provider.AsError(err).Kind {
+	case provider.KindTimeout:
+		return "timeout"
+	case provider.KindAmountTooLow:
+		return "amount_too_low"
+	case provider.KindAmountTooHigh:
+		return "amount_too_high"
+	case provider.KindUnsupportedPair:
+		return "unsupported_pair"
+	case provider.KindRefused:
+		return "refused"
+	case provider.KindNotFound:
+		return "not_found"
+	default:
+		return "upstream_error"
+	}
+}
+
+// Observe records one call to provider id that started at start and ended with err.
+func Observe(id swapv1.ProviderID, call string, start time.Time, err error) {
+	CallDuration.WithLabelValues(string(id), call, Outcome(err)).Observe(time.Since(start).Seconds())
+}
+
+// Instrument returns p with every call measured. Instrumenting twice is harmless but counts twice,
+// so it returns p unchanged when p is already instrumented.
+func Instrument(p provider.Provider) provider.Provider {
+	if _, ok := p.(instrumented); ok {
+		return p
+	}
+	return instrumented{p}
+}
+
+type instrumented struct{ next provider.Provider }
+
+func (m instrumented) ID() swapv1.ProviderID { return m.next.ID() }
+
+func (m instrumented) Assets(ctx context.Context) (_ []provider.Asset, err error) {
+	defer func(start time.Time) { Observe(m.next.ID(), CallAssets, start, err) }(time.Now())
+	return m.next.Assets(ctx)
+}
+
+func (m instrumented) Quote(ctx context.Context, req provider.QuoteRequest) (_ provider.Quote, err error) {
+	defer func(start time.Time) { Observe(m.next.ID(), CallQuote, start, err) }(time.Now())
+	return m.next.Quote(ctx, req)
+}
+
+func (m instrumented) CreateDeposit(ctx context.Context, req provider.DepositRequest) (_ provider.Deposit, err error) {
+	defer func(start time.Time) { Observe(m.next.ID(), CallCreateDeposit, start, err) }(time.Now())
+	return m.next.CreateDeposit(ctx, req)
+}
+
+func (m instrumented) Status(ctx context.Context, ref provider.OrderRef) (_ provider.Status, err error) {
+	defer func(start time.Time) { Observe(m.next.ID(), CallStatus, start, err) }(time.Now())
+	return m.next.Status(ctx, ref)
+}
+
+func (m instrumented) SubmitDeposit(ctx context.Context, ref provider.OrderRef, hint swapv1.DepositHint) (err error) {
+	defer func(start time.Time) { Observe(m.next.ID(), CallSubmitDeposit, start, err) }(time.Now())
+	return m.next.SubmitDeposit(ctx, ref, hint)
+}
