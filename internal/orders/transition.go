@@ -1,0 +1,176 @@
+package orders
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+// Stable reasons the reconciler itself decides (provider-derived reasons come from the
+// adapters' normalized Status.Reason).
+const (
+	ReasonDepositAddressIssued   = "DepositAddressIssued"
+	ReasonDepositExpired         = "DepositExpired"
+	ReasonAmountTooLow           = "AmountTooLow"
+	ReasonAmountTooHigh          = "AmountTooHigh"
+	ReasonUnsupportedPair        = "UnsupportedPair"
+	ReasonProviderRefused        = "ProviderRefused"
+	ReasonProviderDisabled       = "ProviderDisabled"
+	ReasonOrderNotFound          = "OrderNotFoundAtProvider"
+	ReasonProviderUnreachable    = "ProviderUnreachable"
+	ReasonProviderNotConfigured  = "ProviderNotConfigured"
+	ReasonProviderStatusUnmapped = "ProviderStatusUnmapped"
+)
+
+// Change is a decided status transition; the zero Change means "stay".
+type Change struct {
+	To     swapv1.OrderStatus
+	Reason string
+}
+
+// IsZero reports whether c moves nothing.
+func (c Change) IsZero() bool { return c.To == "" }
+
+// CreateFailure maps a non-retryable CreateDeposit error onto the FAILED reason recorded for
+// the order. Retryable errors never get here.
+func CreateFailure(err *provider.Error) Change {
+	reason := ReasonProviderRefused
+	switch err.Kind {
+	case provider.KindAmountTooLow:
+		reason = ReasonAmountTooLow
+	case provider.KindAmountTooHigh:
+		reason = ReasonAmountTooHigh
+	case provider.KindUnsupportedPair:
+		reason = ReasonUnsupportedPair
+	}
+	return Change{To: swapv1.OrderFailed, Reason: reason}
+}
+
+// Observe decides what a successful status poll means for an order in status cur.
+// expired says the deposit deadline plus grace has passed. Terminal orders never move;
+// provider answers that would move an order backwards (PROCESSING → PENDING) are ignored
+// because the provider's own view can lag its earlier answer.
+func Observe(cur swapv1.OrderStatus, obs provider.Status, expired bool) Change {
+	if cur.IsTerminal() {
+		return Change{}
+	}
+	to := obs.Status
+	reason := obs.Reason
+	switch to {
+	case swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
+		swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown:
+	default:
+		to, reason = swapv1.OrderUnknown, ReasonProviderStatusUnmapped
+	}
+	if to == swapv1.OrderUnknown && reason == "" {
+		reason = ReasonProviderStatusUnmapped
+	}
+	if to == swapv1.OrderPending && expired && (cur == swapv1.OrderPending || cur == swapv1.OrderUnknown) {
+		return Change{To: swapv1.OrderFailed, Reason: ReasonDepositExpired}
+	}
+	if to == cur {
+		return Change{}
+	}
+	if cur == swapv1.OrderProcessing && to == swapv1.OrderPending {
+		return Change{}
+	}
+	if reason == "" {
+		reason = defaultReason(to)
+	}
+	return Change{To: to, Reason: reason}
+}
+
+// ObserveError decides what a failed status poll means. consecutive counts failed calls in
+// a row including this one; after unknownAfter of them the order is UNKNOWN. An order the
+// provider no longer knows is UNKNOWN at once, except a PENDING one past its deadline plus
+// grace: the provider forgot an order nobody paid into, so it expired.
+func ObserveError(cur swapv1.OrderStatus, err *provider.Error, consecutive, unknownAfter int32, expired bool) Change {
+	if cur.IsTerminal() || cur == swapv1.OrderUnknown {
+		return Change{}
+	}
+	if err.Kind == provider.KindNotFound {
+		if cur == swapv1.OrderPending && expired {
+			return Change{To: swapv1.OrderFailed, Reason: ReasonDepositExpired}
+		}
+		return Change{To: swapv1.OrderUnknown, Reason: ReasonOrderNotFound}
+	}
+	if consecutive >= unknownAfter {
+		return Change{To: swapv1.OrderUnknown, Reason: ReasonProviderUnreachable}
+	}
+	return Change{}
+}
+
+// MissingProvider decides what an order does while its provider is not configured: nothing
+// until unknownAfter attempts, then UNKNOWN (a new order just waits, it has no status yet).
+func MissingProvider(cur swapv1.OrderStatus, consecutive, unknownAfter int32) Change {
+	if cur == "" || cur.IsTerminal() || cur == swapv1.OrderUnknown || consecutive < unknownAfter {
+		return Change{}
+	}
+	return Change{To: swapv1.OrderUnknown, Reason: ReasonProviderNotConfigured}
+}
+
+func defaultReason(s swapv1.OrderStatus) string {
+	switch s {
+	case swapv1.OrderPending:
+		return "AwaitingDeposit"
+	case swapv1.OrderProcessing:
+		return "Processing"
+	case swapv1.OrderSuccess:
+		return "Settled"
+	case swapv1.OrderRefunded:
+		return "Refunded"
+	case swapv1.OrderFailed:
+		return "ProviderFailed"
+	}
+	return ReasonProviderStatusUnmapped
+}
+
+// Apply records c on st: status, reason, the next seq and a history entry, dropping the
+// oldest entries beyond swapv1.MaxHistory. It returns the entry, or false when c is zero or
+// st is already terminal (terminal statuses are absorbing).
+func Apply(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) (swapv1.StatusTransition, bool) {
+	if c.IsZero() || st.Status.IsTerminal() {
+		return swapv1.StatusTransition{}, false
+	}
+	st.LastSeq++
+	t := swapv1.StatusTransition{
+		Seq:            st.LastSeq,
+		Status:         c.To,
+		PreviousStatus: st.Status,
+		Reason:         c.Reason,
+		At:             at,
+	}
+	st.Status = c.To
+	st.StatusReason = c.Reason
+	st.History = append(st.History, t)
+	if over := len(st.History) - swapv1.MaxHistory; over > 0 {
+		st.History = append([]swapv1.StatusTransition(nil), st.History[over:]...)
+	}
+	return t, true
+}
+
+// Unnotified returns the history entries whose webhook delivery is not ensured yet, oldest
+// first.
+func Unnotified(st *swapv1.SwapOrderStatus) []swapv1.StatusTransition {
+	var out []swapv1.StatusTransition
+	for _, t := range st.History {
+		if t.Seq > st.NotifiedSeq {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TerminalAt is when the order became terminal: the time of its last transition. ok is
+// false for a non-terminal order or one whose history lost that entry.
+func TerminalAt(st *swapv1.SwapOrderStatus) (metav1.Time, bool) {
+	if !st.Status.IsTerminal() || len(st.History) == 0 {
+		return metav1.Time{}, false
+	}
+	last := st.History[len(st.History)-1]
+	if last.Seq != st.LastSeq || last.Status != st.Status {
+		return metav1.Time{}, false
+	}
+	return last.At, true
+}
