@@ -1,0 +1,214 @@
+package quota
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/scheme"
+)
+
+var march = time.Date(2026, 3, 31, 23, 59, 30, 0, time.UTC)
+
+func TestUntilNextMonth(t *testing.T) {
+	tests := []struct {
+		at   time.Time
+		want time.Duration
+	}{
+		{march, 30 * time.Second},
+		{time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC), time.Hour},
+		{time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), 28 * 24 * time.Hour},
+		// a non-UTC clock still counts to the UTC month boundary
+		{time.Date(2026, 4, 1, 1, 0, 0, 0, time.FixedZone("CEST", 2*3600)), time.Hour},
+	}
+	for _, tt := range tests {
+		if got := UntilNextMonth(tt.at); got != tt.want {
+			t.Errorf("UntilNextMonth(%v) = %v, want %v", tt.at, got, tt.want)
+		}
+	}
+	if Month(time.Date(2026, 4, 1, 1, 0, 0, 0, time.FixedZone("CEST", 2*3600))) != "2026-03" {
+		t.Error("Month is not UTC")
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	tests := []struct {
+		limit, used, n int64
+		want           bool
+	}{
+		{0, 1e9, 50, true}, {10, 9, 1, true}, {10, 10, 1, false}, {10, 5, 6, false}, {10, 5, 5, true},
+	}
+	for _, tt := range tests {
+		if got := Allowed(tt.limit, tt.used, tt.n); got != tt.want {
+			t.Errorf("Allowed(%d,%d,%d) = %v", tt.limit, tt.used, tt.n, got)
+		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name    string
+		stored  *swapv1.QuotaUsage
+		delta   swapv1.QuotaUsage
+		want    swapv1.QuotaUsage
+		changed bool
+	}{
+		{"first", nil, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2}, true},
+		{"same month adds", &swapv1.QuotaUsage{Month: "2026-03", Quotes: 5}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2},
+			swapv1.QuotaUsage{Month: "2026-03", Quotes: 7}, true},
+		{"new month restarts", &swapv1.QuotaUsage{Month: "2026-02", Quotes: 500}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2},
+			swapv1.QuotaUsage{Month: "2026-03", Quotes: 2}, true},
+		{"stale batch ignored", &swapv1.QuotaUsage{Month: "2026-04", Quotes: 1}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2},
+			swapv1.QuotaUsage{Month: "2026-04", Quotes: 1}, false},
+	}
+	for _, tt := range tests {
+		got, changed := Merge(tt.stored, tt.delta)
+		if got != tt.want || changed != tt.changed {
+			t.Errorf("%s: got %+v/%v, want %+v/%v", tt.name, got, changed, tt.want, tt.changed)
+		}
+	}
+}
+
+func partner(limit int64) *swapv1.Partner {
+	return &swapv1.Partner{
+		ObjectMeta: metav1.ObjectMeta{Name: "acme", Namespace: "ns"},
+		Spec:       swapv1.PartnerSpec{MonthlyQuoteQuota: limit},
+	}
+}
+
+func newClient(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) client.Client {
+	t.Helper()
+	b := fake.NewClientBuilder().WithScheme(scheme.New()).
+		WithObjects(objs...).WithStatusSubresource(&swapv1.Partner{})
+	if funcs != nil {
+		b = b.WithInterceptorFuncs(*funcs)
+	}
+	return b.Build()
+}
+
+func get(t *testing.T, c client.Client) *swapv1.Partner {
+	t.Helper()
+	p := &swapv1.Partner{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "acme"}, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestTakeFlushAndRestart(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, nil, partner(3))
+	counter := NewCounter(c, c, logr.Discard())
+
+	cached := get(t, c) // what the informer cache showed when the requests came in
+	for i := range 3 {
+		if ok, _ := counter.Take(cached, 1, march); !ok {
+			t.Fatalf("quote %d refused", i)
+		}
+	}
+	ok, retry := counter.Take(cached, 1, march)
+	if ok || retry != 30*time.Second {
+		t.Fatalf("4th quote: ok=%v retry=%v", ok, retry)
+	}
+	if err := counter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; u == nil || *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 3}) {
+		t.Fatalf("stored usage %+v", u)
+	}
+	// The stale cached copy still shows no usage; the counter must not forget what it wrote.
+	if ok, _ := counter.Take(cached, 1, march); ok {
+		t.Error("quote allowed after flush against a stale cache")
+	}
+
+	// A restarted frontend only has the stored status.
+	restarted := NewCounter(c, c, logr.Discard())
+	if ok, _ := restarted.Take(get(t, c), 1, march); ok {
+		t.Error("quota forgotten across restart")
+	}
+	// Next month starts from zero.
+	if ok, _ := restarted.Take(get(t, c), 3, march.Add(time.Minute)); !ok {
+		t.Error("quota not reset in April")
+	}
+	if err := restarted.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-04", Quotes: 3}) {
+		t.Errorf("April usage %+v", u)
+	}
+}
+
+func TestUnlimitedStillCounts(t *testing.T) {
+	c := newClient(t, nil, partner(0))
+	counter := NewCounter(c, c, logr.Discard())
+	p := get(t, c)
+	for range 5 {
+		if ok, _ := counter.Take(p, 10, march); !ok {
+			t.Fatal("unlimited partner refused")
+		}
+	}
+	if got := counter.Used(p, march); got != 50 {
+		t.Errorf("used %d", got)
+	}
+}
+
+func TestFlushRetriesOnConflict(t *testing.T) {
+	ctx := context.Background()
+	conflicts := 0
+	var c client.Client
+	c = newClient(t, &interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if conflicts == 0 {
+				// Another replica flushes 10 quotes between our read and our write.
+				conflicts++
+				other := get(t, cl)
+				other.Status.QuotaUsage = &swapv1.QuotaUsage{Month: "2026-03", Quotes: 10}
+				if err := cl.Status().Update(ctx, other); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return cl.Status().Patch(ctx, obj, patch, opts...)
+		},
+	}, partner(100))
+	counter := NewCounter(c, c, logr.Discard())
+	counter.Take(get(t, c), 2, march)
+	if err := counter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 12}) {
+		t.Errorf("usage %+v: the other replica's count was overwritten", u)
+	}
+}
+
+func TestFailedFlushIsKept(t *testing.T) {
+	ctx := context.Background()
+	fail := true
+	c := newClient(t, &interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if fail {
+				return context.DeadlineExceeded
+			}
+			return cl.Status().Patch(ctx, obj, patch, opts...)
+		},
+	}, partner(100))
+	counter := NewCounter(c, c, logr.Discard())
+	counter.Take(get(t, c), 4, march)
+	if err := counter.Flush(ctx); err == nil {
+		t.Fatal("flush error swallowed")
+	}
+	counter.Take(get(t, c), 1, march)
+	fail = false
+	if err := counter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 5}) {
+		t.Errorf("usage %+v, want the failed batch kept", u)
+	}
+}
