@@ -1,0 +1,192 @@
+// Package orders is the simulated providers' memory: the orders (deposit addresses) they
+// created, the deposits the chains delivered to them, and the deposit submissions received.
+// Opening an order is idempotent per provider and client reference.
+package orders
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/simulator/settlement"
+)
+
+// ErrUnknownAddress: no provider knows the deposit address.
+var ErrUnknownAddress = errors.New("unknown deposit address")
+
+// Order is one deposit address a simulated provider handed out.
+type Order struct {
+	Provider swapv1.ProviderID
+	// ClientRef is the caller's idempotency key (the service's order id); may be empty.
+	ClientRef      string
+	DepositAddress string
+	// ChannelID is the provider's own reference where it has one (route_B's channel id).
+	ChannelID string
+	From, To  market.Asset
+	Terms     settlement.Terms
+	Recipient string
+	RefundTo  string
+	CreatedAt time.Time
+	Deposits  []settlement.Deposit
+	// SubmittedTxHashes are the hashes received through a deposit-submit call.
+	SubmittedTxHashes []string
+	// OutTxHash and RefundTxHash are the hashes the settlement will use.
+	OutTxHash, RefundTxHash string
+	// Payload is protocol-specific data saved at creation (e.g. the original quote answer).
+	Payload any
+	// lastPhase is what was last logged, so transitions are logged once.
+	lastPhase settlement.Phase
+}
+
+type refKey struct {
+	provider swapv1.ProviderID
+	ref      string
+}
+
+// Book holds every provider's orders.
+type Book struct {
+	mu        sync.Mutex
+	byAddress map[string]*Order
+	byRef     map[refKey]string
+	byChannel map[refKey]string
+	created   map[refKey]int
+	submits   map[swapv1.ProviderID]int
+	seq       int
+}
+
+// NewBook returns an empty Book.
+func NewBook() *Book {
+	return &Book{
+		byAddress: map[string]*Order{}, byRef: map[refKey]string{}, byChannel: map[refKey]string{},
+		created: map[refKey]int{}, submits: map[swapv1.ProviderID]int{},
+	}
+}
+
+// Open returns the provider's order for ref, or builds one. build gets a sequence number
+// unique in the book and the number of orders already created for ref (non-zero after a
+// Forget), so it can derive a fresh address. created is false when the order existed.
+func (b *Book) Open(provider swapv1.ProviderID, ref string, build func(seq, previous int) Order) (o Order, created bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := refKey{provider, ref}
+	if ref != "" {
+		if addr, ok := b.byRef[k]; ok {
+			return b.byAddress[addr].snapshot(), false
+		}
+	}
+	b.seq++
+	n := build(b.seq, b.created[k])
+	b.byAddress[n.DepositAddress] = &n
+	if ref != "" {
+		b.byRef[k] = n.DepositAddress
+		b.created[k]++
+	}
+	if n.ChannelID != "" {
+		b.byChannel[refKey{provider, n.ChannelID}] = n.DepositAddress
+	}
+	return n.snapshot(), true
+}
+
+// ByAddress returns the provider's order at the deposit address.
+func (b *Book) ByAddress(provider swapv1.ProviderID, addr string) (Order, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok || o.Provider != provider {
+		return Order{}, false
+	}
+	return o.snapshot(), true
+}
+
+// ByChannel returns the provider's order with the channel id.
+func (b *Book) ByChannel(provider swapv1.ProviderID, id string) (Order, bool) {
+	b.mu.Lock()
+	addr, ok := b.byChannel[refKey{provider, id}]
+	b.mu.Unlock()
+	if !ok {
+		return Order{}, false
+	}
+	return b.ByAddress(provider, addr)
+}
+
+// AddDeposit records a chain transfer to a deposit address of any provider.
+func (b *Book) AddDeposit(addr string, d settlement.Deposit) (Order, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok {
+		return Order{}, ErrUnknownAddress
+	}
+	o.Deposits = append(o.Deposits, d)
+	return o.snapshot(), nil
+}
+
+// SubmitTx records a deposit submission. It is counted even when the address is unknown,
+// because the provider received it.
+func (b *Book) SubmitTx(provider swapv1.ProviderID, addr, txHash string) (Order, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.submits[provider]++
+	o, ok := b.byAddress[addr]
+	if !ok || o.Provider != provider {
+		return Order{}, false
+	}
+	o.SubmittedTxHashes = append(o.SubmittedTxHashes, txHash)
+	return o.snapshot(), true
+}
+
+// Forget makes the provider lose the order at addr. It reports whether it knew it.
+func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok || o.Provider != provider {
+		return false
+	}
+	delete(b.byAddress, addr)
+	if o.ClientRef != "" {
+		delete(b.byRef, refKey{provider, o.ClientRef})
+	}
+	if o.ChannelID != "" {
+		delete(b.byChannel, refKey{provider, o.ChannelID})
+	}
+	return true
+}
+
+// ObservePhase records the phase last seen for addr and reports whether it changed.
+func (b *Book) ObservePhase(addr string, p settlement.Phase) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok || o.lastPhase == p {
+		return false
+	}
+	o.lastPhase = p
+	return true
+}
+
+// Counts reports, per provider, how many deposit addresses were created per client
+// reference and how many deposit submissions arrived.
+func (b *Book) Counts() (createdPerRef map[swapv1.ProviderID]map[string]int, submits map[swapv1.ProviderID]int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	createdPerRef = map[swapv1.ProviderID]map[string]int{}
+	for k, n := range b.created {
+		if createdPerRef[k.provider] == nil {
+			createdPerRef[k.provider] = map[string]int{}
+		}
+		createdPerRef[k.provider][k.ref] = n
+	}
+	return createdPerRef, maps.Clone(b.submits)
+}
+
+func (o *Order) snapshot() Order {
+	c := *o
+	c.Deposits = slices.Clone(o.Deposits)
+	c.SubmittedTxHashes = slices.Clone(o.SubmittedTxHashes)
+	return c
+}
