@@ -1,0 +1,436 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/netguard"
+	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
+)
+
+const (
+	// DefaultDeliveryRetention is how long Delivered and Failed deliveries are kept.
+	DefaultDeliveryRetention = 7 * 24 * time.Hour
+	// DefaultDeliveryConcurrency is the default number of deliveries in flight.
+	DefaultDeliveryConcurrency = 4
+	// maxResponseDrain bounds how much of a receiver's answer is read (to reuse connections).
+	maxResponseDrain = 64 << 10
+)
+
+// Event reasons on WebhookDelivery objects.
+const (
+	EventReasonDelivered     = "Delivered"
+	EventReasonAttemptFailed = "AttemptFailed"
+	EventReasonFailed        = "Failed"
+)
+
+var (
+	deliveriesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swaprouter_webhook_deliveries_total",
+		Help: "Webhook deliveries that reached a final phase, by outcome (delivered, gone, exhausted, no_target).",
+	}, []string{"outcome"})
+	attemptDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "swaprouter_webhook_attempt_duration_seconds",
+		Help:    "Duration of webhook POST attempts, by result class (2xx, 3xx, 4xx, 5xx, error).",
+		Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15},
+	}, []string{"result"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(deliveriesTotal, attemptDuration)
+}
+
+// WebhookDeliveryReconciler POSTs each WebhookDelivery's payload, signed, to its partner's
+// webhook URL, retrying on the policy's schedule, and removes finished deliveries after
+// Retention. A checkpointed step machine: every reconcile does at most one POST, records it
+// in status with one patch, and requeues for the next due time.
+type WebhookDeliveryReconciler struct {
+	Client client.Client
+	// APIReader reads what must not come from a lagging cache: the delivery right before a
+	// POST, the Partner and its Secrets (so Secrets are never cached cluster-wide).
+	// Defaults to the manager's API reader.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	// Recorder emits Delivered, AttemptFailed and Failed events; defaults to the manager's.
+	Recorder events.EventRecorder
+	// Guard is the SSRF policy for webhook URLs; set AllowLoopback for dev and tests only.
+	Guard netguard.Options
+	// HTTPClient sends the POSTs; defaults to netguard.NewHTTPClient(Guard).
+	HTTPClient *http.Client
+	// Now is the clock; defaults to time.Now.
+	Now func() time.Time
+	// Policy is the retry schedule; a nil Schedule means webhook.DefaultPolicy().
+	Policy webhook.Policy
+	// Retention keeps Delivered and Failed deliveries this long; 0 means 7 days.
+	Retention time.Duration
+	// MaxConcurrentReconciles caps deliveries in flight; 0 means DefaultDeliveryConcurrency.
+	MaxConcurrentReconciles int
+}
+
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// SetupWithManager fills defaults and registers the controller.
+func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Scheme == nil {
+		r.Scheme = mgr.GetScheme()
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder("webhookdelivery-controller")
+	}
+	if r.HTTPClient == nil {
+		r.HTTPClient = netguard.NewHTTPClient(r.Guard)
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Policy.Schedule == nil {
+		r.Policy = webhook.DefaultPolicy()
+	}
+	if r.Retention <= 0 {
+		r.Retention = DefaultDeliveryRetention
+	}
+	if r.MaxConcurrentReconciles <= 0 {
+		r.MaxConcurrentReconciles = DefaultDeliveryConcurrency
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("webhookdelivery").
+		// Spec is immutable and every step requeues itself: our own status writes need not
+		// trigger reconciles.
+		For(&swapv1.WebhookDelivery{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		Complete(r)
+}
+
+// Reconcile chooses one step from status: expire a finished delivery, wait until the next
+// attempt is due, or make the attempt.
+func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var cached swapv1.WebhookDelivery
+	if err := r.Client.Get(ctx, req.NamespacedName, &cached); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	logger := log.FromContext(ctx).WithValues("orderId", cached.Spec.OrderID, "eventId", cached.Spec.EventID)
+	ctx = log.IntoContext(ctx, logger)
+	if !cached.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	now := r.Now()
+	if isFinished(&cached) {
+		return r.expire(ctx, &cached, now)
+	}
+	if wait := r.untilDue(&cached, now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	// About to POST: act on the stored state, not on a cache that may not have seen our own
+	// last status write yet (that would send the same attempt twice).
+	var fresh swapv1.WebhookDelivery
+	if err := r.APIReader.Get(ctx, req.NamespacedName, &fresh); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !fresh.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	if isFinished(&fresh) {
+		return r.expire(ctx, &fresh, now)
+	}
+	if wait := r.untilDue(&fresh, now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	return r.deliver(ctx, &fresh)
+}
+
+// deliver makes one attempt and records it with a single status patch.
+func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.WebhookDelivery) (result ctrl.Result, err error) {
+	orig := d.DeepCopy()
+	defer func() {
+		if equality.Semantic.DeepEqual(orig.Status, d.Status) {
+			return
+		}
+		patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+		if perr := r.Client.Status().Patch(ctx, d, patch); perr != nil {
+			err = errors.Join(err, fmt.Errorf("recording delivery status: %w", perr))
+			result = ctrl.Result{}
+		}
+	}()
+	logger := log.FromContext(ctx)
+	d.Status.ObservedGeneration = d.Generation
+
+	target, err := r.loadTarget(ctx, d)
+	var cfgErr *configError
+	switch {
+	case errors.Is(err, errNoTarget):
+		// The partner turned webhooks off or is gone: nothing may be sent, and waiting would
+		// only leave Pending objects behind. The partner can redeliver once it is back.
+		r.finish(d, r.Now(), "no_target", err.Error())
+		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "not delivered: %s", err.Error())
+		logger.Info("webhook delivery failed: no target", "reason", err.Error())
+		return r.requeueForExpiry(d, r.Now()), nil
+	case err != nil && !errors.As(err, &cfgErr):
+		return ctrl.Result{}, err // API trouble: retry with the controller's backoff, no attempt spent
+	}
+
+	started := time.Now()
+	res := webhook.Result{Err: err} // a config error (bad URL, missing secret) counts as a failed attempt
+	if err == nil {
+		res = r.post(ctx, d, target)
+	}
+	elapsed := time.Since(started)
+	if ctx.Err() != nil {
+		// Shutting down: the receiver did nothing wrong. Leave the attempt unrecorded and due,
+		// so the next run (this process or another) sends it again.
+		return ctrl.Result{}, ctx.Err()
+	}
+	now := r.Now()
+	d.Status.AttemptCount++
+	decision := r.Policy.Decide(d.Status.AttemptCount, res, now)
+	recordAttempt(d, swapv1.DeliveryAttempt{
+		At:             metav1.NewTime(now),
+		Code:           int32(res.Code),
+		Error:          decision.AttemptError,
+		DurationMillis: elapsed.Milliseconds(),
+	})
+	attemptDuration.WithLabelValues(resultClass(res)).Observe(elapsed.Seconds())
+	logger = logger.WithValues("attempt", d.Status.AttemptCount, "code", res.Code, "durationMillis", elapsed.Milliseconds())
+
+	switch decision.Phase {
+	case swapv1.DeliveryDelivered:
+		d.Status.Phase = swapv1.DeliveryDelivered
+		d.Status.NextAttemptAt = nil
+		d.Status.CompletedAt = ptrTime(now)
+		d.Status.Reason = ""
+		setReady(d, metav1.ConditionTrue, "Delivered", fmt.Sprintf("delivered on attempt %d", d.Status.AttemptCount))
+		deliveriesTotal.WithLabelValues(string(webhook.OutcomeDelivered)).Inc()
+		r.Recorder.Eventf(d, nil, corev1.EventTypeNormal, EventReasonDelivered, "Deliver",
+			"delivered on attempt %d (HTTP %d)", d.Status.AttemptCount, res.Code)
+		logger.Info("webhook delivered")
+		return r.requeueForExpiry(d, now), nil
+	case swapv1.DeliveryFailed:
+		r.finish(d, now, string(decision.Outcome), decision.Reason)
+		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "%s", decision.Reason)
+		logger.Info("webhook delivery failed", "reason", decision.Reason)
+		return r.requeueForExpiry(d, now), nil
+	default:
+		next := ceilSecond(decision.NextAttemptAt)
+		d.Status.Phase = swapv1.DeliveryPending
+		d.Status.NextAttemptAt = &metav1.Time{Time: next}
+		setReady(d, metav1.ConditionFalse, "Retrying", fmt.Sprintf("attempt %d failed: %s", d.Status.AttemptCount, decision.AttemptError))
+		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonAttemptFailed, "Deliver",
+			"attempt %d failed: %s", d.Status.AttemptCount, decision.AttemptError)
+		logger.Info("webhook attempt failed, will retry", "error", decision.AttemptError, "nextAttemptAt", next)
+		return ctrl.Result{RequeueAfter: max(next.Sub(now), time.Millisecond)}, nil
+	}
+}
+
+// target is where and how to send one delivery.
+type target struct {
+	url     string
+	secrets []string
+}
+
+// errNoTarget marks a partner that takes no webhooks (gone, disabled, no URL).
+var errNoTarget = errors.New("no webhook target")
+
+// configError is a partner misconfiguration (bad URL, missing secret): it costs an attempt,
+// so it shows in the delivery log and the delivery fails at the end of the schedule unless
+// fixed in time.
+type configError struct{ error }
+
+func (e *configError) Unwrap() error { return e.error }
+
+// loadTarget reads the Partner and its signing secrets. errNoTarget means nothing may be
+// sent, a *configError is recorded as a failed attempt, anything else is transient.
+func (r *WebhookDeliveryReconciler) loadTarget(ctx context.Context, d *swapv1.WebhookDelivery) (target, error) {
+	var partner swapv1.Partner
+	key := types.NamespacedName{Namespace: d.Namespace, Name: d.Spec.Partner}
+	if err := r.APIReader.Get(ctx, key, &partner); err != nil {
+		if apierrors.IsNotFound(err) {
+			return target{}, fmt.Errorf("%w: partner %q not found", errNoTarget, d.Spec.Partner)
+		}
+		return target{}, fmt.Errorf("reading partner %q: %w", d.Spec.Partner, err)
+	}
+	wh := partner.Spec.Webhook
+	switch {
+	case wh == nil || !wh.Enabled:
+		return target{}, fmt.Errorf("%w: partner %q has webhooks disabled", errNoTarget, partner.Name)
+	case wh.URL == "":
+		return target{}, fmt.Errorf("%w: partner %q has no webhook URL", errNoTarget, partner.Name)
+	}
+	if _, err := netguard.ValidateURL(wh.URL, r.Guard); err != nil {
+		return target{}, &configError{err}
+	}
+	refs := append([]swapv1.SecretKeyRef{wh.SecretRef}, wh.AdditionalSecretRefs...)
+	secrets := make([]string, 0, len(refs))
+	for _, ref := range refs {
+		s, err := r.readSecret(ctx, d.Namespace, ref)
+		if err != nil {
+			return target{}, err
+		}
+		secrets = append(secrets, s)
+	}
+	return target{url: wh.URL, secrets: secrets}, nil
+}
+
+func (r *WebhookDeliveryReconciler) readSecret(ctx context.Context, namespace string, ref swapv1.SecretKeyRef) (string, error) {
+	var secret corev1.Secret
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", &configError{fmt.Errorf("webhook signing secret %s not found", ref.Name)}
+		}
+		return "", fmt.Errorf("reading webhook signing secret %s: %w", ref.Name, err)
+	}
+	value := strings.TrimSpace(string(secret.Data[ref.Key]))
+	if value == "" {
+		return "", &configError{fmt.Errorf("webhook signing secret %s has no key %q", ref.Name, ref.Key)}
+	}
+	if _, err := webhooks.DecodeSecret(value); err != nil {
+		return "", &configError{fmt.Errorf("webhook signing secret %s/%s: %w", ref.Name, ref.Key, err)}
+	}
+	return value, nil
+}
+
+// post sends the stored payload bytes, signed with a fresh timestamp.
+func (r *WebhookDeliveryReconciler) post(ctx context.Context, d *swapv1.WebhookDelivery, t target) webhook.Result {
+	body := []byte(d.Spec.Payload)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
+	if err != nil {
+		return webhook.Result{Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "swaprouter-webhooks/1")
+	if err := webhooks.SetHeaders(req.Header, t.secrets, d.Spec.EventID, r.Now(), body); err != nil {
+		return webhook.Result{Err: err}
+	}
+	resp, err := r.HTTPClient.Do(req)
+	if err != nil {
+		return webhook.Result{Err: err}
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseDrain))
+	return webhook.Result{Code: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+}
+
+// expire deletes a finished delivery once Retention has passed since it finished (the Job
+// TTL pattern), with a UID precondition so a same-named successor is never deleted.
+func (r *WebhookDeliveryReconciler) expire(ctx context.Context, d *swapv1.WebhookDelivery, now time.Time) (ctrl.Result, error) {
+	if res := r.requeueForExpiry(d, now); res.RequeueAfter > 0 {
+		return res, nil
+	}
+	err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, fmt.Errorf("deleting expired delivery: %w", err)
+	}
+	log.FromContext(ctx).V(1).Info("expired webhook delivery deleted", "phase", d.Status.Phase)
+	return ctrl.Result{}, nil
+}
+
+// requeueForExpiry is the wait until a finished delivery's retention ends (0: due now).
+func (r *WebhookDeliveryReconciler) requeueForExpiry(d *swapv1.WebhookDelivery, now time.Time) ctrl.Result {
+	finished := d.CreationTimestamp.Time
+	if d.Status.CompletedAt != nil {
+		finished = d.Status.CompletedAt.Time
+	}
+	if wait := finished.Add(r.Retention).Sub(now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}
+	}
+	return ctrl.Result{}
+}
+
+// untilDue is how long until the next attempt; a new delivery is due Schedule[0] after
+// creation.
+func (r *WebhookDeliveryReconciler) untilDue(d *swapv1.WebhookDelivery, now time.Time) time.Duration {
+	due := d.CreationTimestamp.Time
+	if len(r.Policy.Schedule) > 0 {
+		due = due.Add(r.Policy.Schedule[0])
+	}
+	if d.Status.NextAttemptAt != nil {
+		due = d.Status.NextAttemptAt.Time
+	}
+	return due.Sub(now)
+}
+
+// finish moves d to Failed with reason.
+func (r *WebhookDeliveryReconciler) finish(d *swapv1.WebhookDelivery, now time.Time, outcome, reason string) {
+	d.Status.Phase = swapv1.DeliveryFailed
+	d.Status.NextAttemptAt = nil
+	d.Status.CompletedAt = ptrTime(now)
+	d.Status.Reason = reason
+	setReady(d, metav1.ConditionFalse, "Failed", reason)
+	deliveriesTotal.WithLabelValues(outcome).Inc()
+}
+
+func isFinished(d *swapv1.WebhookDelivery) bool {
+	return d.Status.Phase == swapv1.DeliveryDelivered || d.Status.Phase == swapv1.DeliveryFailed
+}
+
+// recordAttempt appends a to the attempt log, keeping the latest MaxDeliveryAttempts.
+func recordAttempt(d *swapv1.WebhookDelivery, a swapv1.DeliveryAttempt) {
+	d.Status.Attempts = append(d.Status.Attempts, a)
+	if extra := len(d.Status.Attempts) - swapv1.MaxDeliveryAttempts; extra > 0 {
+		d.Status.Attempts = d.Status.Attempts[extra:]
+	}
+	d.Status.LastCode = a.Code
+}
+
+func setReady(d *swapv1.WebhookDelivery, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&d.Status.Conditions, metav1.Condition{
+		Type:               swapv1.ConditionReady,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: d.Generation,
+	})
+}
+
+// resultClass labels an attempt for metrics without unbounded cardinality.
+func resultClass(res webhook.Result) string {
+	if res.Err != nil || res.Code == 0 {
+		return "error"
+	}
+	return strconv.Itoa(res.Code/100) + "xx"
+}
+
+// ceilSecond rounds up to a whole second: status times are stored with second precision,
+// and rounding down would make an attempt due before its Retry-After.
+func ceilSecond(t time.Time) time.Time {
+	if t.Equal(t.Truncate(time.Second)) {
+		return t
+	}
+	return t.Truncate(time.Second).Add(time.Second)
+}
+
+func ptrTime(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
