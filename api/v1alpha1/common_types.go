@@ -2,6 +2,7 @@ package v1alpha1
 
 // ProviderID names a routing provider.
 // +kubebuilder:validation:Enum=route_A;route_B
+// +kubebuilder:validation:MaxLength=16
 type ProviderID string
 
 const (
@@ -14,6 +15,7 @@ var ProviderIDs = []ProviderID{ProviderRouteA, ProviderRouteB}
 
 // OrderStatus is the normalized status of an order (contract section 3).
 // +kubebuilder:validation:Enum=PENDING;PROCESSING;SUCCESS;REFUNDED;FAILED;UNKNOWN
+// +kubebuilder:validation:MaxLength=10
 type OrderStatus string
 
 const (
@@ -32,6 +34,7 @@ func (s OrderStatus) IsTerminal() bool {
 
 // SwapType says which side of the swap is fixed.
 // +kubebuilder:validation:Enum=EXACT_INPUT;EXACT_OUTPUT
+// +kubebuilder:validation:MaxLength=12
 type SwapType string
 
 const (

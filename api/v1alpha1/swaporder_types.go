@@ -7,11 +7,14 @@ import (
 // Fee is one fee a provider charges for a route.
 type Fee struct {
 	// Type of fee, e.g. "protocol", "network", "affiliate".
+	// +kubebuilder:validation:MaxLength=32
 	Type string `json:"type"`
 	// Asset the fee is charged in (CAIP-19).
+	// +kubebuilder:validation:MaxLength=256
 	Asset string `json:"asset"`
 	// Amount in the smallest unit of Asset.
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	Amount string `json:"amount"`
 }
 
@@ -19,9 +22,11 @@ type Fee struct {
 type QuoteLimits struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	MinAmountIn string `json:"minAmountIn,omitempty"`
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	MaxAmountIn string `json:"maxAmountIn,omitempty"`
 }
 
@@ -29,16 +34,20 @@ type QuoteLimits struct {
 type QuoteCandidate struct {
 	ProviderID ProviderID `json:"providerId"`
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	AmountIn string `json:"amountIn"`
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	AmountOut string `json:"amountOut"`
 	// MinAmountOut is set for EXACT_INPUT quotes.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	MinAmountOut string `json:"minAmountOut,omitempty"`
 	// MaxAmountIn is set for EXACT_OUTPUT quotes.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	// +kubebuilder:validation:MaxLength=78
 	MaxAmountIn string `json:"maxAmountIn,omitempty"`
 	// +optional
 	// +listType=atomic
@@ -66,55 +75,70 @@ type DepositHint struct {
 
 // SwapOrderSpec is the order as the partner requested it. Everything but depositHint is
 // immutable once created.
-// +kubebuilder:validation:XValidation:rule="self.orderId == oldSelf.orderId && self.partner == oldSelf.partner && self.originAsset == oldSelf.originAsset && self.destinationAsset == oldSelf.destinationAsset && self.amount == oldSelf.amount && self.swapType == oldSelf.swapType && self.?slippageToleranceBps == oldSelf.?slippageToleranceBps && self.sender == oldSelf.sender && self.recipient == oldSelf.recipient && self.?refundTo == oldSelf.?refundTo && self.providerId == oldSelf.providerId && self.?quote == oldSelf.?quote && self.?idempotencyKeyHash == oldSelf.?idempotencyKeyHash",message="the order spec is immutable except depositHint"
+// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote)",message="the order spec is immutable except depositHint"
 type SwapOrderSpec struct {
 	// OrderID is the public order id (ord_ + 26 base32 characters).
 	// +kubebuilder:validation:Pattern=`^ord_[a-z2-7]{26}$`
+	// +kubebuilder:validation:MaxLength=30
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	OrderID string `json:"orderId"`
 	// Partner is the name of the Partner (same namespace) that owns the order.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	Partner string `json:"partner"`
 	// OriginAsset is the CAIP-19 id of the asset the user deposits.
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	OriginAsset string `json:"originAsset"`
 	// DestinationAsset is the CAIP-19 id of the asset the recipient receives.
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	DestinationAsset string `json:"destinationAsset"`
 	// Amount in the smallest unit: the input for EXACT_INPUT, the output for EXACT_OUTPUT.
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]*$`
 	// +kubebuilder:validation:MaxLength=78
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	Amount string `json:"amount"`
 	// +kubebuilder:default=EXACT_INPUT
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	SwapType SwapType `json:"swapType,omitempty"`
 	// SlippageToleranceBps is the maximum slippage in basis points; unset means provider default.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	SlippageToleranceBps *int32 `json:"slippageToleranceBps,omitempty"`
 	// Sender is the source-chain address that will send the deposit.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	Sender string `json:"sender"`
 	// Recipient is the destination-chain address that receives the settlement.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	Recipient string `json:"recipient"`
 	// RefundTo is the source-chain refund address; the sender when unset.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	RefundTo string `json:"refundTo,omitempty"`
 	// ProviderID is the provider chosen from the dry quote.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	ProviderID ProviderID `json:"providerId"`
 	// Quote is the candidate the partner accepted, when the order came from a quote.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	Quote *QuoteCandidate `json:"quote,omitempty"`
 	// IdempotencyKeyHash is the SHA-256 (hex) of the Idempotency-Key and request body.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9a-f]{64}$`
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	IdempotencyKeyHash string `json:"idempotencyKeyHash,omitempty"`
 	// DepositHint is set by POST /v1/order/{id}/deposit; the only mutable part of the spec.
 	// +optional

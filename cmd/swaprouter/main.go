@@ -1,0 +1,40 @@
+// Command swaprouter is the swap routing service: `manager` runs controllers and the /v1
+// frontend against a cluster, `dev` runs the whole system locally, `keys` manages partner
+// API keys, `version` prints the build.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func main() {
+	if err := newRootCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	logOpts := zap.Options{Development: false}
+	root := &cobra.Command{
+		Use:           "swaprouter",
+		Short:         "Cross-chain swap routing service (Kubernetes operator and /v1 partner API)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&logOpts)))
+		},
+	}
+	logFlags := flag.NewFlagSet("log", flag.ContinueOnError)
+	logOpts.BindFlags(logFlags)
+	root.PersistentFlags().AddGoFlagSet(logFlags)
+
+	root.AddCommand(newManagerCommand(), newDevCommand(), newVersionCommand())
+	return root
+}
