@@ -52,12 +52,10 @@ func (p Provider) Quote(req Request) (Result, error) {
 	}
 	keep := new(big.Rat).SetFrac64(10000-p.FeeBps-p.SpreadBps[req.To.Key], 10000)
 	flatUSD, _ := new(big.Rat).SetString(p.NetworkFeeUSD)
-	lim := p.Limits(req.From, req.To)
-	minUSD, _ := new(big.Rat).SetString(lim.Min)
-	maxUSD, _ := new(big.Rat).SetString(lim.Max)
+	minIn, maxIn := p.LimitsIn(req.From, req.To)
 	res := Result{
-		MinIn:            ceil(fromUSD(minUSD, req.From)),
-		MaxIn:            floor(fromUSD(maxUSD, req.From)),
+		MinIn:            minIn,
+		MaxIn:            maxIn,
 		NetworkFee:       ceil(fromUSD(flatUSD, req.To)),
 		EstimatedSeconds: p.EstimatedSeconds,
 	}
@@ -84,6 +82,15 @@ func (p Provider) Quote(req Request) (Result, error) {
 		return Result{}, &LimitError{TooLow: false, Limit: res.MaxIn}
 	}
 	return res, nil
+}
+
+// LimitsIn converts the pair's USD limits into the input asset's smallest units (the minimum
+// rounded up, the maximum down).
+func (p Provider) LimitsIn(from, to Asset) (minIn, maxIn *big.Int) {
+	lim := p.Limits(from, to)
+	minUSD, _ := new(big.Rat).SetString(lim.Min)
+	maxUSD, _ := new(big.Rat).SetString(lim.Max)
+	return ceil(fromUSD(minUSD, from)), floor(fromUSD(maxUSD, from))
 }
 
 // Convert prices amount of from in units of to at list prices, without fees, rounded down.

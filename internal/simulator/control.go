@@ -1,0 +1,119 @@
+package simulator
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/simulator/fault"
+	"github.com/swaprouter/swaprouter/internal/simulator/wire"
+)
+
+type depositRequest struct {
+	DepositAddress string `json:"depositAddress"`
+	Amount         string `json:"amount"`
+	TxHash         string `json:"txHash,omitempty"`
+}
+
+// handleDeposit is POST /chain/deposits.
+func (s *Simulator) handleDeposit(w http.ResponseWriter, r *http.Request) {
+	var req depositRequest
+	if !wire.Decode(w, r, &req) {
+		return
+	}
+	if req.DepositAddress == "" {
+		wire.Error(w, http.StatusBadRequest, "depositAddress is required")
+		return
+	}
+	hash, err := s.DepositTx(req.DepositAddress, req.Amount, req.TxHash)
+	switch {
+	case isUnknown(err):
+		wire.Error(w, http.StatusNotFound, err.Error())
+	case err != nil:
+		wire.Error(w, http.StatusBadRequest, err.Error())
+	default:
+		wire.JSON(w, http.StatusOK, map[string]string{"txHash": hash})
+	}
+}
+
+type faultEntry struct {
+	fault.Key
+	Fault Fault `json:"fault"`
+}
+
+type forgetRequest struct {
+	Provider       swapv1.ProviderID `json:"provider"`
+	DepositAddress string            `json:"depositAddress"`
+}
+
+// mountControl serves:
+//
+//	GET    /control/stats                      -> Stats
+//	GET    /control/faults                     -> [{provider, call, fault}]
+//	PUT    /control/faults/{provider}/{call}   body Fault -> 204 (call "*" = every call)
+//	DELETE /control/faults/{provider}/{call}   -> 204
+//	DELETE /control/faults                     -> 204
+//	POST   /control/forget  {provider, depositAddress} -> 204, 404 when unknown
+func (s *Simulator) mountControl(mux *http.ServeMux) {
+	mux.HandleFunc("GET /control/stats", func(w http.ResponseWriter, _ *http.Request) {
+		wire.JSON(w, http.StatusOK, s.Stats())
+	})
+	mux.HandleFunc("GET /control/faults", func(w http.ResponseWriter, _ *http.Request) {
+		out := []faultEntry{}
+		for k, f := range s.Faults() {
+			out = append(out, faultEntry{Key: k, Fault: f})
+		}
+		slices.SortFunc(out, func(a, b faultEntry) int {
+			if a.Provider != b.Provider {
+				return strings.Compare(string(a.Provider), string(b.Provider))
+			}
+			return strings.Compare(a.Call, b.Call)
+		})
+		wire.JSON(w, http.StatusOK, out)
+	})
+	mux.HandleFunc("PUT /control/faults/{provider}/{call}", func(w http.ResponseWriter, r *http.Request) {
+		p, ok := providerParam(w, r)
+		if !ok {
+			return
+		}
+		var f Fault
+		if !wire.Decode(w, r, &f) {
+			return
+		}
+		s.SetFault(p, r.PathValue("call"), f)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("DELETE /control/faults/{provider}/{call}", func(w http.ResponseWriter, r *http.Request) {
+		p, ok := providerParam(w, r)
+		if !ok {
+			return
+		}
+		s.SetFault(p, r.PathValue("call"), Fault{})
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("DELETE /control/faults", func(w http.ResponseWriter, _ *http.Request) {
+		s.ClearFaults()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /control/forget", func(w http.ResponseWriter, r *http.Request) {
+		var req forgetRequest
+		if !wire.Decode(w, r, &req) {
+			return
+		}
+		if !s.Forget(req.Provider, req.DepositAddress) {
+			wire.Error(w, http.StatusNotFound, "provider does not know this deposit address")
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+func providerParam(w http.ResponseWriter, r *http.Request) (swapv1.ProviderID, bool) {
+	p := swapv1.ProviderID(r.PathValue("provider"))
+	if !slices.Contains(swapv1.ProviderIDs, p) {
+		wire.Error(w, http.StatusNotFound, "unknown provider")
+		return "", false
+	}
+	return p, true
+}

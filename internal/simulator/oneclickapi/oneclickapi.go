@@ -1,0 +1,390 @@
+// Package oneclickapi serves route_A's wire protocol, shaped like the NEAR Intents 1Click API
+// v0: GET /v0/tokens, POST /v0/quote, GET /v0/status, POST /v0/deposit/submit.
+//
+// Idempotency: 1Click has no client reference, so a non-dry quote honours an
+// `Idempotency-Key` header: the same key returns the same deposit address and quote.
+package oneclickapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/swaprouter/swaprouter/internal/simulator/chainaddr"
+	"github.com/swaprouter/swaprouter/internal/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/simulator/orders"
+	"github.com/swaprouter/swaprouter/internal/simulator/settlement"
+	"github.com/swaprouter/swaprouter/internal/simulator/venue"
+	"github.com/swaprouter/swaprouter/internal/simulator/wire"
+)
+
+// Call names, for faults and stats.
+const (
+	CallTokens = "tokens"
+	CallQuote  = "quote"
+	CallStatus = "status"
+	CallSubmit = "submit"
+)
+
+// IdempotencyHeader carries the client reference on non-dry quotes.
+const IdempotencyHeader = "Idempotency-Key"
+
+// API is route_A's protocol over a venue.
+type API struct{ V *venue.Venue }
+
+// Routes lists the endpoints.
+func (a API) Routes() []venue.Route {
+	return []venue.Route{
+		{Pattern: "GET /v0/tokens", Call: CallTokens, Handler: a.tokens},
+		{Pattern: "POST /v0/quote", Call: CallQuote, Handler: a.quote},
+		{Pattern: "GET /v0/status", Call: CallStatus, Handler: a.status},
+		{Pattern: "POST /v0/deposit/submit", Call: CallSubmit, Handler: a.submit},
+	}
+}
+
+// TokenID is the 1Click asset id of a simulated asset: NEAR tokens by their contract, other
+// chains' assets as omft.near bridged tokens.
+func TokenID(a market.Asset) string {
+	switch {
+	case a.Chain == "near":
+		return "nep141:" + a.Contract
+	case a.IsNative():
+		return "nep141:" + a.Chain + ".omft.near"
+	case strings.HasPrefix(a.Contract, "0x"):
+		return "nep141:" + a.Chain + "-" + strings.ToLower(a.Contract) + ".omft.near"
+	}
+	h := sha256.Sum256([]byte(a.Contract))
+	return "nep141:" + a.Chain + "-" + hex.EncodeToString(h[:20]) + ".omft.near"
+}
+
+func (a API) lookupToken(id string) (market.Asset, bool) {
+	for _, k := range a.V.Provider.Assets {
+		if m, _ := market.Lookup(k); TokenID(m) == id {
+			return m, true
+		}
+	}
+	return market.Asset{}, false
+}
+
+type tokenResponse struct {
+	AssetID         string  `json:"assetId"`
+	Decimals        int     `json:"decimals"`
+	Blockchain      string  `json:"blockchain"`
+	Symbol          string  `json:"symbol"`
+	Price           float64 `json:"price"`
+	PriceUpdatedAt  string  `json:"priceUpdatedAt"`
+	ContractAddress string  `json:"contractAddress,omitempty"`
+}
+
+func (a API) tokens(w http.ResponseWriter, r *http.Request) {
+	if !wire.BearerOK(w, r, a.V.Token) {
+		return
+	}
+	out := []tokenResponse{}
+	for _, k := range a.V.Provider.Assets {
+		m, _ := market.Lookup(k)
+		price, _ := new(big.Rat).SetString(m.PriceUSD)
+		f, _ := price.Float64()
+		out = append(out, tokenResponse{
+			AssetID: TokenID(m), Decimals: m.Decimals, Blockchain: m.Chain, Symbol: m.Symbol,
+			Price: f, PriceUpdatedAt: a.V.Now().UTC().Format(time.RFC3339), ContractAddress: m.Contract,
+		})
+	}
+	wire.JSON(w, http.StatusOK, out)
+}
+
+type appFee struct {
+	Recipient string `json:"recipient"`
+	Fee       int64  `json:"fee"`
+}
+
+type quoteRequest struct {
+	Dry                bool     `json:"dry"`
+	SwapType           string   `json:"swapType"`
+	SlippageTolerance  int64    `json:"slippageTolerance"`
+	OriginAsset        string   `json:"originAsset"`
+	DepositType        string   `json:"depositType"`
+	DestinationAsset   string   `json:"destinationAsset"`
+	Amount             string   `json:"amount"`
+	RefundTo           string   `json:"refundTo"`
+	RefundType         string   `json:"refundType"`
+	Recipient          string   `json:"recipient"`
+	RecipientType      string   `json:"recipientType"`
+	Deadline           string   `json:"deadline"`
+	Referral           string   `json:"referral,omitempty"`
+	QuoteWaitingTimeMs int64    `json:"quoteWaitingTimeMs,omitempty"`
+	AppFees            []appFee `json:"appFees,omitempty"`
+}
+
+type quote struct {
+	DepositAddress     string `json:"depositAddress,omitempty"`
+	AmountIn           string `json:"amountIn"`
+	AmountInFormatted  string `json:"amountInFormatted"`
+	AmountInUsd        string `json:"amountInUsd"`
+	MinAmountIn        string `json:"minAmountIn"`
+	AmountOut          string `json:"amountOut"`
+	AmountOutFormatted string `json:"amountOutFormatted"`
+	AmountOutUsd       string `json:"amountOutUsd"`
+	MinAmountOut       string `json:"minAmountOut"`
+	Deadline           string `json:"deadline,omitempty"`
+	TimeWhenInactive   string `json:"timeWhenInactive,omitempty"`
+	TimeEstimate       int64  `json:"timeEstimate"`
+}
+
+type quoteResponse struct {
+	CorrelationID string       `json:"correlationId"`
+	Timestamp     string       `json:"timestamp"`
+	Signature     string       `json:"signature"`
+	QuoteRequest  quoteRequest `json:"quoteRequest"`
+	Quote         quote        `json:"quote"`
+}
+
+func (a API) quote(w http.ResponseWriter, r *http.Request) {
+	if !wire.BearerOK(w, r, a.V.Token) {
+		return
+	}
+	var req quoteRequest
+	if !wire.Decode(w, r, &req) {
+		return
+	}
+	if msg := validateQuote(req); msg != "" {
+		wire.Error(w, http.StatusBadRequest, msg)
+		return
+	}
+	from, okFrom := a.lookupToken(req.OriginAsset)
+	to, okTo := a.lookupToken(req.DestinationAsset)
+	if !okFrom || !okTo {
+		wire.Error(w, http.StatusBadRequest, "originAsset or destinationAsset is not supported")
+		return
+	}
+	exactOut := req.SwapType == "EXACT_OUTPUT"
+	priced, err := a.V.Price(from, to, req.Amount, exactOut)
+	if err != nil {
+		a.quoteError(w, err)
+		return
+	}
+	now := a.V.Now().UTC()
+	resp := quoteResponse{
+		CorrelationID: correlationID(now, req.OriginAsset, req.DestinationAsset, req.Amount),
+		Timestamp:     now.Format(time.RFC3339Nano),
+		QuoteRequest:  req,
+		Quote:         a.buildQuote(from, to, priced, req.SlippageTolerance, exactOut),
+	}
+	resp.Signature = "ed25519:" + resp.CorrelationID
+	if req.Dry {
+		wire.JSON(w, http.StatusOK, resp)
+		return
+	}
+	deadline, _ := time.Parse(time.RFC3339, req.Deadline)
+	o, created := a.V.Open(venue.OpenRequest{
+		ClientRef: r.Header.Get(IdempotencyHeader), From: from, To: to, Priced: priced, ExactOutput: exactOut,
+		Recipient: req.Recipient, RefundTo: req.RefundTo, RequestedDeadline: deadline,
+		Payload: func(o orders.Order) any {
+			saved := resp
+			saved.Quote.DepositAddress = o.DepositAddress
+			saved.Quote.Deadline = o.Terms.Deadline.UTC().Format(time.RFC3339)
+			saved.Quote.TimeWhenInactive = saved.Quote.Deadline
+			return saved
+		},
+	})
+	if !created {
+		a.V.Log.Info("quote replayed for idempotency key", "provider", a.V.Provider.ID, "clientRef", o.ClientRef, "depositAddress", o.DepositAddress)
+	}
+	wire.JSON(w, http.StatusOK, o.Payload)
+}
+
+func validateQuote(req quoteRequest) string {
+	switch {
+	case req.OriginAsset == "" || req.DestinationAsset == "":
+		return "originAsset and destinationAsset are required"
+	case req.SwapType != "EXACT_INPUT" && req.SwapType != "EXACT_OUTPUT":
+		return "swapType must be EXACT_INPUT or EXACT_OUTPUT"
+	case req.SlippageTolerance < 0 || req.SlippageTolerance > 10000:
+		return "slippageTolerance must be within 0..10000"
+	case req.Dry:
+		return ""
+	case req.Recipient == "" || req.RefundTo == "":
+		return "recipient and refundTo are required"
+	case req.DepositType != "ORIGIN_CHAIN":
+		return "depositType must be ORIGIN_CHAIN"
+	}
+	if _, err := time.Parse(time.RFC3339, req.Deadline); err != nil {
+		return "deadline must be an ISO 8601 timestamp"
+	}
+	return ""
+}
+
+// quoteError answers the pricing failures with 1Click-style messages.
+func (a API) quoteError(w http.ResponseWriter, err error) {
+	var le *market.LimitError
+	isLimit := errors.As(err, &le)
+	switch {
+	case errors.Is(err, market.ErrUnsupportedPair):
+		wire.Error(w, http.StatusBadRequest, "No quotes available for this pair")
+	case isLimit && le.TooLow:
+		wire.Error(w, http.StatusBadRequest, fmt.Sprintf("Amount is too low for bridge, try at least %s", le.Limit))
+	case isLimit:
+		wire.Error(w, http.StatusBadRequest, fmt.Sprintf("Amount is too high for bridge, try at most %s", le.Limit))
+	default:
+		wire.Error(w, http.StatusBadRequest, err.Error())
+	}
+}
+
+func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int64, exactOut bool) quote {
+	q := quote{
+		AmountIn: p.AmountIn.String(), AmountInFormatted: market.FormatUnits(p.AmountIn, from.Decimals),
+		AmountInUsd: usd(p.AmountIn, from), MinAmountIn: p.AmountIn.String(),
+		AmountOut: p.AmountOut.String(), AmountOutFormatted: market.FormatUnits(p.AmountOut, to.Decimals),
+		AmountOutUsd: usd(p.AmountOut, to), MinAmountOut: venue.Slippage(p.AmountOut, slippageBps).String(),
+		TimeEstimate: p.EstimatedSeconds,
+	}
+	if exactOut { // the output is fixed; the input may move by the tolerance
+		q.MinAmountOut = p.AmountOut.String()
+		q.MinAmountIn = venue.Slippage(p.AmountIn, slippageBps).String()
+	}
+	return q
+}
+
+func usd(amount *big.Int, a market.Asset) string {
+	price, _ := new(big.Rat).SetString(a.PriceUSD)
+	v := new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Decimals)), nil))
+	return v.Mul(v, price).FloatString(4)
+}
+
+func correlationID(now time.Time, parts ...string) string {
+	h := sha256.Sum256([]byte(now.Format(time.RFC3339Nano) + strings.Join(parts, "|")))
+	return hex.EncodeToString(h[:16])
+}
+
+type transactionDetails struct {
+	Hash        string `json:"hash"`
+	ExplorerURL string `json:"explorerUrl"`
+}
+
+type swapDetails struct {
+	IntentHashes             []string             `json:"intentHashes"`
+	NearTxHashes             []string             `json:"nearTxHashes"`
+	AmountIn                 string               `json:"amountIn,omitempty"`
+	AmountInFormatted        string               `json:"amountInFormatted,omitempty"`
+	AmountOut                string               `json:"amountOut,omitempty"`
+	AmountOutFormatted       string               `json:"amountOutFormatted,omitempty"`
+	OriginChainTxHashes      []transactionDetails `json:"originChainTxHashes"`
+	DestinationChainTxHashes []transactionDetails `json:"destinationChainTxHashes"`
+	RefundedAmount           string               `json:"refundedAmount,omitempty"`
+	RefundedAmountFormatted  string               `json:"refundedAmountFormatted,omitempty"`
+	RefundReason             string               `json:"refundReason,omitempty"`
+	DepositedAmount          string               `json:"depositedAmount,omitempty"`
+	DepositedAmountFormatted string               `json:"depositedAmountFormatted,omitempty"`
+}
+
+type statusResponse struct {
+	CorrelationID string        `json:"correlationId"`
+	QuoteResponse quoteResponse `json:"quoteResponse"`
+	Status        string        `json:"status"`
+	UpdatedAt     string        `json:"updatedAt"`
+	SwapDetails   swapDetails   `json:"swapDetails"`
+}
+
+// Status is the 1Click execution status of a phase.
+func Status(p settlement.Phase) string {
+	switch p {
+	case settlement.AwaitingDeposit:
+		return "PENDING_DEPOSIT"
+	case settlement.DepositSeen:
+		return "KNOWN_DEPOSIT_TX"
+	case settlement.Incomplete:
+		return "INCOMPLETE_DEPOSIT"
+	case settlement.Swapping, settlement.Sending, settlement.Sent, settlement.Refunding:
+		return "PROCESSING"
+	case settlement.Completed:
+		return "SUCCESS"
+	case settlement.Refunded:
+		return "REFUNDED"
+	}
+	return "FAILED"
+}
+
+func (a API) statusOf(o orders.Order) statusResponse {
+	p := a.V.Progress(o)
+	d := swapDetails{IntentHashes: []string{}, NearTxHashes: []string{}, OriginChainTxHashes: []transactionDetails{}, DestinationChainTxHashes: []transactionDetails{}}
+	for _, dep := range o.Deposits {
+		if !dep.At.After(a.V.Now()) {
+			d.OriginChainTxHashes = append(d.OriginChainTxHashes, transactionDetails{dep.TxHash, chainaddr.ExplorerURL(o.From.Chain, dep.TxHash)})
+		}
+	}
+	if p.Deposited.Sign() > 0 {
+		d.DepositedAmount, d.DepositedAmountFormatted = p.Deposited.String(), market.FormatUnits(p.Deposited, o.From.Decimals)
+	}
+	switch p.Phase {
+	case settlement.Completed:
+		d.AmountIn, d.AmountInFormatted = p.AmountIn.String(), market.FormatUnits(p.AmountIn, o.From.Decimals)
+		d.AmountOut, d.AmountOutFormatted = p.AmountOut.String(), market.FormatUnits(p.AmountOut, o.To.Decimals)
+		d.DestinationChainTxHashes = append(d.DestinationChainTxHashes, transactionDetails{o.OutTxHash, chainaddr.ExplorerURL(o.To.Chain, o.OutTxHash)})
+		d.NearTxHashes = append(d.NearTxHashes, chainaddr.TxHash("near", o.OutTxHash))
+		if p.Refunded.Sign() > 0 {
+			d.RefundedAmount, d.RefundedAmountFormatted = p.Refunded.String(), market.FormatUnits(p.Refunded, o.From.Decimals)
+		}
+	case settlement.Refunded:
+		d.RefundedAmount, d.RefundedAmountFormatted = p.Refunded.String(), market.FormatUnits(p.Refunded, o.From.Decimals)
+		d.RefundReason = p.RefundReason
+	}
+	updated := o.CreatedAt
+	if !p.Since.IsZero() {
+		updated = p.Since
+	}
+	saved, _ := o.Payload.(quoteResponse)
+	return statusResponse{
+		CorrelationID: saved.CorrelationID, QuoteResponse: saved, Status: Status(p.Phase),
+		UpdatedAt: updated.UTC().Format(time.RFC3339Nano), SwapDetails: d,
+	}
+}
+
+func (a API) status(w http.ResponseWriter, r *http.Request) {
+	if !wire.BearerOK(w, r, a.V.Token) {
+		return
+	}
+	addr := r.URL.Query().Get("depositAddress")
+	if addr == "" {
+		wire.Error(w, http.StatusBadRequest, "depositAddress is required")
+		return
+	}
+	o, ok := a.V.Book.ByAddress(a.V.Provider.ID, addr)
+	if !ok {
+		wire.Error(w, http.StatusNotFound, "Deposit address not found")
+		return
+	}
+	wire.JSON(w, http.StatusOK, a.statusOf(o))
+}
+
+type submitDepositTxRequest struct {
+	TxHash            string `json:"txHash"`
+	DepositAddress    string `json:"depositAddress"`
+	NearSenderAccount string `json:"nearSenderAccount,omitempty"`
+	Memo              string `json:"memo,omitempty"`
+}
+
+func (a API) submit(w http.ResponseWriter, r *http.Request) {
+	if !wire.BearerOK(w, r, a.V.Token) {
+		return
+	}
+	var req submitDepositTxRequest
+	if !wire.Decode(w, r, &req) {
+		return
+	}
+	if req.TxHash == "" || req.DepositAddress == "" {
+		wire.Error(w, http.StatusBadRequest, "txHash and depositAddress are required")
+		return
+	}
+	o, ok := a.V.Book.SubmitTx(a.V.Provider.ID, req.DepositAddress, req.TxHash)
+	a.V.Log.Info("deposit tx submitted", "provider", a.V.Provider.ID, "depositAddress", req.DepositAddress, "txHash", req.TxHash, "known", ok)
+	if !ok {
+		wire.Error(w, http.StatusNotFound, "Deposit address not found")
+		return
+	}
+	wire.JSON(w, http.StatusOK, a.statusOf(o))
+}

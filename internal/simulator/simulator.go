@@ -1,0 +1,256 @@
+// Package simulator is the provider simulator: one http.Handler serving route_A's protocol
+// (1Click-shaped) under /route_A, route_B's (Chainflip-style deposit channels) under
+// /route_B, the simulated chains under /chain and a control API under /control. Everything
+// the control API does is also a Go method, for in-process tests.
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/simulator/chainaddr"
+	"github.com/swaprouter/swaprouter/internal/simulator/channelapi"
+	"github.com/swaprouter/swaprouter/internal/simulator/fault"
+	"github.com/swaprouter/swaprouter/internal/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/simulator/oneclickapi"
+	"github.com/swaprouter/swaprouter/internal/simulator/orders"
+	"github.com/swaprouter/swaprouter/internal/simulator/settlement"
+	"github.com/swaprouter/swaprouter/internal/simulator/venue"
+)
+
+// Fault is how a provider call misbehaves (see package fault).
+type Fault = fault.Fault
+
+// AnyCall targets every call of a provider in SetFault.
+const AnyCall = fault.AnyCall
+
+// Call names for SetFault and Stats.
+const (
+	// route_A (oneclick)
+	CallTokens = oneclickapi.CallTokens
+	CallQuote  = oneclickapi.CallQuote // also route_B's quote
+	CallStatus = oneclickapi.CallStatus
+	CallSubmit = oneclickapi.CallSubmit
+	// route_B (channel)
+	CallAssets = channelapi.CallAssets
+	CallOpen   = channelapi.CallOpen
+)
+
+// Options set the simulator's speed and behaviour. Zero values take the dev defaults.
+type Options struct {
+	// StepDelay is the time each settlement step takes; a full deposit settles in 4 steps.
+	// Default 2s (SUCCESS about 8 s after the deposit).
+	StepDelay time.Duration
+	// RefundDelay is how long an incomplete deposit waits before it is refunded. Default 20s.
+	RefundDelay time.Duration
+	// DepositWindow is how long after creation a deposit is accepted. Default 30m.
+	DepositWindow time.Duration
+	// Seed makes addresses, hashes and error-rate draws reproducible. Default 1.
+	Seed uint64
+	// RouteAToken, when set, is the bearer token route_A requires (1Click uses a JWT).
+	RouteAToken string
+	// Logger receives what the simulator does. Default: slog.Default().
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Dev defaults.
+const (
+	DefaultStepDelay     = 2 * time.Second
+	DefaultRefundDelay   = 20 * time.Second
+	DefaultDepositWindow = 30 * time.Minute
+)
+
+func (o Options) withDefaults() Options {
+	if o.StepDelay <= 0 {
+		o.StepDelay = DefaultStepDelay
+	}
+	if o.RefundDelay <= 0 {
+		o.RefundDelay = DefaultRefundDelay
+	}
+	if o.DepositWindow <= 0 {
+		o.DepositWindow = DefaultDepositWindow
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Simulator is both simulated providers and their chains.
+type Simulator struct {
+	opts     Options
+	book     *orders.Book
+	faults   *fault.Injector
+	handler  http.Handler
+	txSeq    atomic.Int64
+	mu       sync.Mutex
+	calls    map[swapv1.ProviderID]map[string]int
+	deposits int
+}
+
+// New builds a simulator.
+func New(opts Options) *Simulator {
+	opts = opts.withDefaults()
+	s := &Simulator{
+		opts: opts, book: orders.NewBook(), faults: fault.NewInjector(opts.Seed),
+		calls: map[swapv1.ProviderID]map[string]int{},
+	}
+	mk := func(p market.Provider, token string) *venue.Venue {
+		return &venue.Venue{
+			Provider: p, Book: s.book, Timing: settlement.Timing{Step: opts.StepDelay, RefundAfter: opts.RefundDelay},
+			DepositWindow: opts.DepositWindow, Seed: strconv.FormatUint(opts.Seed, 10), Token: token,
+			Now: opts.Now, Log: opts.Logger,
+		}
+	}
+	mux := http.NewServeMux()
+	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken)}.Routes())
+	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, "")}.Routes())
+	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
+	s.mountControl(mux)
+	s.handler = mux
+	return s
+}
+
+// Handler serves everything.
+func (s *Simulator) Handler() http.Handler { return s.handler }
+
+// mount serves a provider's routes under /<provider>, counting each call and applying its
+// faults.
+func (s *Simulator) mount(mux *http.ServeMux, p swapv1.ProviderID, routes []venue.Route) {
+	for _, rt := range routes {
+		method, path, _ := strings.Cut(rt.Pattern, " ")
+		h := s.faults.Wrap(p, rt.Call, rt.Handler)
+		call := rt.Call
+		mux.Handle(method+" /"+string(p)+path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.countCall(p, call)
+			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+			start := time.Now()
+			h.ServeHTTP(rec, r)
+			s.opts.Logger.Debug("provider call", "provider", p, "call", call, "status", rec.status, "took", time.Since(start))
+		}))
+	}
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Simulator) countCall(p swapv1.ProviderID, call string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.calls[p] == nil {
+		s.calls[p] = map[string]int{}
+	}
+	s.calls[p][call]++
+}
+
+// SetFault makes a provider's call (or AnyCall) misbehave; a zero Fault removes it.
+func (s *Simulator) SetFault(p swapv1.ProviderID, call string, f Fault) {
+	s.faults.Set(p, call, f)
+	s.opts.Logger.Info("fault set", "provider", p, "call", call, "fault", f)
+}
+
+// ClearFaults removes every fault.
+func (s *Simulator) ClearFaults() {
+	s.faults.Clear()
+	s.opts.Logger.Info("faults cleared")
+}
+
+// Forget makes the provider lose the order at depositAddress, as if it had never created it.
+// It reports whether the provider knew the order.
+func (s *Simulator) Forget(p swapv1.ProviderID, depositAddress string) bool {
+	ok := s.book.Forget(p, depositAddress)
+	s.opts.Logger.Info("order forgotten", "provider", p, "depositAddress", depositAddress, "known", ok)
+	return ok
+}
+
+// ErrUnknownAddress: no provider created the deposit address.
+var ErrUnknownAddress = orders.ErrUnknownAddress
+
+// Deposit simulates a user transfer of amount (smallest units) to depositAddress and returns
+// the transaction hash.
+func (s *Simulator) Deposit(depositAddress, amount string) (string, error) {
+	return s.DepositTx(depositAddress, amount, "")
+}
+
+// DepositTx is Deposit with a chosen transaction hash (a fresh one when empty).
+func (s *Simulator) DepositTx(depositAddress, amount, txHash string) (string, error) {
+	n, ok := new(big.Int).SetString(amount, 10)
+	if !ok || n.Sign() <= 0 {
+		return "", fmt.Errorf("amount %q is not a positive integer", amount)
+	}
+	if txHash == "" {
+		chain := "eth"
+		for _, p := range []swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB} {
+			if o, ok := s.book.ByAddress(p, depositAddress); ok {
+				chain = o.From.Chain
+			}
+		}
+		txHash = chainaddr.TxHash(chain, strconv.FormatUint(s.opts.Seed, 10), depositAddress, "deposit", strconv.FormatInt(s.txSeq.Add(1), 10))
+	}
+	o, err := s.book.AddDeposit(depositAddress, settlement.Deposit{Amount: n, TxHash: txHash, At: s.opts.Now()})
+	if err != nil {
+		s.opts.Logger.Info("deposit to unknown address", "depositAddress", depositAddress, "amount", amount)
+		return "", err
+	}
+	s.mu.Lock()
+	s.deposits++
+	s.mu.Unlock()
+	s.opts.Logger.Info("deposit received", "provider", o.Provider, "depositAddress", depositAddress,
+		"amount", amount, "expected", o.Terms.ExpectedIn.String(), "txHash", txHash)
+	return txHash, nil
+}
+
+// Stats is what the simulator has seen.
+type Stats struct {
+	// Calls counts requests per provider per call (faulted ones included).
+	Calls map[swapv1.ProviderID]map[string]int `json:"calls"`
+	// DepositAddressesCreated counts addresses created per provider per client reference
+	// (the order id); more than 1 means an order got a second address.
+	DepositAddressesCreated map[swapv1.ProviderID]map[string]int `json:"depositAddressesCreated"`
+	// DepositSubmits counts deposit-submit calls received per provider.
+	DepositSubmits map[swapv1.ProviderID]int `json:"depositSubmits"`
+	// Deposits counts simulated chain deposits.
+	Deposits int `json:"deposits"`
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Simulator) Stats() Stats {
+	created, submits := s.book.Counts()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	calls := map[swapv1.ProviderID]map[string]int{}
+	for p, m := range s.calls {
+		calls[p] = maps.Clone(m)
+	}
+	return Stats{Calls: calls, DepositAddressesCreated: created, DepositSubmits: submits, Deposits: s.deposits}
+}
+
+// Faults returns the configured faults.
+func (s *Simulator) Faults() map[fault.Key]Fault { return s.faults.All() }
+
+func isUnknown(err error) bool { return errors.Is(err, orders.ErrUnknownAddress) }
