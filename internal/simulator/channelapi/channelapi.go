@@ -56,7 +56,9 @@ type chainAsset struct {
 	Asset string `json:"asset"`
 }
 
-func chainAssetOf(m market.Asset) chainAsset { return chainAsset{Chain: ChainNames[m.Chain], Asset: m.Symbol} }
+func chainAssetOf(m market.Asset) chainAsset {
+	return chainAsset{Chain: ChainNames[m.Chain], Asset: m.Symbol}
+}
 
 func (a API) lookup(chain, asset string) (market.Asset, bool) {
 	for _, k := range a.V.Provider.Assets {
