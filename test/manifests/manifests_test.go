@@ -1,0 +1,95 @@
+// Package manifests renders each kustomize overlay with kubectl and applies it to a real
+// kube-apiserver with a server-side dry run, so a broken manifest fails `make test`.
+package manifests
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/testenv"
+)
+
+func kubectl(t *testing.T, kubeconfig string, stdin []byte, args ...string) []byte {
+	t.Helper()
+	bin := filepath.Join(testenv.AssetsDir(), "kubectl")
+	if kubeconfig != "" {
+		args = append([]string{"--kubeconfig", kubeconfig}, args...)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+func TestOverlaysApplyToARealAPIServer(t *testing.T) {
+	env, err := testenv.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := testenv.RepoRoot()
+
+	for _, tc := range []struct {
+		overlay   string
+		namespace string
+		mustHave  []string
+	}{
+		{"config/default", "swaprouter-system", []string{
+			"Deployment/swaprouter-controllers", "Deployment/swaprouter-frontend", "Service/swaprouter-frontend",
+			"NetworkPolicy/swaprouter-frontend-ingress", "ClusterRole/swaprouter-manager", "ClusterRole/swaprouter-frontend",
+			"CustomResourceDefinition/swaporders.swap.swaprouter.dev",
+		}},
+		{"config/dev", "swaprouter-dev", []string{
+			"Deployment/provider-sim", "RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme",
+		}},
+	} {
+		t.Run(tc.overlay, func(t *testing.T) {
+			rendered := kubectl(t, "", nil, "kustomize", filepath.Join(root, tc.overlay))
+			for _, want := range tc.mustHave {
+				kind, name, _ := strings.Cut(want, "/")
+				if !bytes.Contains(rendered, []byte("kind: "+kind)) || !bytes.Contains(rendered, []byte("name: "+name)) {
+					t.Errorf("%s renders no %s", tc.overlay, want)
+				}
+			}
+			// Namespaced objects can only be dry-run into an existing namespace.
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tc.namespace}}
+			if err := c.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+			out := kubectl(t, kubeconfig, rendered, "apply", "--server-side", "--force-conflicts",
+				"--dry-run=server", "--field-manager=manifest-test", "-f", "-")
+			objects := bytes.Count(rendered, []byte("\n---\n")) + 1
+			if n := bytes.Count(out, []byte("(server dry run)")); n != objects {
+				t.Errorf("%d of %d objects accepted:\n%s", n, objects, out)
+			}
+		})
+	}
+}
