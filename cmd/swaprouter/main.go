@@ -35,6 +35,6 @@ func newRootCommand() *cobra.Command {
 	logOpts.BindFlags(logFlags)
 	root.PersistentFlags().AddGoFlagSet(logFlags)
 
-	root.AddCommand(newManagerCommand(), newDevCommand(), newVersionCommand())
+	root.AddCommand(newManagerCommand(), newDevCommand(), newKeysCommand(), newVersionCommand())
 	return root
 }
