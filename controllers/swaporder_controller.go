@@ -1,0 +1,358 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/providerset"
+)
+
+// Annotations the order reconciler reads or writes.
+const (
+	// AnnotationCreatePending is set (to the RFC 3339 time) right before CreateDeposit and
+	// removed once the answer is in status. Found on an order without a status, it means a
+	// create may have reached the provider without its answer being recorded; the reconciler
+	// then repeats the create with the same order id, which the provider answers with the
+	// same deposit address.
+	AnnotationCreatePending = "swap.swaprouter.dev/create-pending"
+	// AnnotationHint may be changed (any value) to make the reconciler look at the order at
+	// once, e.g. by the frontend next to setting spec.depositHint.
+	AnnotationHint = "swap.swaprouter.dev/hint"
+)
+
+// Defaults of the tunables of SwapOrderReconciler.
+const (
+	DefaultExpiryGrace             = 10 * time.Minute
+	DefaultUnknownAfter            = 5
+	DefaultRetention               = 30 * 24 * time.Hour
+	DefaultRetryBase               = time.Second
+	DefaultRetryMax                = time.Minute
+	DefaultPollBackoffMax          = 5 * time.Minute
+	DefaultCallTimeout             = 30 * time.Second
+	DefaultMaxConcurrentReconciles = 8
+	DefaultProviderConcurrency     = 16
+)
+
+const (
+	// nextStepNow re-runs the step machine right after a step whose successor is due at once
+	// (emission after a transition). Result.Requeue is deprecated and would go through the
+	// error backoff; a tiny RequeueAfter does not.
+	nextStepNow = time.Millisecond
+	// cacheLagRetry is how long to wait when the cache still shows an order from before our
+	// own last write.
+	cacheLagRetry = 100 * time.Millisecond
+)
+
+// SwapOrderReconciler walks a SwapOrder through its lifecycle (design.md "Order lifecycle"):
+// it obtains the deposit address, forwards deposit hints, polls the provider until the order
+// is terminal, ensures one WebhookDelivery per transition and deletes terminal orders after
+// the retention. Each reconcile takes exactly one step chosen by orders.NextStep from the
+// status, makes at most one provider call and writes status once.
+type SwapOrderReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
+	// Providers holds the live adapters (filled by the RoutingProvider reconciler).
+	Providers *providerset.Set
+
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Rand returns a number in [0, 1) for poll jitter; rand.Float64 when nil.
+	Rand func() float64
+
+	// ExpiryGrace is added to the provider's deposit deadline before a PENDING order fails
+	// with DepositExpired (late deposits are often still refunded by the provider).
+	ExpiryGrace time.Duration
+	// UnknownAfter is the number of consecutive failed provider calls after which a tracked
+	// order becomes UNKNOWN.
+	UnknownAfter int32
+	// Retention is how long a terminal order (and what it owns) is kept after it ended.
+	Retention time.Duration
+	// RetryBase and RetryMax bound the backoff of failed deposit-address creation: 1 s, 2 s,
+	// 4 s, ... so the frontend's bounded wait still sees a transient failure heal.
+	RetryBase, RetryMax time.Duration
+	// PollBackoffMax caps the backoff of failing status polls.
+	PollBackoffMax time.Duration
+	// CallTimeout bounds each provider call when the provider entry has no timeout.
+	CallTimeout time.Duration
+	// MaxConcurrentReconciles is the number of orders reconciled in parallel.
+	MaxConcurrentReconciles int
+	// ProviderConcurrency caps concurrent calls to one provider across all workers.
+	ProviderConcurrency int
+
+	limiter *providerCallLimiter
+	written orderWriteGuard
+}
+
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// SetupWithManager fills unset tunables with their defaults and registers the controller.
+func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.applyDefaults()
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder("swaporder-controller")
+	}
+	setOrderLister(mgr.GetCache())
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("swaporder").
+		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
+			predicate.GenerationChangedPredicate{}, hintAnnotationChanged))).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
+			// Failures here are mostly API conflicts and provider outages: retry in seconds
+			// to minutes, never in milliseconds.
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](time.Second, 5*time.Minute),
+		}).
+		Complete(r)
+}
+
+// hintAnnotationChanged lets a change of AnnotationHint through; status writes and our own
+// create-pending annotation change neither it nor the generation, so they never re-trigger.
+var hintAnnotationChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.GetAnnotations()[AnnotationHint] != e.ObjectNew.GetAnnotations()[AnnotationHint]
+	},
+}
+
+func (r *SwapOrderReconciler) applyDefaults() {
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Rand == nil {
+		r.Rand = rand.Float64
+	}
+	if r.ExpiryGrace <= 0 {
+		r.ExpiryGrace = DefaultExpiryGrace
+	}
+	if r.UnknownAfter <= 0 {
+		r.UnknownAfter = DefaultUnknownAfter
+	}
+	if r.Retention <= 0 {
+		r.Retention = DefaultRetention
+	}
+	if r.RetryBase <= 0 {
+		r.RetryBase = DefaultRetryBase
+	}
+	if r.RetryMax <= 0 {
+		r.RetryMax = DefaultRetryMax
+	}
+	if r.PollBackoffMax <= 0 {
+		r.PollBackoffMax = DefaultPollBackoffMax
+	}
+	if r.CallTimeout <= 0 {
+		r.CallTimeout = DefaultCallTimeout
+	}
+	if r.MaxConcurrentReconciles <= 0 {
+		r.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
+	}
+	if r.ProviderConcurrency <= 0 {
+		r.ProviderConcurrency = DefaultProviderConcurrency
+	}
+	if r.limiter == nil {
+		r.limiter = newProviderCallLimiter(r.ProviderConcurrency)
+	}
+}
+
+// orderPass is one reconcile of one order: the working copy, the snapshot to diff against and
+// what happened, so events and metrics follow only a status write that succeeded.
+type orderPass struct {
+	order       *swapv1.SwapOrder
+	orig        swapv1.SwapOrderStatus
+	now         time.Time
+	log         logr.Logger
+	transitions []swapv1.StatusTransition
+}
+
+// Reconcile runs one step of the order's lifecycle.
+func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	order := &swapv1.SwapOrder{}
+	if err := r.Get(ctx, req.NamespacedName, order); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("orderId", order.Spec.OrderID)
+	ctx = ctrl.LoggerInto(ctx, log)
+	if r.written.stale(req.NamespacedName, order.ResourceVersion) {
+		log.V(1).Info("cache still shows the order before our last write; waiting for it")
+		return ctrl.Result{RequeueAfter: cacheLagRetry}, nil
+	}
+	if !order.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
+	defer func() {
+		if ferr := r.finish(ctx, p); ferr != nil {
+			res, err = ctrl.Result{}, errors.Join(err, ferr)
+		}
+	}()
+	order.Status.ObservedGeneration = order.Generation
+
+	step := orders.NextStep(order, p.now)
+	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)
+	switch step {
+	case orders.StepCreateDeposit:
+		return r.createDeposit(ctx, p)
+	case orders.StepEmit:
+		return r.emit(ctx, p)
+	case orders.StepRetain:
+		return r.retain(ctx, p)
+	case orders.StepForwardHint:
+		return r.forwardHint(ctx, p)
+	case orders.StepPoll:
+		return r.poll(ctx, p)
+	}
+	return ctrl.Result{RequeueAfter: max(order.Status.NextPollAt.Sub(p.now), nextStepNow)}, nil
+}
+
+// finish writes the status when it changed (optimistically locked on the version read, so a
+// stale read can never overwrite newer history), then reports the transitions it recorded
+// and drops a create-pending mark whose answer is now in status.
+func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
+	order := p.order
+	key := client.ObjectKeyFromObject(order)
+	readVersion := order.ResourceVersion
+	if !equality.Semantic.DeepEqual(p.orig, order.Status) {
+		base := order.DeepCopy()
+		base.Status = p.orig
+		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("writing order status: %w", err)
+		}
+		r.written.wrote(key, readVersion)
+	}
+	for _, t := range p.transitions {
+		r.report(order, t)
+	}
+	if _, marked := order.Annotations[AnnotationCreatePending]; marked && order.Status.Status != "" {
+		if err := r.setCreatePending(ctx, order, ""); err != nil {
+			return fmt.Errorf("clearing %s: %w", AnnotationCreatePending, err)
+		}
+	}
+	return nil
+}
+
+// transition applies c to the order and remembers it for the events and metrics.
+func (p *orderPass) transition(c orders.Change) bool {
+	t, ok := orders.Apply(&p.order.Status, c, metav1.NewTime(p.now))
+	if ok {
+		p.transitions = append(p.transitions, t)
+		p.log.Info("order status changed", "from", t.PreviousStatus, "to", t.Status, "reason", t.Reason, "seq", t.Seq)
+	}
+	return ok
+}
+
+// report emits the Kubernetes Event and the metric of a recorded transition.
+func (r *SwapOrderReconciler) report(order *swapv1.SwapOrder, t swapv1.StatusTransition) {
+	kind := "Normal"
+	if t.Status == swapv1.OrderFailed || t.Status == swapv1.OrderRefunded || t.Status == swapv1.OrderUnknown {
+		kind = "Warning"
+	}
+	from := string(t.PreviousStatus)
+	if from == "" {
+		from = "NEW"
+	}
+	r.Recorder.Eventf(order, nil, kind, orders.CamelStatus(t.Status), "Transition",
+		"%s -> %s: %s", from, t.Status, t.Reason)
+	transitionsTotal.WithLabelValues(from, string(t.Status)).Inc()
+}
+
+// setCreatePending sets AnnotationCreatePending to value, or removes it when value is empty.
+func (r *SwapOrderReconciler) setCreatePending(ctx context.Context, order *swapv1.SwapOrder, value string) error {
+	base := order.DeepCopy()
+	if value == "" {
+		delete(order.Annotations, AnnotationCreatePending)
+	} else {
+		if order.Annotations == nil {
+			order.Annotations = map[string]string{}
+		}
+		order.Annotations[AnnotationCreatePending] = value
+	}
+	readVersion := base.ResourceVersion
+	if err := r.Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	r.written.wrote(client.ObjectKeyFromObject(order), readVersion)
+	return nil
+}
+
+// providerFor returns the order's provider entry; when it is missing the order records a
+// stalled attempt (and, once tracked long enough, becomes UNKNOWN) and retries with backoff.
+func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctrl.Result) {
+	st := &p.order.Status
+	entry, ok := r.Providers.Get(p.order.Spec.ProviderID)
+	if ok {
+		return entry, nil
+	}
+	st.ProviderErrors++
+	p.transition(orders.MissingProvider(st.Status, st.ProviderErrors, r.UnknownAfter))
+	orders.SetConditions(st, p.order.Generation, orders.Issue{
+		Reason:  orders.ReasonProviderNotConfigured,
+		Message: fmt.Sprintf("provider %s is not configured", p.order.Spec.ProviderID),
+		Stalled: true,
+	}, metav1.NewTime(p.now))
+	p.log.Info("provider not configured; retrying", "provider", p.order.Spec.ProviderID)
+	return providerset.Entry{}, &ctrl.Result{RequeueAfter: orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax)}
+}
+
+// call runs fn against the provider under its concurrency cap and a timeout.
+func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry, fn func(context.Context) error) error {
+	release, err := r.limiter.acquire(ctx, entry.Provider.ID())
+	if err != nil {
+		return &provider.Error{Provider: entry.Provider.ID(), Kind: provider.KindTimeout, Detail: "waiting for a provider call slot", Err: err}
+	}
+	defer release()
+	timeout := entry.Timeout
+	if timeout <= 0 {
+		timeout = r.CallTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+// retryIssue describes a retryable provider failure; it stalls the order after UnknownAfter
+// failures in a row. The message names the kind, never the provider's free-text detail.
+func (r *SwapOrderReconciler) retryIssue(id swapv1.ProviderID, pe *provider.Error, consecutive int32) orders.Issue {
+	return orders.Issue{
+		Reason:  "ProviderUnavailable",
+		Message: fmt.Sprintf("provider %s: %s; retrying with backoff", id, pe.Kind),
+		Stalled: consecutive >= r.UnknownAfter,
+	}
+}
+
+func providerOrderRef(o *swapv1.SwapOrder) provider.OrderRef {
+	return provider.OrderRef{
+		OrderID:        o.Spec.OrderID,
+		DepositAddress: o.Status.DepositAddress,
+		DepositMemo:    o.Status.DepositMemo,
+		ProviderRef:    o.Status.ProviderRef,
+	}
+}

@@ -1,0 +1,277 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/webhook"
+)
+
+// maxTxHashes is the CRD's bound on status.inTxHashes and status.outTxHashes.
+const maxTxHashes = 16
+
+// createDeposit obtains the deposit address. The create-pending mark is persisted before the
+// call, so a crash between the provider's answer and the status write is visible, and the
+// repeated call carries the same order id, for which the provider returns the same address.
+func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (ctrl.Result, error) {
+	o, st := p.order, &p.order.Status
+	entry, wait := r.providerFor(p)
+	if wait != nil {
+		return *wait, nil
+	}
+	if !entry.Enabled {
+		p.transition(orders.Change{To: swapv1.OrderFailed, Reason: orders.ReasonProviderDisabled})
+		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+		return ctrl.Result{RequeueAfter: nextStepNow}, nil
+	}
+
+	if mark, ok := o.Annotations[AnnotationCreatePending]; ok {
+		p.log.Info("an earlier deposit creation has no recorded answer; repeating it with the same order id", "pendingSince", mark)
+	} else if err := r.setCreatePending(ctx, o, p.now.UTC().Format(time.RFC3339)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("marking deposit creation pending: %w", err)
+	}
+
+	var dep provider.Deposit
+	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
+		dep, err = entry.Provider.CreateDeposit(ctx, providerDepositRequest(o))
+		return err
+	})
+	if err != nil {
+		pe := provider.AsError(err)
+		if pe.Retryable() {
+			st.ProviderErrors++
+			orders.SetConditions(st, o.Generation, r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors), metav1.NewTime(p.now))
+			delay := orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax)
+			p.log.Info("deposit creation failed; retrying", "error", pe.Error(), "attempt", st.ProviderErrors, "retryIn", delay)
+			return ctrl.Result{RequeueAfter: delay}, nil
+		}
+		st.ProviderErrors = 0
+		p.transition(orders.CreateFailure(pe))
+		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+		r.Recorder.Eventf(o, nil, "Warning", "DepositRefused", "CreateDeposit", "provider %s refused the order: %s", o.Spec.ProviderID, pe.Kind)
+		return ctrl.Result{RequeueAfter: nextStepNow}, nil
+	}
+
+	st.ProviderErrors = 0
+	st.DepositAddress = dep.DepositAddress
+	st.DepositMemo = dep.DepositMemo
+	st.ProviderRef = dep.ProviderRef
+	if !dep.Deadline.IsZero() {
+		st.DepositDeadline = &metav1.Time{Time: dep.Deadline}
+	}
+	if dep.Quote.AmountIn != "" && dep.Quote.AmountOut != "" {
+		q := dep.Quote.DeepCopy()
+		q.ProviderID = o.Spec.ProviderID
+		st.Quote = q
+	}
+	p.transition(orders.Change{To: swapv1.OrderPending, Reason: orders.ReasonDepositAddressIssued})
+	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+	return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0), nil
+}
+
+func providerDepositRequest(o *swapv1.SwapOrder) provider.DepositRequest {
+	return provider.DepositRequest{
+		OrderID: o.Spec.OrderID,
+		QuoteRequest: provider.QuoteRequest{
+			OriginAsset:      o.Spec.OriginAsset,
+			DestinationAsset: o.Spec.DestinationAsset,
+			Amount:           o.Spec.Amount,
+			SwapType:         o.Spec.SwapType,
+			SlippageBps:      o.Spec.SlippageToleranceBps,
+			Sender:           o.Spec.Sender,
+			Recipient:        o.Spec.Recipient,
+			RefundTo:         o.Spec.RefundTo,
+		},
+	}
+}
+
+// forwardHint passes spec.depositHint to the provider once. A hint the provider rejects is
+// recorded as forwarded too (with a Warning event): resending it would not change the answer.
+func (r *SwapOrderReconciler) forwardHint(ctx context.Context, p *orderPass) (ctrl.Result, error) {
+	o, st := p.order, &p.order.Status
+	entry, wait := r.providerFor(p)
+	if wait != nil {
+		return *wait, nil
+	}
+	hint := *o.Spec.DepositHint
+	err := r.call(ctx, entry, func(ctx context.Context) error {
+		return entry.Provider.SubmitDeposit(ctx, providerOrderRef(o), hint)
+	})
+	if err != nil {
+		pe := provider.AsError(err)
+		if pe.Retryable() {
+			st.ProviderErrors++
+			orders.SetConditions(st, o.Generation, r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors), metav1.NewTime(p.now))
+			delay := orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax)
+			p.log.Info("forwarding the deposit hint failed; retrying", "error", pe.Error(), "retryIn", delay)
+			return ctrl.Result{RequeueAfter: delay}, nil
+		}
+		r.Recorder.Eventf(o, nil, "Warning", "DepositHintRejected", "SubmitDeposit", "provider %s rejected the deposit hint: %s", o.Spec.ProviderID, pe.Kind)
+	} else {
+		r.Recorder.Eventf(o, nil, "Normal", "DepositHintForwarded", "SubmitDeposit", "deposit hint forwarded to provider %s", o.Spec.ProviderID)
+	}
+	st.ProviderErrors = 0
+	st.ForwardedTxHash = hint.TxHash
+	// Ask for the status right away: the hint exists to speed tracking up.
+	st.NextPollAt = &metav1.Time{Time: p.now}
+	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+	return ctrl.Result{RequeueAfter: nextStepNow}, nil
+}
+
+// poll asks the provider for the order's status, records it, decides the transition (deposit
+// expiry included) and schedules the next poll.
+func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Result, error) {
+	o, st := p.order, &p.order.Status
+	entry, wait := r.providerFor(p)
+	if wait != nil {
+		if len(p.transitions) > 0 {
+			return ctrl.Result{RequeueAfter: nextStepNow}, nil
+		}
+		st.NextPollAt = &metav1.Time{Time: p.now.Add(wait.RequeueAfter)}
+		return *wait, nil
+	}
+	expired := orders.Expired(st, r.ExpiryGrace, p.now)
+	var got provider.Status
+	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
+		got, err = entry.Provider.Status(ctx, providerOrderRef(o))
+		return err
+	})
+	if err != nil {
+		pe := provider.AsError(err)
+		st.ProviderErrors++
+		p.transition(orders.ObserveError(st.Status, pe, st.ProviderErrors, r.UnknownAfter, expired))
+		issue := orders.Issue{}
+		if pe.Kind != provider.KindNotFound {
+			issue = r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors)
+		}
+		orders.SetConditions(st, o.Generation, issue, metav1.NewTime(p.now))
+		backoff := time.Duration(0)
+		if pe.Retryable() {
+			backoff = orders.Backoff(st.ProviderErrors, entry.PollMin, r.PollBackoffMax)
+		}
+		p.log.Info("status poll failed", "error", pe.Error(), "consecutive", st.ProviderErrors)
+		return r.schedulePoll(p, entry.PollMin, entry.PollMax, backoff), nil
+	}
+
+	st.ProviderErrors = 0
+	st.ProviderStatus = got.Raw
+	if len(got.InTxHashes) > 0 {
+		st.InTxHashes = clipHashes(got.InTxHashes)
+	}
+	if len(got.OutTxHashes) > 0 {
+		st.OutTxHashes = clipHashes(got.OutTxHashes)
+	}
+	setIfNonEmpty(&st.AmountIn, got.AmountIn)
+	setIfNonEmpty(&st.AmountOut, got.AmountOut)
+	setIfNonEmpty(&st.RefundedAmount, got.RefundedAmount)
+	p.transition(orders.Observe(st.Status, got, expired))
+	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+	return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0), nil
+}
+
+// schedulePoll records when the next poll is due (none once terminal) and returns when to
+// come back: at once after a transition, so its webhook follows without waiting for a poll.
+// A positive backoff replaces the jittered interval when it is longer.
+func (r *SwapOrderReconciler) schedulePoll(p *orderPass, pollMin, pollMax, backoff time.Duration) ctrl.Result {
+	st := &p.order.Status
+	if st.Status.IsTerminal() {
+		st.NextPollAt = nil
+		return ctrl.Result{RequeueAfter: nextStepNow}
+	}
+	interval := max(orders.PollInterval(pollMin, pollMax, r.Rand()), backoff)
+	var expiresAt *time.Time
+	if st.Status == swapv1.OrderPending || st.Status == swapv1.OrderUnknown {
+		expiresAt = orders.ExpiresAt(st, r.ExpiryGrace)
+	}
+	next := orders.NextPollAt(p.now, interval, expiresAt)
+	st.NextPollAt = &metav1.Time{Time: next}
+	if len(p.transitions) > 0 {
+		return ctrl.Result{RequeueAfter: nextStepNow}
+	}
+	return ctrl.Result{RequeueAfter: next.Sub(p.now)}
+}
+
+// emit ensures one WebhookDelivery per transition not yet notified, when the partner's
+// webhook is enabled, then advances status.notifiedSeq. Deliveries have deterministic names,
+// so a delivery created before a crash makes the repeat an AlreadyExists, never a duplicate.
+func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Result, error) {
+	o, st := p.order, &p.order.Status
+	enabled, err := r.webhookEnabled(ctx, o)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !enabled {
+		st.NotifiedSeq = st.LastSeq
+		return ctrl.Result{RequeueAfter: nextStepNow}, nil
+	}
+	for _, t := range orders.Unnotified(st) {
+		d, err := webhook.NewDelivery(o, webhook.EventFor(o, t), 0)
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("building the delivery of seq %d: %w", t.Seq, err)
+		}
+		if err := r.Create(ctx, d); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ctrl.Result{}, fmt.Errorf("creating webhook delivery %s: %w", d.Name, err)
+		}
+		st.NotifiedSeq = t.Seq
+	}
+	// Transitions that fell out of the bounded history cannot be sent any more.
+	st.NotifiedSeq = st.LastSeq
+	return ctrl.Result{RequeueAfter: nextStepNow}, nil
+}
+
+// webhookEnabled reports whether the order's partner wants status webhooks. A missing partner
+// wants none: there is nowhere to send them.
+func (r *SwapOrderReconciler) webhookEnabled(ctx context.Context, o *swapv1.SwapOrder) (bool, error) {
+	partner := &swapv1.Partner{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Spec.Partner}, partner)
+	if apierrors.IsNotFound(err) {
+		ctrl.LoggerFrom(ctx).Info("partner not found; no webhooks for this order", "partner", o.Spec.Partner)
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading partner %s: %w", o.Spec.Partner, err)
+	}
+	return partner.Spec.Webhook != nil && partner.Spec.Webhook.Enabled, nil
+}
+
+// retain deletes a terminal order once its retention has passed (the Job TTL pattern): until
+// then it comes back when the retention ends. The UID precondition keeps a recreated order of
+// the same name safe; background propagation lets the garbage collector remove what it owns.
+func (r *SwapOrderReconciler) retain(ctx context.Context, p *orderPass) (ctrl.Result, error) {
+	o := p.order
+	until, _ := orders.RetainUntil(&o.Status, o.CreationTimestamp.Time, r.Retention)
+	if p.now.Before(until) {
+		return ctrl.Result{RequeueAfter: until.Sub(p.now)}, nil
+	}
+	err := r.Delete(ctx, o, client.Preconditions{UID: &o.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, fmt.Errorf("deleting retained order: %w", err)
+	}
+	if err == nil {
+		retainedTotal.Inc()
+		p.log.Info("deleted terminal order after retention", "status", o.Status.Status, "retention", r.Retention)
+	}
+	return ctrl.Result{}, nil
+}
+
+func clipHashes(hashes []string) []string {
+	if len(hashes) > maxTxHashes {
+		hashes = hashes[len(hashes)-maxTxHashes:]
+	}
+	return append([]string(nil), hashes...)
+}
+
+func setIfNonEmpty(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}

@@ -1,0 +1,143 @@
+package controllers
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+)
+
+// Order metrics. Provider call latency is swaprouter_provider_call_duration_seconds from
+// internal/provider/metrics, measured by the instrumented adapters in the providerset.
+var (
+	transitionsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "swaprouter",
+		Subsystem: "order",
+		Name:      "transitions_total",
+		Help:      "SwapOrder status transitions by previous (NEW for a new order) and new status.",
+	}, []string{"from", "to"})
+	retainedTotal = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "swaprouter",
+		Subsystem: "order",
+		Name:      "retention_deletions_total",
+		Help:      "Terminal SwapOrders deleted after their retention.",
+	})
+	ordersDesc = prometheus.NewDesc("swaprouter_orders",
+		"SwapOrders currently stored, by status (NEW: no deposit address yet).", []string{"status"}, nil)
+)
+
+func init() {
+	ctrlmetrics.Registry.MustRegister(transitionsTotal, retainedTotal, ordersCollector{})
+}
+
+// orderLister is the cache the orders gauge counts from; the latest manager set up wins.
+var orderLister atomic.Pointer[client.Reader]
+
+func setOrderLister(r client.Reader) { orderLister.Store(&r) }
+
+// ordersCollector counts orders by status from the informer cache at scrape time, so the
+// gauge is exact (deleted orders included) without bookkeeping in the reconciler.
+type ordersCollector struct{}
+
+func (ordersCollector) Describe(ch chan<- *prometheus.Desc) { ch <- ordersDesc }
+
+func (ordersCollector) Collect(ch chan<- prometheus.Metric) {
+	reader := orderLister.Load()
+	if reader == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var list swapv1.SwapOrderList
+	if err := (*reader).List(ctx, &list); err != nil {
+		return
+	}
+	counts := map[string]float64{"NEW": 0}
+	for _, s := range []swapv1.OrderStatus{swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
+		swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown} {
+		counts[string(s)] = 0
+	}
+	for i := range list.Items {
+		s := string(list.Items[i].Status.Status)
+		if s == "" {
+			s = "NEW"
+		}
+		counts[s]++
+	}
+	for s, n := range counts {
+		ch <- prometheus.MustNewConstMetric(ordersDesc, prometheus.GaugeValue, n, s)
+	}
+}
+
+// providerCallLimiter caps concurrent calls per provider, so many workers cannot overrun one
+// provider while another one is slow.
+type providerCallLimiter struct {
+	size int
+	mu   sync.Mutex
+	sems map[swapv1.ProviderID]chan struct{}
+}
+
+func newProviderCallLimiter(size int) *providerCallLimiter {
+	return &providerCallLimiter{size: size, sems: map[swapv1.ProviderID]chan struct{}{}}
+}
+
+// acquire waits for a slot of provider id; release returns it.
+func (l *providerCallLimiter) acquire(ctx context.Context, id swapv1.ProviderID) (release func(), err error) {
+	l.mu.Lock()
+	sem, ok := l.sems[id]
+	if !ok {
+		sem = make(chan struct{}, l.size)
+		l.sems[id] = sem
+	}
+	l.mu.Unlock()
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// orderWriteGuard remembers, per order, the resourceVersions our own writes superseded. Until
+// the informer delivers the newest version, the cache still serves an older one; acting on it
+// would repeat the step just taken (a second provider call, a conflicting status write).
+type orderWriteGuard struct {
+	mu         sync.Mutex
+	superseded map[types.NamespacedName][]string
+}
+
+// wrote records that a write based on version readVersion of key succeeded.
+func (g *orderWriteGuard) wrote(key types.NamespacedName, readVersion string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.superseded == nil {
+		g.superseded = map[types.NamespacedName][]string{}
+	}
+	g.superseded[key] = append(g.superseded[key], readVersion)
+}
+
+// stale reports whether version of key is one our writes superseded. Any other version is
+// at least as new as our last write, which clears the record.
+func (g *orderWriteGuard) stale(key types.NamespacedName, version string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if slices.Contains(g.superseded[key], version) {
+		return true
+	}
+	delete(g.superseded, key)
+	return false
+}
+
+func (g *orderWriteGuard) forget(key types.NamespacedName) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.superseded, key)
+}
