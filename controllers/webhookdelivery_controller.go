@@ -188,7 +188,6 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		}
 	}()
 	logger := log.FromContext(ctx)
-	d.Status.ObservedGeneration = d.Generation
 
 	target, err := r.loadTarget(ctx, d)
 	var cfgErr *configError
@@ -196,6 +195,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 	case errors.Is(err, errNoTarget):
 		// The partner turned webhooks off or is gone: nothing may be sent, and waiting would
 		// only leave Pending objects behind. The partner can redeliver once it is back.
+		d.Status.ObservedGeneration = d.Generation
 		r.finish(d, r.Now(), "no_target", err.Error())
 		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "not delivered: %s", err.Error())
 		logger.Info("webhook delivery failed: no target", "reason", err.Error())
@@ -216,6 +216,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		return ctrl.Result{}, ctx.Err()
 	}
 	now := r.Now()
+	d.Status.ObservedGeneration = d.Generation
 	d.Status.AttemptCount++
 	decision := r.Policy.Decide(d.Status.AttemptCount, res, now)
 	recordAttempt(d, swapv1.DeliveryAttempt{
