@@ -82,8 +82,9 @@ type ProviderFactory func(protocol swapv1.ProviderProtocol, cfg provider.Config)
 // from the objects, and an object deleted while no process runs has nothing left to clean up;
 // a finalizer would only block deletion while the controller is down.
 //
-// Two objects naming the same providerId: the oldest (then by namespace/name) serves it, the
-// others report Ready=False DuplicateProviderID and leave Providers and Catalog alone.
+// Two objects naming the same providerId: the one already serving it keeps it, else the oldest
+// (then by namespace/name); the others report Ready=False DuplicateProviderID and leave
+// Providers and Catalog alone until the claimant goes.
 type RoutingProviderReconciler struct {
 	Client client.Client
 	// APIReader reads credentials Secrets directly, so Secret data is never cached
@@ -324,7 +325,7 @@ func providerProbeRetryDelay(failingFor, refresh time.Duration) time.Duration {
 	return min(max(failingFor, minProviderProbeRetry), max(refresh, minProviderProbeRetry))
 }
 
-// claimant is the RoutingProvider that serves id: the oldest live one, then by namespace/name.
+// claimant is the RoutingProvider that serves id (see oldestProviderClaimant).
 func (r *RoutingProviderReconciler) claimant(ctx context.Context, id swapv1.ProviderID) (types.NamespacedName, error) {
 	var list swapv1.RoutingProviderList
 	if err := r.Client.List(ctx, &list); err != nil {
@@ -333,7 +334,11 @@ func (r *RoutingProviderReconciler) claimant(ctx context.Context, id swapv1.Prov
 	return oldestProviderClaimant(list.Items, id), nil
 }
 
-// oldestProviderClaimant picks, among the live items naming id, the oldest, then by namespace/name.
+// oldestProviderClaimant picks, among the live items naming id, the one that serves it. An
+// object already serving (its status does not say DuplicateProviderID) keeps the claim, so a
+// newcomer never takes over a working provider; otherwise the oldest wins, then by
+// namespace/name (creation times have one-second resolution). Status is the tie-breaker's
+// memory because it is shared: every process running this reconciler picks the same one.
 func oldestProviderClaimant(items []swapv1.RoutingProvider, id swapv1.ProviderID) types.NamespacedName {
 	var best *swapv1.RoutingProvider
 	for i := range items {
@@ -352,6 +357,9 @@ func oldestProviderClaimant(items []swapv1.RoutingProvider, id swapv1.ProviderID
 }
 
 func providerClaimsBefore(a, b *swapv1.RoutingProvider) bool {
+	if sa, sb := servesProviderID(a), servesProviderID(b); sa != sb {
+		return sa
+	}
 	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
 	}
@@ -359,6 +367,13 @@ func providerClaimsBefore(a, b *swapv1.RoutingProvider) bool {
 		return a.Namespace < b.Namespace
 	}
 	return a.Name < b.Name
+}
+
+// servesProviderID reports whether rp's status shows it serving its providerId: it has been
+// reconciled and was not found to be a duplicate.
+func servesProviderID(rp *swapv1.RoutingProvider) bool {
+	c := meta.FindStatusCondition(rp.Status.Conditions, swapv1.ConditionReady)
+	return c != nil && c.Reason != ReasonProviderDuplicateID
 }
 
 // hold records that key serves id and updates Providers and Catalog: entry replaces the

@@ -44,6 +44,10 @@ func TestOldestProviderClaimant(t *testing.T) {
 		}
 		return o
 	}
+	withReady := func(o swapv1.RoutingProvider, reason string) swapv1.RoutingProvider {
+		o.Status.Conditions = []metav1.Condition{{Type: swapv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason}}
+		return o
+	}
 	A := swapv1.ProviderRouteA
 	tests := []struct {
 		name  string
@@ -54,6 +58,12 @@ func TestOldestProviderClaimant(t *testing.T) {
 		{"other ids do not count", []swapv1.RoutingProvider{rp("a", "b", swapv1.ProviderRouteB, t0, false)}, types.NamespacedName{}},
 		{"oldest wins", []swapv1.RoutingProvider{rp("a", "new", A, t1, false), rp("z", "old", A, t0, false)}, types.NamespacedName{Namespace: "z", Name: "old"}},
 		{"same age: namespace then name", []swapv1.RoutingProvider{rp("b", "a", A, t0, false), rp("a", "z", A, t0, false), rp("a", "y", A, t0, false)}, types.NamespacedName{Namespace: "a", Name: "y"}},
+		{"the one serving keeps the claim over an older newcomer", []swapv1.RoutingProvider{
+			rp("a", "old", A, t0, false), withReady(rp("z", "serving", A, t1, false), ReasonProviderUnavailable)},
+			types.NamespacedName{Namespace: "z", Name: "serving"}},
+		{"a duplicate serves nothing: the oldest wins", []swapv1.RoutingProvider{
+			withReady(rp("a", "dup", A, t0, false), ReasonProviderDuplicateID), withReady(rp("a", "dup2", A, t1, false), ReasonProviderDuplicateID)},
+			types.NamespacedName{Namespace: "a", Name: "dup"}},
 		{"an object being deleted has no claim", []swapv1.RoutingProvider{rp("a", "old", A, t0, true), rp("a", "new", A, t1, false)}, types.NamespacedName{Namespace: "a", Name: "new"}},
 	}
 	for _, tt := range tests {

@@ -82,6 +82,9 @@ type instrumented struct{ next provider.Provider }
 
 func (m instrumented) ID() swapv1.ProviderID { return m.next.ID() }
 
+// Unwrap returns the adapter being measured.
+func (m instrumented) Unwrap() provider.Provider { return m.next }
+
 func (m instrumented) Assets(ctx context.Context) (_ []provider.Asset, err error) {
 	defer func(start time.Time) { Observe(m.next.ID(), CallAssets, start, err) }(time.Now())
 	return m.next.Assets(ctx)
