@@ -173,7 +173,11 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 	setIfNonEmpty(&st.AmountIn, got.AmountIn)
 	setIfNonEmpty(&st.AmountOut, got.AmountOut)
 	setIfNonEmpty(&st.RefundedAmount, got.RefundedAmount)
-	p.transition(orders.Observe(st.Status, got, expired))
+	if !p.transition(orders.Observe(st.Status, got, expired)) && got.Status == st.Status && got.Reason != "" && !st.Status.IsTerminal() {
+		// Same status, finer provider step (DepositSeen → Swapping): keep the reason current
+		// without a transition, so history and webhooks report only status changes.
+		st.StatusReason = got.Reason
+	}
 	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 	return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0), nil
 }

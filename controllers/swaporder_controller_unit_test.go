@@ -196,6 +196,12 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 	g.p.status = provider.Status{Status: swapv1.OrderProcessing, Raw: "PROCESSING", Reason: "DepositSeen", InTxHashes: []string{"0xin"}}
 	g.advanceToPoll()
 	g.settle()
+	g.p.status = provider.Status{Status: swapv1.OrderProcessing, Raw: "PROCESSING", Reason: "Swapping", InTxHashes: []string{"0xin"}}
+	g.advanceToPoll()
+	g.settle()
+	if o := g.order(); o.Status.StatusReason != "Swapping" || o.Status.LastSeq != 2 || o.Status.ProviderStatus != "PROCESSING" {
+		t.Fatalf("finer provider step: %+v", o.Status)
+	}
 	g.p.status = provider.Status{Status: swapv1.OrderSuccess, Raw: "SUCCESS", Reason: "Settled",
 		InTxHashes: []string{"0xin"}, OutTxHashes: []string{"0xout"}, AmountIn: "1000", AmountOut: "990"}
 	g.advanceToPoll()
