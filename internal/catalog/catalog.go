@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/caip"
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
@@ -27,7 +28,8 @@ func New() *Catalog {
 	return c
 }
 
-// SetProviderAssets replaces everything provider id lists. Assets without an id are ignored.
+// SetProviderAssets replaces everything provider id lists. Assets whose id is not a valid
+// CAIP-19 id are ignored: every id the catalog answers with can be used as an asset id.
 func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asset) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -153,14 +155,19 @@ func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
 	// differently the record of the lowest provider id wins, the same on every build.
 	for _, pid := range ids {
 		for _, a := range byProvider[pid] {
-			if a.AssetID == "" {
+			parsed, err := caip.ParseAssetID(a.AssetID)
+			if err != nil {
 				continue
 			}
 			e, ok := s.byID[a.AssetID]
 			if !ok {
+				chain := strings.ToLower(a.Chain)
+				if chain == "" {
+					chain, _ = parsed.ChainKey()
+				}
 				e = &entry{Asset: Asset{
 					AssetID:  a.AssetID,
-					Chain:    strings.ToLower(a.Chain),
+					Chain:    chain,
 					Symbol:   a.Symbol,
 					Name:     a.Name,
 					Decimals: a.Decimals,

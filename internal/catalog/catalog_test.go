@@ -178,13 +178,27 @@ func TestConflictingRecordsResolveToLowestProviderID(t *testing.T) {
 	c := New()
 	// Written in the "wrong" order on purpose: route_A's record must still win.
 	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{{AssetID: ethETH, Chain: "eth", Symbol: "WETH?", Name: "x", Decimals: 9}})
-	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH, {AssetID: "", Symbol: "ignored"}})
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH})
 	a, _ := c.Lookup(ethETH)
 	if a.Symbol != "ETH" || a.Decimals != 18 {
 		t.Errorf("record = %+v, want route_A's", a)
 	}
-	if n := len(c.List("", "")); n != 1 {
-		t.Errorf("asset without id was listed: %d assets", n)
+}
+
+func TestInvalidIDsIgnoredAndChainDerived(t *testing.T) {
+	c := New()
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{
+		{AssetID: "", Symbol: "EMPTY"},
+		{AssetID: "nep141:wrap.near", Symbol: "RAW"},      // a provider token id, not CAIP-19
+		{AssetID: "eip155:1/slip44:ether", Symbol: "BAD"}, // slip44 needs a coin type number
+		{AssetID: solSOL, Symbol: "SOL"},                  // no chain given: derived from the id
+	})
+	got := c.List("", "")
+	if len(got) != 1 || got[0].AssetID != solSOL {
+		t.Fatalf("listed %v, want only SOL", ids(got))
+	}
+	if got[0].Chain != "sol" {
+		t.Errorf("derived chain = %q, want sol", got[0].Chain)
 	}
 }
 
