@@ -426,7 +426,7 @@ func (r *RoutingProviderReconciler) writeStatus(ctx context.Context, orig, rp *s
 		if after.Status != metav1.ConditionTrue {
 			eventType = corev1.EventTypeWarning
 		}
-		r.Recorder.Eventf(rp, nil, eventType, after.Reason, "Probe", after.Message)
+		r.Recorder.Eventf(rp, nil, eventType, after.Reason, "Probe", "%s", after.Message)
 	}
 	return nil
 }
