@@ -1,0 +1,108 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/auth"
+)
+
+// defaultRequestsPerMinute applies when a Partner leaves spec.requestsPerMinute unset (the CRD
+// defaults it too; objects created without defaulting still get it).
+const defaultRequestsPerMinute = 300
+
+type principalKey struct{}
+
+// principal is the authenticated caller of a request behind authenticated.
+func principal(ctx context.Context) *auth.Principal {
+	p, _ := ctx.Value(principalKey{}).(*auth.Principal)
+	return p
+}
+
+// authenticated runs next for a request with a valid key, within the key's rate limit and from
+// an allowed origin. Every response after authentication carries the X-RateLimit-* headers.
+func (s *Server) authenticated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderKeyID), r.Header.Get("Authorization"))
+		if errors.Is(err, auth.ErrUnauthorized) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="swaprouter"`)
+			s.writeError(w, r, apierror.New(apierror.Unauthorized, "valid X-Key-Id and Authorization: Bearer <secret> required"))
+			return
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		infoFrom(r.Context()).keyID = p.KeyID
+
+		d := s.limiter.Allow(p.KeyID, requestsPerMinute(p.Partner), s.opts.Now())
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix(), 10))
+		if !d.Allowed {
+			e := apierror.Newf(apierror.RateLimitExceeded, "%d requests per minute", d.Limit)
+			e.RetryAfterSeconds = d.RetryAfterSeconds()
+			s.writeError(w, r, e)
+			return
+		}
+
+		origin := r.Header.Get("Origin")
+		if !auth.OriginAllowed(p.Partner, origin) {
+			s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
+			return
+		}
+		if origin != "" {
+			setCORSHeaders(h, origin)
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	})
+}
+
+func requestsPerMinute(p *swapv1.Partner) int {
+	if p.Spec.RequestsPerMinute > 0 {
+		return int(p.Spec.RequestsPerMinute)
+	}
+	return defaultRequestsPerMinute
+}
+
+// Headers a browser may send and read (CORS).
+var (
+	corsAllowHeaders  = strings.Join([]string{"Authorization", "Content-Type", auth.HeaderKeyID, "Idempotency-Key"}, ", ")
+	corsExposeHeaders = strings.Join([]string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}, ", ")
+)
+
+func setCORSHeaders(h http.Header, origin string) {
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	h.Add("Vary", "Origin")
+}
+
+// preflight answers a CORS preflight (OPTIONS /v1/...). It carries no credentials, so it is
+// allowed for an origin any partner lists; the actual request is then checked against its own
+// partner's list.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	var partners swapv1.PartnerList
+	if err := s.opts.Client.List(r.Context(), &partners, client.InNamespace(s.opts.Namespace)); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !auth.AnyPartnerAllows(partners.Items, origin) {
+		s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
+		return
+	}
+	h := w.Header()
+	setCORSHeaders(h, origin)
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,144 @@
+package apiserver
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/webhook"
+)
+
+// deliveryRecord is one webhook delivery as partners see it.
+type deliveryRecord struct {
+	ID            string            `json:"id"`
+	EventID       string            `json:"eventId"`
+	OrderID       string            `json:"orderId"`
+	Sequence      int64             `json:"sequence"`
+	Redelivery    int32             `json:"redelivery"`
+	Phase         string            `json:"phase"`
+	AttemptCount  int32             `json:"attemptCount"`
+	Attempts      []deliveryAttempt `json:"attempts"`
+	LastCode      *int32            `json:"lastCode"`
+	NextAttemptAt *string           `json:"nextAttemptAt"`
+	CompletedAt   *string           `json:"completedAt"`
+	Reason        *string           `json:"reason"`
+	CreatedAt     string            `json:"createdAt"`
+}
+
+type deliveryAttempt struct {
+	At             string  `json:"at"`
+	Code           *int32  `json:"code"`
+	Error          *string `json:"error"`
+	DurationMillis int64   `json:"durationMillis"`
+}
+
+func newDeliveryRecord(d *swapv1.WebhookDelivery) deliveryRecord {
+	st := &d.Status
+	rec := deliveryRecord{
+		ID:            d.Name,
+		EventID:       d.Spec.EventID,
+		OrderID:       d.Spec.OrderID,
+		Sequence:      d.Spec.Sequence,
+		Redelivery:    d.Spec.Redelivery,
+		Phase:         string(st.Phase),
+		AttemptCount:  st.AttemptCount,
+		Attempts:      make([]deliveryAttempt, 0, len(st.Attempts)),
+		NextAttemptAt: optionalTime(st.NextAttemptAt),
+		CompletedAt:   optionalTime(st.CompletedAt),
+		Reason:        optional(st.Reason),
+		CreatedAt:     timestamp(d.CreationTimestamp.Time),
+	}
+	if rec.Phase == "" {
+		rec.Phase = string(swapv1.DeliveryPending)
+	}
+	if st.LastCode != 0 {
+		rec.LastCode = &st.LastCode
+	}
+	for _, a := range st.Attempts {
+		att := deliveryAttempt{At: timestamp(a.At.Time), Error: optional(a.Error), DurationMillis: a.DurationMillis}
+		if a.Code != 0 {
+			att.Code = &a.Code
+		}
+		rec.Attempts = append(rec.Attempts, att)
+	}
+	return rec
+}
+
+// GET /v1/webhooks/deliveries?orderId= → {deliveries}: the caller's deliveries with their
+// attempts, of one order when orderId is given (404 `order not found` when that order is not
+// the caller's), ordered by order, sequence and redelivery.
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
+	partner := principal(r.Context()).Partner.Name
+	selector := client.MatchingFields{index.DeliveryPartner: partner}
+	if orderID := r.URL.Query().Get("orderId"); orderID != "" {
+		if _, err := s.findOrder(r, orderID); err != nil {
+			return err
+		}
+		selector = client.MatchingFields{index.DeliveryOrder: orderID}
+	}
+	var list swapv1.WebhookDeliveryList
+	if err := s.opts.Client.List(r.Context(), &list, client.InNamespace(s.opts.Namespace), selector); err != nil {
+		return err
+	}
+	items := ownDeliveries(list.Items, partner)
+	slices.SortFunc(items, func(a, b swapv1.WebhookDelivery) int {
+		return cmp.Or(cmp.Compare(a.Spec.OrderID, b.Spec.OrderID), cmp.Compare(a.Spec.Sequence, b.Spec.Sequence),
+			cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery))
+	})
+	out := make([]deliveryRecord, 0, len(items))
+	for i := range items {
+		out = append(out, newDeliveryRecord(&items[i]))
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out})
+}
+
+// maxRedeliverRaces bounds the retries when concurrent redeliver requests pick the same number.
+const maxRedeliverRaces = 5
+
+// POST /v1/webhooks/deliveries/{eventId}/redeliver → 202 with the new delivery: the same event
+// (same webhook-id and bytes) delivered again under the next redelivery number.
+func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r.Context()).Partner
+	eventID := r.PathValue("eventId")
+	var list swapv1.WebhookDeliveryList
+	if err := s.opts.Client.List(r.Context(), &list, client.InNamespace(s.opts.Namespace),
+		client.MatchingFields{index.DeliveryEvent: eventID}); err != nil {
+		return err
+	}
+	items := ownDeliveries(list.Items, p.Name)
+	if len(items) == 0 {
+		return apierror.Newf(apierror.NotFound, "no delivery of event %q", eventID)
+	}
+	infoFrom(r.Context()).orderID = items[0].Spec.OrderID
+	if p.Spec.Webhook == nil || !p.Spec.Webhook.Enabled {
+		return apierror.Invalid("webhook", "webhooks are disabled for this partner")
+	}
+	orig := slices.MinFunc(items, func(a, b swapv1.WebhookDelivery) int { return cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery) })
+	next := webhook.NextRedelivery(items)
+	for range maxRedeliverRaces {
+		d, err := webhook.Redeliver(&orig, next)
+		if err != nil {
+			return err
+		}
+		err = s.opts.Client.Create(r.Context(), d)
+		if apierrors.IsAlreadyExists(err) {
+			next++ // another request (or a stale cache) took this number
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusAccepted, newDeliveryRecord(d))
+	}
+	return apierror.New(apierror.Internal, "concurrent redeliveries of this event; try again")
+}
+
+func ownDeliveries(items []swapv1.WebhookDelivery, partner string) []swapv1.WebhookDelivery {
+	return slices.DeleteFunc(items, func(d swapv1.WebhookDelivery) bool { return d.Spec.Partner != partner })
+}

@@ -1,0 +1,94 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/orderid"
+)
+
+func delivery(partner, orderID string, seq int64) *swapv1.WebhookDelivery {
+	event := fmt.Sprintf("evt_%s%d", orderID[4:14], seq)
+	return &swapv1.WebhookDelivery{
+		ObjectMeta: metav1.ObjectMeta{Name: "whd-" + event[4:], Namespace: testNS},
+		Spec: swapv1.WebhookDeliverySpec{Partner: partner, OrderID: orderID, EventID: event, Sequence: seq,
+			Payload: fmt.Sprintf(`{"id":"%s","sequence":%d}`, event, seq)},
+		Status: swapv1.WebhookDeliveryStatus{Phase: swapv1.DeliveryDelivered, AttemptCount: 2, LastCode: 200,
+			Attempts: []swapv1.DeliveryAttempt{
+				{At: metav1.NewTime(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)), Error: "connection refused", DurationMillis: 3},
+				{At: metav1.NewTime(time.Date(2026, 3, 10, 12, 0, 5, 0, time.UTC)), Code: 200, DurationMillis: 12},
+			}},
+	}
+}
+
+func swapOrder(partner, id string) *swapv1.SwapOrder {
+	return &swapv1.SwapOrder{
+		ObjectMeta: metav1.ObjectMeta{Name: orderid.ObjectName(id), Namespace: testNS},
+		Spec: swapv1.SwapOrderSpec{OrderID: id, Partner: partner, OriginAsset: eth, DestinationAsset: usdc, Amount: "1",
+			Sender: "a", Recipient: "b", ProviderID: swapv1.ProviderRouteA},
+	}
+}
+
+func TestDeliveries(t *testing.T) {
+	acmeOrder, acmeOther, globexOrder := orderid.New(), orderid.New(), orderid.New()
+	h := newHarness(t,
+		swapOrder("acme", acmeOrder), swapOrder("acme", acmeOther), swapOrder("globex", globexOrder),
+		delivery("acme", acmeOrder, 2), delivery("acme", acmeOrder, 1), delivery("acme", acmeOther, 1),
+		delivery("globex", globexOrder, 1))
+
+	type list struct {
+		Deliveries []deliveryRecord `json:"deliveries"`
+	}
+	all := decode[list](t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries"}), 200)
+	if len(all.Deliveries) != 3 {
+		t.Fatalf("%d deliveries, want acme's 3", len(all.Deliveries))
+	}
+	one := decode[list](t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=" + acmeOrder}), 200)
+	if len(one.Deliveries) != 2 || one.Deliveries[0].Sequence != 1 || one.Deliveries[1].Sequence != 2 {
+		t.Fatalf("order's deliveries %+v", one.Deliveries)
+	}
+	d := one.Deliveries[0]
+	if d.Phase != "Delivered" || d.AttemptCount != 2 || len(d.Attempts) != 2 || *d.LastCode != 200 ||
+		d.Attempts[0].Code != nil || *d.Attempts[0].Error != "connection refused" || *d.Attempts[1].Code != 200 ||
+		d.Attempts[1].At != "2026-03-10T12:00:05Z" {
+		t.Errorf("record %+v", d)
+	}
+	expectError(t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=" + globexOrder}), apierror.OrderNotFound)
+	expectError(t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=bogus"}), apierror.OrderNotFound)
+
+	// Redeliver: same event and bytes, next number each time.
+	event := d.EventID
+	for want := int32(1); want <= 2; want++ {
+		got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
+		if got.EventID != event || got.Redelivery != want || got.Phase != "Pending" || got.OrderID != acmeOrder {
+			t.Errorf("redelivery %d: %+v", want, got)
+		}
+		var stored swapv1.WebhookDelivery
+		if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: got.ID}, &stored); err != nil {
+			t.Fatal(err)
+		}
+		if stored.Spec.Payload != fmt.Sprintf(`{"id":"%s","sequence":1}`, event) || stored.Spec.Partner != "acme" {
+			t.Errorf("stored %+v", stored.Spec)
+		}
+	}
+	one = decode[list](t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=" + acmeOrder}), 200)
+	if len(one.Deliveries) != 4 {
+		t.Errorf("%d deliveries after 2 redeliveries", len(one.Deliveries))
+	}
+
+	// Another partner's event is not found, exactly like a missing one.
+	globexEvent := delivery("globex", globexOrder, 1).Spec.EventID
+	other := h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + globexEvent + "/redeliver"})
+	expectError(t, other, apierror.NotFound)
+	// globex has no webhook configured.
+	expectError(t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + globexEvent + "/redeliver", keyID: globexKey, secret: globexSec}),
+		apierror.InvalidRequest)
+	expectError(t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/evt_nothing/redeliver"}), apierror.NotFound)
+}

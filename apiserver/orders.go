@@ -1,0 +1,235 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/orderid"
+)
+
+// POST /v1/order → 201 with the order record, once the provider issued the deposit address.
+func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
+	var req orderRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
+		return err
+	}
+	if !s.providerRoutes(req.OriginAsset, req.DestinationAsset, req.ProviderID) {
+		return apierror.Newf(apierror.UnsupportedPair, "%s does not route this pair", req.ProviderID)
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if err := checkIdempotencyKey(key); err != nil {
+		return err
+	}
+	canonical, _ := json.Marshal(req)
+	p := principal(r.Context())
+	order, err := s.place(r.Context(), p, placement{
+		spec: swapv1.SwapOrderSpec{
+			Partner:              p.Partner.Name,
+			OriginAsset:          req.OriginAsset,
+			DestinationAsset:     req.DestinationAsset,
+			Amount:               req.Amount,
+			SwapType:             req.SwapType,
+			SlippageToleranceBps: req.SlippageToleranceBps,
+			Sender:               req.Sender,
+			Recipient:            req.Recipient,
+			RefundTo:             req.RefundTo,
+			ProviderID:           req.ProviderID,
+		},
+		idempotencyKey: key,
+		canonical:      append([]byte("POST /v1/order\n"), canonical...),
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, newOrderRecord(order))
+}
+
+// placement is an order about to be created.
+type placement struct {
+	// spec without orderId and idempotencyKeyHash.
+	spec swapv1.SwapOrderSpec
+	// idempotencyKey is the request's Idempotency-Key, "" when none.
+	idempotencyKey string
+	// canonical identifies the request for the idempotency check.
+	canonical []byte
+	// prepare completes spec just before a new order is created (a quote picks the provider);
+	// it does not run when an idempotent retry finds its order.
+	prepare func(ctx context.Context, spec *swapv1.SwapOrderSpec) error
+}
+
+// place creates the SwapOrder (or finds the one an earlier request with the same
+// Idempotency-Key created) and waits for the reconciler to issue its deposit address.
+func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*swapv1.SwapOrder, error) {
+	id, hash := orderid.New(), ""
+	if pl.idempotencyKey != "" {
+		id = orderid.ForIdempotencyKey(s.opts.Namespace, p.Partner.Name, pl.idempotencyKey)
+		hash = orderid.RequestHash(pl.idempotencyKey, pl.canonical)
+	}
+	infoFrom(ctx).orderID = id
+	key := client.ObjectKey{Namespace: s.opts.Namespace, Name: orderid.ObjectName(id)}
+
+	if pl.idempotencyKey != "" {
+		// Read around the cache: the first attempt may have been answered by another replica
+		// a moment ago.
+		existing := &swapv1.SwapOrder{}
+		err := s.opts.APIReader.Get(ctx, key, existing)
+		if err == nil {
+			return s.resume(ctx, existing, p, hash)
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+
+	spec := pl.spec
+	spec.OrderID, spec.IdempotencyKeyHash = id, hash
+	if pl.prepare != nil {
+		if err := pl.prepare(ctx, &spec); err != nil {
+			return nil, err
+		}
+	}
+	order := &swapv1.SwapOrder{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Spec:       spec,
+	}
+	if len(p.Partner.Name) <= 63 {
+		order.Labels = map[string]string{auth.PartnerLabel: p.Partner.Name}
+	}
+	err := s.opts.Client.Create(ctx, order)
+	if apierrors.IsAlreadyExists(err) && pl.idempotencyKey != "" {
+		// A concurrent request with the same key won the race; this one follows it.
+		existing := &swapv1.SwapOrder{}
+		if err := s.opts.APIReader.Get(ctx, key, existing); err != nil {
+			return nil, err
+		}
+		return s.resume(ctx, existing, p, hash)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.awaitDeposit(ctx, key)
+}
+
+// resume continues an idempotent request with the order its key maps to: the same request
+// waits for (or gets) that order, a different one is refused.
+func (s *Server) resume(ctx context.Context, existing *swapv1.SwapOrder, p *auth.Principal, hash string) (*swapv1.SwapOrder, error) {
+	if existing.Spec.Partner != p.Partner.Name || existing.Spec.IdempotencyKeyHash != hash {
+		return nil, apierror.New(apierror.IdempotencyKeyReused,
+			"this Idempotency-Key was used with a different request; use a new key for a new order")
+	}
+	if deposited(existing) {
+		return s.settled(existing)
+	}
+	return s.awaitDeposit(ctx, client.ObjectKeyFromObject(existing))
+}
+
+// deposited reports whether the reconciler has answered the creation: an address or a failure.
+func deposited(o *swapv1.SwapOrder) bool {
+	return o.Status.DepositAddress != "" || o.Status.Status.IsTerminal()
+}
+
+// awaitDeposit waits (bounded by WaitTimeout) until the reconciler has answered the creation.
+func (s *Server) awaitDeposit(ctx context.Context, key client.ObjectKey) (*swapv1.SwapOrder, error) {
+	start := s.opts.Now()
+	waitCtx, cancel := context.WithTimeout(ctx, s.opts.WaitTimeout)
+	defer cancel()
+	o, err := s.waiter.await(waitCtx, s.opts.Client, key, deposited)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			orderWait.WithLabelValues("timeout").Observe(s.opts.Now().Sub(start).Seconds())
+			id := infoFrom(ctx).orderID
+			return nil, apierror.Newf(apierror.UpstreamTimeout,
+				"order %s was created but the provider has not issued a deposit address yet; "+
+					"poll GET /v1/order/%s or retry with the same Idempotency-Key", id, id)
+		}
+		return nil, err
+	}
+	outcome := "address"
+	if o.Status.DepositAddress == "" {
+		outcome = "failed"
+	}
+	orderWait.WithLabelValues(outcome).Observe(s.opts.Now().Sub(start).Seconds())
+	return s.settled(o)
+}
+
+// settled is the answer for an order whose creation the reconciler has answered.
+func (s *Server) settled(o *swapv1.SwapOrder) (*swapv1.SwapOrder, error) {
+	if o.Status.DepositAddress == "" {
+		return nil, creationFailure(o)
+	}
+	return o, nil
+}
+
+// GET /v1/order/{id} → the order record, from the cache.
+func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
+	o, err := s.findOrder(r, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, newOrderRecord(o))
+}
+
+// POST /v1/order/{id}/deposit → 202 with the order; the reconciler forwards the hash.
+func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) error {
+	var req depositRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	o, err := s.findOrder(r, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if o.Status.Status.IsTerminal() {
+		return apierror.Newf(apierror.OrderTerminal, "the order is %s", o.Status.Status)
+	}
+	patch := client.MergeFrom(o.DeepCopy())
+	o.Spec.DepositHint = &swapv1.DepositHint{TxHash: req.TxHash, NearSenderAccount: req.NearSenderAccount}
+	if err := s.opts.Client.Patch(r.Context(), o, patch); err != nil {
+		if apierrors.IsNotFound(err) {
+			return orderNotFound()
+		}
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, newOrderRecord(o))
+}
+
+// findOrder reads the caller's order with public id from the cache. A malformed id, a missing
+// order and another partner's order all answer the same 404.
+func (s *Server) findOrder(r *http.Request, id string) (*swapv1.SwapOrder, error) {
+	infoFrom(r.Context()).orderID = id
+	if !orderid.Valid(id) {
+		return nil, orderNotFound()
+	}
+	o := &swapv1.SwapOrder{}
+	err := s.opts.Client.Get(r.Context(), client.ObjectKey{Namespace: s.opts.Namespace, Name: orderid.ObjectName(id)}, o)
+	if apierrors.IsNotFound(err) {
+		return nil, orderNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.Spec.Partner != principal(r.Context()).Partner.Name || o.Spec.OrderID != id {
+		return nil, orderNotFound()
+	}
+	return o, nil
+}
+
+func orderNotFound() *apierror.Error { return apierror.New(apierror.OrderNotFound, "") }

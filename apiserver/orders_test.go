@@ -1,0 +1,284 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/orderid"
+	"github.com/swaprouter/swaprouter/internal/orders"
+)
+
+func (h *harness) order(id string) *swapv1.SwapOrder {
+	h.t.Helper()
+	o := &swapv1.SwapOrder{}
+	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: orderid.ObjectName(id)}, o); err != nil {
+		h.t.Fatal(err)
+	}
+	return o
+}
+
+func (h *harness) orderCount() int {
+	var list swapv1.SwapOrderList
+	if err := h.client.List(context.Background(), &list); err != nil {
+		h.t.Fatal(err)
+	}
+	return len(list.Items)
+}
+
+func TestCreateOrder(t *testing.T) {
+	h := newHarness(t)
+	rec := h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), "slippageToleranceBps", 50)})
+	if rec.Code != 201 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	// Every field of design.md's order record is present.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(rec.Body.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	fields := []string{"id", "status", "statusReason", "providerId", "originAsset", "destinationAsset", "amount", "swapType",
+		"slippageToleranceBps", "sender", "recipient", "refundTo", "depositAddress", "depositMemo", "quote", "depositDeadline",
+		"inTxHashes", "outTxHashes", "amountIn", "amountOut", "refundedAmount", "createdAt", "updatedAt", "history"}
+	for _, f := range fields {
+		if _, ok := raw[f]; !ok {
+			t.Errorf("order record lacks %q", f)
+		}
+	}
+	if len(raw) != len(fields) {
+		t.Errorf("order record has %d fields, want %d: %s", len(raw), len(fields), rec.Body)
+	}
+	var got orderRecord
+	_ = json.Unmarshal(rec.Body.Bytes(), &got)
+	if !orderid.Valid(got.ID) || got.Status != swapv1.OrderPending || got.DepositAddress == nil || got.ProviderID != "route_B" ||
+		*got.SlippageToleranceBps != 50 || got.SwapType != swapv1.ExactInput || got.RefundTo != nil ||
+		*got.DepositDeadline != "2026-03-10T13:00:00Z" || got.UpdatedAt != "2026-03-10T12:00:05Z" || len(got.History) != 1 {
+		t.Errorf("record %s", rec.Body)
+	}
+	o := h.order(got.ID)
+	if o.Spec.Partner != "acme" || o.Spec.OrderID != got.ID || o.Spec.Quote != nil || o.Spec.IdempotencyKeyHash != "" ||
+		o.Labels["swap.swaprouter.dev/partner"] != "acme" {
+		t.Errorf("SwapOrder %+v %v", o.Spec, o.Labels)
+	}
+	if raw["inTxHashes"] == nil || string(raw["inTxHashes"]) != "[]" {
+		t.Errorf("inTxHashes %s", raw["inTxHashes"])
+	}
+}
+
+func TestCreateOrderRefusals(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		name string
+		body map[string]any
+		code apierror.Code
+	}{
+		{"no providerId", with(orderBody(), "providerId", nil), apierror.ProviderIDRequired},
+		{"empty providerId", with(orderBody(), "providerId", ""), apierror.ProviderIDRequired},
+		{"unknown providerId", with(orderBody(), "providerId", "route_C"), apierror.InvalidRequest},
+		{"no sender", with(orderBody(), "sender", nil), apierror.InvalidRequest},
+		{"sender with spaces", with(orderBody(), "sender", "0x a"), apierror.InvalidRequest},
+		{"no recipient", with(orderBody(), "recipient", nil), apierror.InvalidRequest},
+		{"dry is not an order field", with(orderBody(), "dry", false), apierror.InvalidRequest},
+		{"unknown origin", with(orderBody(), "originAsset", "eip155:1/erc20:0xdead"), apierror.UnknownAsset},
+		{"unknown destination", with(orderBody(), "destinationAsset", "eip155:1/erc20:0xdead"), apierror.UnknownAsset},
+		{"provider does not route the pair", with(orderBody(), "destinationAsset", trx, "providerId", "route_A"), apierror.UnsupportedPair},
+		{"nobody routes the pair", with(orderBody(), "originAsset", usdc, "destinationAsset", eth), apierror.UnsupportedPair},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expectError(t, h.do(req{method: "POST", path: "/v1/order", body: tt.body}), tt.code)
+		})
+	}
+	if n := h.orderCount(); n != 0 {
+		t.Errorf("refused requests created %d orders", n)
+	}
+	expectError(t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(),
+		headers: map[string]string{"Idempotency-Key": "has space"}}), apierror.InvalidRequest)
+}
+
+func TestCreateOrderFailedByProvider(t *testing.T) {
+	tests := []struct {
+		reason string
+		code   apierror.Code
+		detail string
+	}{
+		{orders.ReasonAmountTooLow, apierror.AmountTooLow, "below the provider's minimum"},
+		{orders.ReasonAmountTooHigh, apierror.AmountTooHigh, "above the provider's maximum"},
+		{orders.ReasonUnsupportedPair, apierror.UnsupportedPair, "route_B cannot route this pair"},
+		{orders.ReasonProviderDisabled, apierror.UnsupportedPair, "route_B cannot route this pair"},
+		{orders.ReasonProviderRefused, apierror.InvalidRequest, "the provider refused the order"},
+		{"SomethingNew", apierror.UpstreamError, "failed: SomethingNew"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			h := newHarness(t)
+			h.setReconcile(func(o *swapv1.SwapOrder) {
+				o.Status.Status, o.Status.StatusReason = swapv1.OrderFailed, tt.reason
+			})
+			body := expectError(t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), tt.code)
+			if !strings.Contains(body["detail"].(string), tt.detail) || !strings.Contains(body["detail"].(string), "ord_") {
+				t.Errorf("detail %q", body["detail"])
+			}
+		})
+	}
+}
+
+func TestCreateOrderFailedNamesQuoteLimit(t *testing.T) {
+	h := newHarness(t)
+	h.setReconcile(func(o *swapv1.SwapOrder) {
+		o.Status.Status, o.Status.StatusReason = swapv1.OrderFailed, orders.ReasonAmountTooLow
+	})
+	body := expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: quoteBody(false)}), apierror.AmountTooLow)
+	if !strings.HasPrefix(body["detail"].(string), "minimum amount is 1000") {
+		t.Errorf("detail %q", body["detail"])
+	}
+}
+
+func TestCreateOrderIdempotency(t *testing.T) {
+	h := newHarness(t)
+	withKey := func(body map[string]any) req {
+		return req{method: "POST", path: "/v1/order", body: body, headers: map[string]string{"Idempotency-Key": "k-1"}}
+	}
+	first := decode[orderRecord](t, h.do(withKey(orderBody())), 201)
+	if first.ID != orderid.ForIdempotencyKey(testNS, "acme", "k-1") {
+		t.Errorf("id %s is not derived from the key", first.ID)
+	}
+	// Same body, differently encoded: same order.
+	reordered := `{"recipient":"0xrecipient","providerId":"route_B","amount":"5000","sender":"0xsender",` +
+		`"destinationAsset":"` + usdc + `","originAsset":"` + eth + `", "swapType":"EXACT_INPUT"}`
+	again := decode[orderRecord](t, h.do(withKey(map[string]any{}).withBody(reordered)), 201)
+	if again.ID != first.ID || *again.DepositAddress != *first.DepositAddress {
+		t.Errorf("retry got %s, first %s", again.ID, first.ID)
+	}
+	expectError(t, h.do(withKey(with(orderBody(), "amount", "5001"))), apierror.IdempotencyKeyReused)
+	// The same key of another partner is another order.
+	other := withKey(orderBody())
+	other.keyID, other.secret = globexKey, globexSec
+	if o := decode[orderRecord](t, h.do(other), 201); o.ID == first.ID {
+		t.Error("partners share idempotency keys")
+	}
+	if n := h.orderCount(); n != 2 {
+		t.Errorf("%d orders, want 2", n)
+	}
+}
+
+func (r req) withBody(b string) req { r.body = b; return r }
+
+func TestCreateOrderWaitTimeout(t *testing.T) {
+	h := newHarness(t)
+	h.setReconcile(nil)
+	r := req{method: "POST", path: "/v1/order", body: orderBody(), headers: map[string]string{"Idempotency-Key": "slow"}}
+	body := expectError(t, h.do(r), apierror.UpstreamTimeout)
+	id := orderid.ForIdempotencyKey(testNS, "acme", "slow")
+	if !strings.Contains(body["detail"].(string), id) {
+		t.Errorf("detail %q does not name the order", body["detail"])
+	}
+	// The order stays; once the reconciler has answered, the retry returns it.
+	h.writeStatus(orderid.ObjectName(id), issueAddress)
+	got := decode[orderRecord](t, h.do(r), 201)
+	if got.ID != id || got.DepositAddress == nil || h.orderCount() != 1 {
+		t.Errorf("retry: %+v", got)
+	}
+}
+
+func TestCreateOrderWakesOnStatus(t *testing.T) {
+	h := newHarness(t)
+	h.srv.opts.WaitTimeout = 30 * time.Second // the status write must end the wait, not the timeout
+	h.setReconcile(nil)
+	h.created = make(chan string, 1)
+	done := make(chan orderRecord)
+	go func() {
+		done <- decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	}()
+	// Play the reconciler once the order exists.
+	h.writeStatus(<-h.created, issueAddress)
+	if got := <-done; got.DepositAddress == nil {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestCreateOrderInternalError(t *testing.T) {
+	h := newHarness(t)
+	h.failCreate = true
+	body := expectError(t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), apierror.Internal)
+	if body["detail"] != nil {
+		t.Errorf("internal details leaked: %v", body["detail"])
+	}
+}
+
+func TestGetOrder(t *testing.T) {
+	h := newHarness(t)
+	created := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	got := decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + created.ID}), 200)
+	if got.ID != created.ID || *got.DepositAddress != *created.DepositAddress {
+		t.Errorf("got %+v", got)
+	}
+	missing := h.do(req{method: "GET", path: "/v1/order/" + orderid.New()})
+	expectError(t, missing, apierror.OrderNotFound)
+	others := h.do(req{method: "GET", path: "/v1/order/" + created.ID, keyID: globexKey, secret: globexSec})
+	expectError(t, others, apierror.OrderNotFound)
+	if others.Body.String() != missing.Body.String() {
+		t.Errorf("another partner's order (%s) is distinguishable from a missing one (%s)", others.Body, missing.Body)
+	}
+	for _, bad := range []string{"ord-" + created.ID[4:], "nope", strings.ToUpper(created.ID), created.ID + "a"} {
+		expectError(t, h.do(req{method: "GET", path: "/v1/order/" + bad}), apierror.OrderNotFound)
+	}
+}
+
+func TestSubmitDeposit(t *testing.T) {
+	h := newHarness(t)
+	created := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	path := "/v1/order/" + created.ID + "/deposit"
+
+	expectError(t, h.do(req{method: "POST", path: path, body: map[string]any{}}), apierror.MissingTxHash)
+	expectError(t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": ""}}), apierror.MissingTxHash)
+	expectError(t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": "0xabc", "memo": "x"}}), apierror.InvalidRequest)
+	expectError(t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": "0xabc"}, keyID: globexKey, secret: globexSec}),
+		apierror.OrderNotFound)
+	expectError(t, h.do(req{method: "POST", path: "/v1/order/" + orderid.New() + "/deposit", body: map[string]any{"txHash": "0xabc"}}),
+		apierror.OrderNotFound)
+
+	got := decode[orderRecord](t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": "0xabc", "nearSenderAccount": "alice.near"}}), 202)
+	if got.ID != created.ID {
+		t.Errorf("got %+v", got)
+	}
+	if hint := h.order(created.ID).Spec.DepositHint; hint == nil || hint.TxHash != "0xabc" || hint.NearSenderAccount != "alice.near" {
+		t.Errorf("hint %+v", hint)
+	}
+
+	for _, terminal := range []swapv1.OrderStatus{swapv1.OrderSuccess, swapv1.OrderRefunded, swapv1.OrderFailed} {
+		h.writeStatus(orderid.ObjectName(created.ID), func(o *swapv1.SwapOrder) { o.Status.Status = terminal })
+		body := expectError(t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": "0xdef"}}), apierror.OrderTerminal)
+		if !strings.Contains(body["detail"].(string), string(terminal)) {
+			t.Errorf("detail %v", body["detail"])
+		}
+	}
+	if hint := h.order(created.ID).Spec.DepositHint; hint.TxHash != "0xabc" {
+		t.Errorf("terminal order's hint changed to %s", hint.TxHash)
+	}
+}
+
+func TestOrderRecordHistory(t *testing.T) {
+	h := newHarness(t)
+	created := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	h.writeStatus(orderid.ObjectName(created.ID), func(o *swapv1.SwapOrder) {
+		o.Status.Status = swapv1.OrderSuccess
+		o.Status.InTxHashes, o.Status.OutTxHashes = []string{"0xin"}, []string{"0xout"}
+		o.Status.AmountIn, o.Status.AmountOut = "5000", "949"
+		o.Status.History = append(o.Status.History,
+			swapv1.StatusTransition{Seq: 2, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderPending, Reason: "Settled",
+				At: o.Status.History[0].At})
+	})
+	got := decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + created.ID}), 200)
+	if got.Status != swapv1.OrderSuccess || !slices.Equal(got.InTxHashes, []string{"0xin"}) || *got.AmountOut != "949" ||
+		len(got.History) != 2 || *got.History[1].PreviousStatus != "PENDING" || got.History[0].PreviousStatus != nil {
+		t.Errorf("record %+v", got)
+	}
+}

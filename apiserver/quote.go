@@ -1,0 +1,106 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/routing"
+)
+
+// quoteResponse is the dry quote answer: every candidate, the best, and per-provider failures.
+type quoteResponse struct {
+	Candidates []swapv1.QuoteCandidate `json:"candidates"`
+	Best       *swapv1.QuoteCandidate  `json:"best"`
+	Errors     []providerError         `json:"errors"`
+}
+
+type providerError struct {
+	ProviderID swapv1.ProviderID `json:"providerId"`
+	Error      apierror.Code     `json:"error"`
+	Detail     string            `json:"detail,omitempty"`
+}
+
+func newQuoteResponse(res routing.Result) quoteResponse {
+	out := quoteResponse{Candidates: res.Candidates, Best: res.Best, Errors: []providerError{}}
+	if out.Candidates == nil {
+		out.Candidates = []swapv1.QuoteCandidate{}
+	}
+	for _, pe := range res.Errors {
+		e := apierror.FromProvider(pe.Err)
+		out.Errors = append(out.Errors, providerError{ProviderID: pe.ProviderID, Error: e.Code, Detail: e.Detail})
+	}
+	return out
+}
+
+// POST /v1/quote. dry (the default): 200 {candidates, best, errors}, nothing stored.
+// dry:false: the best candidate becomes an order, 201 {order, quote}.
+// Both count one quote against the monthly quota (an idempotent replay of a dry:false quote
+// does not: it quotes nothing).
+func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
+	var req quoteRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
+		return err
+	}
+	p := principal(r.Context())
+	if req.dry() {
+		if err := s.takeQuota(p.Partner, 1); err != nil {
+			return err
+		}
+		res := s.opts.Router.Quote(r.Context(), req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
+		if res.Best == nil {
+			return apierror.FromProvider(res.Failure())
+		}
+		return writeJSON(w, http.StatusOK, newQuoteResponse(res))
+	}
+
+	key := r.Header.Get("Idempotency-Key")
+	if err := checkIdempotencyKey(key); err != nil {
+		return err
+	}
+	req.Dry = new(bool) // canonical form: explicit false
+	canonical, _ := json.Marshal(req)
+	order, err := s.place(r.Context(), p, placement{
+		spec: swapv1.SwapOrderSpec{
+			Partner:              p.Partner.Name,
+			OriginAsset:          req.OriginAsset,
+			DestinationAsset:     req.DestinationAsset,
+			Amount:               req.Amount,
+			SwapType:             req.SwapType,
+			SlippageToleranceBps: req.SlippageToleranceBps,
+			Sender:               req.Sender,
+			Recipient:            req.Recipient,
+			RefundTo:             req.RefundTo,
+		},
+		idempotencyKey: key,
+		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
+		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
+			if err := s.takeQuota(p.Partner, 1); err != nil {
+				return err
+			}
+			res := s.opts.Router.Quote(ctx, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
+			if res.Best == nil {
+				return apierror.FromProvider(res.Failure())
+			}
+			best := *res.Best
+			spec.ProviderID = best.ProviderID
+			spec.Quote = &best
+			return nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, map[string]any{
+		"order": newOrderRecord(order),
+		"quote": order.Spec.Quote,
+	})
+}

@@ -1,0 +1,76 @@
+package apiserver
+
+import (
+	"net/http"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/routing"
+)
+
+type ratesResponse struct {
+	From     string          `json:"from"`
+	Amount   string          `json:"amount"`
+	SwapType swapv1.SwapType `json:"swapType"`
+	Rates    []rateEntry     `json:"rates"`
+}
+
+// rateEntry has exactly one of best and error set; the other is null.
+type rateEntry struct {
+	To    string                 `json:"to"`
+	Best  *swapv1.QuoteCandidate `json:"best"`
+	Error *apierror.Error        `json:"error"`
+}
+
+// POST /v1/rates → 200 {from, amount, swapType, rates[{to, best|null, error|null}]}. Targets
+// are priced concurrently (the router caps the parallelism); a failing target only fills its
+// own error. Each target counts as one quote against the monthly quota, since each is a
+// provider fan-out like a quote.
+func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
+	var req ratesRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
+		return unknownAsset("from", req.From)
+	}
+	if err := s.takeQuota(principal(r.Context()).Partner, int64(len(req.Targets))); err != nil {
+		return err
+	}
+
+	entries := make([]rateEntry, len(req.Targets))
+	var known []string
+	for i, to := range req.Targets {
+		entries[i].To = to
+		if _, ok := s.opts.Catalog.Lookup(to); ok {
+			known = append(known, to)
+		} else {
+			entries[i].Error = unknownAsset("target", to)
+		}
+	}
+	results := map[string]routing.Result{}
+	if len(known) > 0 {
+		base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType}.providerRequest("", "", "")
+		for _, rate := range s.opts.Router.Rates(r.Context(), base, known) {
+			results[rate.To] = rate.Result
+		}
+	}
+	for i := range entries {
+		if entries[i].Error != nil {
+			continue
+		}
+		res, ok := results[entries[i].To]
+		switch {
+		case !ok:
+			entries[i].Error = apierror.New(apierror.Internal, "")
+		case res.Best != nil:
+			entries[i].Best = res.Best
+		default:
+			entries[i].Error = apierror.FromProvider(res.Failure())
+		}
+	}
+	return writeJSON(w, http.StatusOK, ratesResponse{From: req.From, Amount: req.Amount, SwapType: req.SwapType, Rates: entries})
+}

@@ -1,0 +1,248 @@
+package apiserver
+
+import (
+	"regexp"
+	"unicode"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/provider"
+)
+
+// Request bodies and their validation. Validation is pure: it checks shapes and fills
+// defaults; whether an asset is routable is the catalog's question, asked by the handlers.
+
+// swapFields are the fields quote, order and rates requests share.
+type swapFields struct {
+	OriginAsset          string          `json:"originAsset"`
+	DestinationAsset     string          `json:"destinationAsset"`
+	Amount               string          `json:"amount"`
+	SwapType             swapv1.SwapType `json:"swapType,omitempty"`
+	SlippageToleranceBps *int32          `json:"slippageToleranceBps,omitempty"`
+}
+
+// quoteRequest is the body of POST /v1/quote. refundTo is accepted because dry:false creates
+// an order, whose body has it.
+type quoteRequest struct {
+	swapFields
+	Sender    string `json:"sender,omitempty"`
+	Recipient string `json:"recipient,omitempty"`
+	RefundTo  string `json:"refundTo,omitempty"`
+	// Dry defaults to true: without an explicit false the request only previews.
+	Dry *bool `json:"dry,omitempty"`
+}
+
+// orderRequest is the body of POST /v1/order.
+type orderRequest struct {
+	swapFields
+	Sender     string            `json:"sender"`
+	Recipient  string            `json:"recipient"`
+	RefundTo   string            `json:"refundTo,omitempty"`
+	ProviderID swapv1.ProviderID `json:"providerId"`
+}
+
+// depositRequest is the body of POST /v1/order/{id}/deposit.
+type depositRequest struct {
+	TxHash            string `json:"txHash"`
+	NearSenderAccount string `json:"nearSenderAccount,omitempty"`
+}
+
+// ratesRequest is the body of POST /v1/rates.
+type ratesRequest struct {
+	From     string          `json:"from"`
+	Amount   string          `json:"amount"`
+	Targets  []string        `json:"targets"`
+	SwapType swapv1.SwapType `json:"swapType,omitempty"`
+}
+
+const (
+	maxRateTargets  = 50
+	maxAddressLen   = 256
+	maxAssetIDLen   = 256
+	maxTxHashLen    = 256
+	maxNearAcctLen  = 128
+	maxSlippageBps  = 10000
+	maxIdemKeyLen   = 255
+	maxSearchLength = 100
+)
+
+// amountPattern: a positive integer in smallest units without leading zeros, at most 78
+// digits (a uint256).
+var amountPattern = regexp.MustCompile(`^[1-9][0-9]{0,77}$`)
+
+func checkAmount(field, v string) *apierror.Error {
+	if v == "" {
+		return apierror.Invalid(field, "required")
+	}
+	if !amountPattern.MatchString(v) {
+		return apierror.Invalid(field, "must be a positive integer string in the smallest unit")
+	}
+	return nil
+}
+
+func checkSwapType(v *swapv1.SwapType) *apierror.Error {
+	switch *v {
+	case "":
+		*v = swapv1.ExactInput
+	case swapv1.ExactInput, swapv1.ExactOutput:
+	default:
+		return apierror.Invalid("swapType", "must be EXACT_INPUT or EXACT_OUTPUT")
+	}
+	return nil
+}
+
+func checkAssetID(field, v string) *apierror.Error {
+	switch {
+	case v == "":
+		return apierror.Invalid(field, "required")
+	case len(v) > maxAssetIDLen || !printable(v):
+		return apierror.New(apierror.UnknownAsset, field+" is not a CAIP-19 id from the asset list")
+	}
+	return nil
+}
+
+func checkText(field, v string, required bool, maxLen int) *apierror.Error {
+	switch {
+	case v == "" && required:
+		return apierror.Invalid(field, "required")
+	case len(v) > maxLen:
+		return apierror.Invalid(field, "too long")
+	case !printable(v):
+		return apierror.Invalid(field, "must not contain control characters or spaces")
+	}
+	return nil
+}
+
+// printable rejects control characters and spaces, which no address, hash or asset id has.
+func printable(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *swapFields) validate() *apierror.Error {
+	if err := checkAssetID("originAsset", f.OriginAsset); err != nil {
+		return err
+	}
+	if err := checkAssetID("destinationAsset", f.DestinationAsset); err != nil {
+		return err
+	}
+	if err := checkAmount("amount", f.Amount); err != nil {
+		return err
+	}
+	if err := checkSwapType(&f.SwapType); err != nil {
+		return err
+	}
+	if s := f.SlippageToleranceBps; s != nil && (*s < 0 || *s > maxSlippageBps) {
+		return apierror.Invalid("slippageToleranceBps", "must be between 0 and 10000")
+	}
+	return nil
+}
+
+// dry reports whether the quote only previews.
+func (q *quoteRequest) dry() bool { return q.Dry == nil || *q.Dry }
+
+func (q *quoteRequest) validate() *apierror.Error {
+	if err := q.swapFields.validate(); err != nil {
+		return err
+	}
+	// A dry quote takes placeholder addresses; an order needs real ones.
+	required := !q.dry()
+	if err := checkText("sender", q.Sender, required, maxAddressLen); err != nil {
+		return err
+	}
+	if err := checkText("recipient", q.Recipient, required, maxAddressLen); err != nil {
+		return err
+	}
+	return checkText("refundTo", q.RefundTo, false, maxAddressLen)
+}
+
+func (o *orderRequest) validate() *apierror.Error {
+	if err := o.swapFields.validate(); err != nil {
+		return err
+	}
+	if err := checkText("sender", o.Sender, true, maxAddressLen); err != nil {
+		return err
+	}
+	if err := checkText("recipient", o.Recipient, true, maxAddressLen); err != nil {
+		return err
+	}
+	if err := checkText("refundTo", o.RefundTo, false, maxAddressLen); err != nil {
+		return err
+	}
+	switch o.ProviderID {
+	case "":
+		return apierror.New(apierror.ProviderIDRequired, "choose the providerId of a candidate from the dry quote")
+	case swapv1.ProviderRouteA, swapv1.ProviderRouteB:
+		return nil
+	}
+	return apierror.Invalid("providerId", "must be route_A or route_B")
+}
+
+func (d *depositRequest) validate() *apierror.Error {
+	if d.TxHash == "" {
+		return apierror.New(apierror.MissingTxHash, "")
+	}
+	if err := checkText("txHash", d.TxHash, true, maxTxHashLen); err != nil {
+		return err
+	}
+	return checkText("nearSenderAccount", d.NearSenderAccount, false, maxNearAcctLen)
+}
+
+func (q *ratesRequest) validate() *apierror.Error {
+	if err := checkAssetID("from", q.From); err != nil {
+		return err
+	}
+	if err := checkAmount("amount", q.Amount); err != nil {
+		return err
+	}
+	if err := checkSwapType(&q.SwapType); err != nil {
+		return err
+	}
+	if len(q.Targets) < 1 || len(q.Targets) > maxRateTargets {
+		return apierror.Invalid("targets", "must list 1 to 50 asset ids")
+	}
+	for _, t := range q.Targets {
+		if t == "" {
+			return apierror.Invalid("targets", "must not contain empty asset ids")
+		}
+	}
+	return nil
+}
+
+// checkIdempotencyKey validates the Idempotency-Key header ("" when absent).
+func checkIdempotencyKey(v string) *apierror.Error {
+	if v == "" {
+		return nil
+	}
+	if len(v) > maxIdemKeyLen || !visibleASCII(v) {
+		return apierror.Invalid("Idempotency-Key", "must be 1 to 255 visible ASCII characters")
+	}
+	return nil
+}
+
+func visibleASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// providerRequest is the provider-side view of the shared fields.
+func (f swapFields) providerRequest(sender, recipient, refundTo string) provider.QuoteRequest {
+	return provider.QuoteRequest{
+		OriginAsset:      f.OriginAsset,
+		DestinationAsset: f.DestinationAsset,
+		Amount:           f.Amount,
+		SwapType:         f.SwapType,
+		SlippageBps:      f.SlippageToleranceBps,
+		Sender:           sender,
+		Recipient:        recipient,
+		RefundTo:         refundTo,
+	}
+}

@@ -1,0 +1,141 @@
+package apiserver
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/swaprouter/swaprouter/internal/apierror"
+)
+
+// route is one endpoint. The table below is the single source for the mux, the request log's
+// route label and the OpenAPI completeness test.
+type route struct {
+	method string
+	path   string
+	// public routes skip authentication and limits.
+	public bool
+	handle func(s *Server, w http.ResponseWriter, r *http.Request) error
+	// errors are the codes the handler itself can answer; codes every authenticated or POST
+	// route can answer are added by codes().
+	errors []apierror.Code
+}
+
+func (rt route) pattern() string { return rt.method + " " + rt.path }
+
+// codes is every error code the route can answer.
+func (rt route) codes() []apierror.Code {
+	out := []apierror.Code{apierror.Internal}
+	if !rt.public {
+		out = append(out, apierror.Unauthorized, apierror.OriginNotAllowed, apierror.RateLimitExceeded)
+	}
+	if rt.method == http.MethodPost {
+		out = append(out, apierror.BodyTooLarge, apierror.InvalidRequest)
+	}
+	return append(out, rt.errors...)
+}
+
+// routerCodes are answered by the router itself for requests that match no route.
+var routerCodes = []apierror.Code{apierror.NotFound, apierror.MethodNotAllowed}
+
+var routeTable = []route{
+	{method: "GET", path: "/v1/assets", handle: (*Server).listAssets,
+		errors: []apierror.Code{apierror.InvalidRequest}},
+	{method: "POST", path: "/v1/quote", handle: (*Server).quote,
+		errors: []apierror.Code{apierror.UnknownAsset, apierror.UnsupportedPair, apierror.AmountTooLow,
+			apierror.AmountTooHigh, apierror.UpstreamTimeout, apierror.UpstreamError, apierror.QuotaExceeded,
+			apierror.IdempotencyKeyReused}},
+	{method: "POST", path: "/v1/order", handle: (*Server).createOrder,
+		errors: []apierror.Code{apierror.ProviderIDRequired, apierror.UnknownAsset, apierror.UnsupportedPair,
+			apierror.AmountTooLow, apierror.AmountTooHigh, apierror.UpstreamTimeout, apierror.UpstreamError,
+			apierror.IdempotencyKeyReused}},
+	{method: "GET", path: "/v1/order/{id}", handle: (*Server).getOrder,
+		errors: []apierror.Code{apierror.OrderNotFound}},
+	{method: "POST", path: "/v1/order/{id}/deposit", handle: (*Server).submitDeposit,
+		errors: []apierror.Code{apierror.MissingTxHash, apierror.OrderNotFound, apierror.OrderTerminal}},
+	{method: "POST", path: "/v1/rates", handle: (*Server).rates,
+		errors: []apierror.Code{apierror.UnknownAsset, apierror.QuotaExceeded}},
+	{method: "GET", path: "/v1/swappable-targets", handle: (*Server).swappableTargets,
+		errors: []apierror.Code{apierror.InvalidRequest, apierror.UnknownAsset}},
+	{method: "GET", path: "/v1/webhooks/deliveries", handle: (*Server).listDeliveries,
+		errors: []apierror.Code{apierror.InvalidRequest, apierror.OrderNotFound}},
+	{method: "POST", path: "/v1/webhooks/deliveries/{eventId}/redeliver", handle: (*Server).redeliver,
+		errors: []apierror.Code{apierror.NotFound}},
+	{method: "GET", path: "/v1/openapi.json", public: true, handle: (*Server).openAPI},
+	{method: "GET", path: "/healthz", public: true, handle: (*Server).healthz},
+	{method: "GET", path: "/readyz", public: true, handle: (*Server).readyz},
+}
+
+// routes assembles the handler: request log and metrics around everything, then either a
+// route's handler (behind authentication and limits unless public), the CORS preflight, or a
+// JSON 404/405.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routeTable {
+		h := s.endpoint(rt)
+		if !rt.public {
+			h = s.authenticated(h)
+		}
+		mux.Handle(rt.pattern(), h)
+	}
+	return s.observe(s.dispatch(mux))
+}
+
+// endpoint adapts an error-returning handler: *apierror.Error is written as is, anything else
+// is logged and answered with `internal error`.
+func (s *Server) endpoint(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := rt.handle(s, w, r)
+		if err == nil {
+			return
+		}
+		s.writeError(w, r, err)
+	})
+}
+
+// preflightPattern is the route label of CORS preflights. They are answered outside the mux:
+// an "OPTIONS /v1/" pattern would turn every unknown /v1 path into a 405.
+const preflightPattern = "OPTIONS /v1/"
+
+// dispatch sends CORS preflights to preflight, and answers requests no route matches with the
+// API's JSON errors instead of the mux's plain-text ones, keeping the mux's 404 vs 405
+// decision and its Allow header.
+func (s *Server) dispatch(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions && strings.HasPrefix(r.URL.Path, "/v1/") {
+			r.Pattern = preflightPattern
+			s.preflight(w, r)
+			return
+		}
+		if !unmatched(mux, w, r) {
+			mux.ServeHTTP(w, r)
+		}
+	})
+}
+
+// unmatched writes the 404 or 405 for a request no pattern matches and reports whether it did.
+func unmatched(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) bool {
+	h, pattern := mux.Handler(r)
+	if pattern != "" {
+		return false
+	}
+	probe := &statusProbe{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	e := apierror.Newf(apierror.NotFound, "no route for %s %s", r.Method, r.URL.Path)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		e = apierror.Newf(apierror.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
+	}
+	infoFrom(r.Context()).code = e.Code
+	apierror.Write(w, e)
+	return true
+}
+
+// statusProbe records what the mux's own 404/405 handler would answer, discarding the body.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(status int)      { p.status = status }

@@ -1,0 +1,255 @@
+// Package apiserver is the /v1 HTTP frontend partners call: it authenticates keys, applies the
+// rate limit and quote quota, answers quotes directly from the providers (through the router)
+// and turns orders into SwapOrder objects whose reconciler does every provider side effect.
+// It runs in the manager as a Runnable on every replica (no leader election) and reads through
+// the manager's informer cache.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/quota"
+	"github.com/swaprouter/swaprouter/internal/ratelimit"
+	"github.com/swaprouter/swaprouter/internal/routing"
+)
+
+// Catalog is what the frontend needs of *catalog.Catalog.
+type Catalog interface {
+	List(chain, search string) []catalog.Asset
+	Lookup(assetID string) (catalog.Asset, bool)
+	SwappableTargets(from string) []string
+	ProvidersFor(origin, destination string) []swapv1.ProviderID
+}
+
+// Router is what the frontend needs of *routing.Router.
+type Router interface {
+	Quote(ctx context.Context, req provider.QuoteRequest) routing.Result
+	Rates(ctx context.Context, base provider.QuoteRequest, targets []string) []routing.Rate
+}
+
+// Options configure a Server. Client, APIReader, Catalog, Router and Namespace are required.
+type Options struct {
+	// Addr is the listen address, e.g. ":8080" (":0" picks a free port; see Server.Addr).
+	Addr string
+	// Namespace holds the Partners, their key Secrets, SwapOrders and WebhookDeliveries.
+	Namespace string
+	// Client reads through the informer cache (with the index package's field indexes) and
+	// writes to the API server: the manager's GetClient().
+	Client client.Client
+	// APIReader reads around the cache where a stale read would be wrong (an order created a
+	// moment ago by another replica, a Partner after a write conflict): GetAPIReader().
+	APIReader client.Reader
+	// Informers is the manager's cache. Order creation waits on its SwapOrder events; nil
+	// (handler tests) means waits end only through NotifyOrder or their timeout.
+	Informers cache.Informers
+	Catalog   Catalog
+	Router    Router
+	Log       logr.Logger
+
+	// WaitTimeout bounds how long order creation waits for the deposit address (default 20s).
+	WaitTimeout time.Duration
+	// QuotaFlushInterval is how often quote counts are written to Partner status (default 5s).
+	QuotaFlushInterval time.Duration
+	// ShutdownTimeout bounds the drain of in-flight requests on stop (default 25s).
+	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout and ReadTimeout guard against slow clients (defaults 5s and 15s).
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	// IdleTimeout closes idle keep-alive connections (default 90s).
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds request headers (default 16 KiB).
+	MaxHeaderBytes int
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = 20 * time.Second
+	}
+	if o.QuotaFlushInterval <= 0 {
+		o.QuotaFlushInterval = 5 * time.Second
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 25 * time.Second
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = 5 * time.Second
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 15 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 90 * time.Second
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 16 << 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Server is the /v1 frontend.
+type Server struct {
+	opts    Options
+	log     logr.Logger
+	auth    *auth.Authenticator
+	limiter *ratelimit.Limiter
+	quota   *quota.Counter
+	waiter  *orderWaiter
+	handler http.Handler
+
+	ready atomic.Bool
+	addr  atomic.Pointer[string]
+	// observed, when set, sees the error code of every answered error (tests).
+	observed func(route string, code apierror.Code)
+}
+
+var (
+	_ manager.Runnable               = (*Server)(nil)
+	_ manager.LeaderElectionRunnable = (*Server)(nil)
+)
+
+// New builds a Server; Start serves it.
+func New(opts Options) (*Server, error) {
+	opts.defaults()
+	switch {
+	case opts.Client == nil || opts.APIReader == nil:
+		return nil, errors.New("apiserver: Client and APIReader are required")
+	case opts.Catalog == nil || opts.Router == nil:
+		return nil, errors.New("apiserver: Catalog and Router are required")
+	case opts.Namespace == "":
+		return nil, errors.New("apiserver: Namespace is required")
+	}
+	s := &Server{
+		opts:    opts,
+		log:     opts.Log.WithName("apiserver"),
+		auth:    auth.NewAuthenticator(opts.Client, opts.Namespace, opts.Now),
+		limiter: ratelimit.New(),
+		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
+		waiter:  newOrderWaiter(),
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler is the complete HTTP handler (routing, auth, limits, logging, metrics).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// NeedLeaderElection is false: every replica serves.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// Addr is the address the server listens on once Start has bound it, "" before.
+func (s *Server) Addr() string {
+	if a := s.addr.Load(); a != nil {
+		return *a
+	}
+	return ""
+}
+
+// NotifyOrder wakes requests waiting on the SwapOrder of that name; the informer does this
+// for every SwapOrder event.
+func (s *Server) NotifyOrder(name string) { s.waiter.notify(name) }
+
+// Start serves until ctx ends, then stops accepting, lets in-flight requests finish (within
+// ShutdownTimeout) and writes the last quote counts.
+func (s *Server) Start(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("apiserver: listen %s: %w", s.opts.Addr, err)
+	}
+	addr := ln.Addr().String()
+	s.addr.Store(&addr)
+
+	if err := s.watchCache(ctx); err != nil {
+		_ = ln.Close()
+		return err
+	}
+
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		// Order creation may wait WaitTimeout for the reconciler; leave room to answer.
+		WriteTimeout:   s.opts.WaitTimeout + 15*time.Second,
+		IdleTimeout:    s.opts.IdleTimeout,
+		MaxHeaderBytes: s.opts.MaxHeaderBytes,
+	}
+
+	flushCtx, stopFlushing := context.WithCancel(context.Background())
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		s.quota.Run(flushCtx, s.opts.QuotaFlushInterval)
+	}()
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s.ready.Store(true)
+	s.log.Info("serving /v1", "addr", addr)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	s.ready.Store(false)
+
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		s.log.Error(err, "in-flight requests did not finish in time")
+	}
+	stopFlushing()
+	<-flushed
+	// Every request that could count a quote has finished; persist the rest.
+	if err := s.quota.Flush(shutdownCtx); err != nil {
+		s.log.Error(err, "final quote count flush")
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("apiserver: %w", serveErr)
+	}
+	return nil
+}
+
+// watchCache starts the informers the handlers read, hooks order events to the waiter and
+// waits until they are synced, so the first requests do not each pay for an informer start.
+func (s *Server) watchCache(ctx context.Context) error {
+	if s.opts.Informers == nil {
+		return nil
+	}
+	for _, obj := range []client.Object{&swapv1.Partner{}, &corev1.Secret{}, &swapv1.WebhookDelivery{}} {
+		if _, err := s.opts.Informers.GetInformer(ctx, obj); err != nil {
+			return fmt.Errorf("apiserver: informer for %T: %w", obj, err)
+		}
+	}
+	inf, err := s.opts.Informers.GetInformer(ctx, &swapv1.SwapOrder{})
+	if err != nil {
+		return fmt.Errorf("apiserver: SwapOrder informer: %w", err)
+	}
+	if _, err := inf.AddEventHandler(s.waiter.eventHandler()); err != nil {
+		return fmt.Errorf("apiserver: SwapOrder event handler: %w", err)
+	}
+	if !s.opts.Informers.WaitForCacheSync(ctx) {
+		return errors.New("apiserver: cache did not sync")
+	}
+	return nil
+}
