@@ -67,7 +67,7 @@ func startFrontend(ns string, o frontendOptions) *frontend {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(srv)).To(Succeed())
 	if o.reconciler != nil {
-		Expect(ctrl.NewControllerManagedBy(mgr).Named("test-swaporder-"+ns).For(&swapv1.SwapOrder{}).
+		Expect(ctrl.NewControllerManagedBy(mgr).Named("test-swaporder-" + ns).For(&swapv1.SwapOrder{}).
 			Complete(o.reconciler)).To(Succeed())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
