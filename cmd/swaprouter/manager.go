@@ -18,13 +18,11 @@ func newManagerCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			mgr, err := system.NewManager(cfg, opts)
+			sys, err := system.New(cfg, opts)
 			if err != nil {
 				return err
 			}
-			ctrl.Log.WithName("setup").Info("starting manager", "namespace", opts.Namespace,
-				"controllers", opts.Controllers, "frontend", opts.Frontend, "leaderElection", opts.LeaderElection)
-			return mgr.Start(ctrl.SetupSignalHandler())
+			return sys.Manager.Start(ctrl.SetupSignalHandler())
 		},
 	}
 	opts.BindFlags(cmd.Flags())

@@ -6,6 +6,7 @@ package system
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -17,8 +18,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/swaprouter/swaprouter/apiserver"
+	"github.com/swaprouter/swaprouter/controllers"
+	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/netguard"
+	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // Options switch the parts of the service and tune them. Zero values are not meaningful:
@@ -38,6 +46,31 @@ type Options struct {
 	LeaderElection bool
 	// LeaderElectionNamespace defaults to Namespace.
 	LeaderElectionNamespace string
+
+	// FrontendAddr is the /v1 listen address (":0" picks a free port).
+	FrontendAddr string
+	// OrderWaitTimeout bounds how long order creation waits for the deposit address.
+	OrderWaitTimeout time.Duration
+
+	// OrderConcurrency is the number of orders reconciled in parallel.
+	OrderConcurrency int
+	// ProviderConcurrency caps concurrent order calls to one provider.
+	ProviderConcurrency int
+	// OrderRetention keeps terminal orders this long.
+	OrderRetention time.Duration
+	// DepositExpiryGrace is added to a provider's deposit deadline before DepositExpired.
+	DepositExpiryGrace time.Duration
+	// UnknownAfter is the number of consecutive failed polls before an order is UNKNOWN.
+	UnknownAfter int
+
+	// WebhookConcurrency is the number of deliveries attempted in parallel.
+	WebhookConcurrency int
+	// DeliveryRetention keeps delivered and failed deliveries this long.
+	DeliveryRetention time.Duration
+	// AllowLoopbackWebhooks lets deliveries reach 127.0.0.0/8 and ::1 (dev and tests only).
+	AllowLoopbackWebhooks bool
+	// WebhookPolicy overrides the delivery schedule (tests); nil means the design's schedule.
+	WebhookPolicy *webhook.Policy
 }
 
 // DefaultOptions are the production defaults.
@@ -48,6 +81,16 @@ func DefaultOptions() Options {
 		Frontend:    true,
 		MetricsAddr: ":8443",
 		ProbeAddr:   ":8081",
+
+		FrontendAddr:        ":8080",
+		OrderWaitTimeout:    20 * time.Second,
+		OrderConcurrency:    16,
+		ProviderConcurrency: 32,
+		OrderRetention:      30 * 24 * time.Hour,
+		DepositExpiryGrace:  10 * time.Minute,
+		UnknownAfter:        5,
+		WebhookConcurrency:  8,
+		DeliveryRetention:   7 * 24 * time.Hour,
 	}
 }
 
@@ -61,6 +104,17 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of the pprof endpoints (empty disables)")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "elect one active controller replica")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader election lease (default: --namespace)")
+
+	fs.StringVar(&o.FrontendAddr, "listen-address", o.FrontendAddr, "address of the /v1 HTTP frontend")
+	fs.DurationVar(&o.OrderWaitTimeout, "order-wait-timeout", o.OrderWaitTimeout, "how long order creation waits for the deposit address")
+	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
+	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider")
+	fs.DurationVar(&o.OrderRetention, "order-retention", o.OrderRetention, "how long terminal orders are kept")
+	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
+	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive failed provider polls before an order becomes UNKNOWN")
+	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
+	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
+	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
 }
 
 // Validate reports option combinations that cannot work.
@@ -71,11 +125,90 @@ func (o Options) Validate() error {
 	if !o.Controllers && !o.Frontend {
 		return fmt.Errorf("nothing to run: enable --controllers, --frontend or both")
 	}
+	// A standby controller replica would serve quotes without providers: run a leader-elected
+	// controller process and a separate frontend process instead.
+	if o.Controllers && o.Frontend && o.LeaderElection {
+		return fmt.Errorf("--leader-elect needs --frontend=false: run the frontend as its own deployment")
+	}
 	return nil
 }
 
-// NewManager builds a manager running what o switches on.
-func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+// System is a manager with every part o switched on added to it.
+type System struct {
+	Manager   manager.Manager
+	Providers *providerset.Set
+	Catalog   *catalog.Catalog
+	// Frontend is nil unless Options.Frontend.
+	Frontend *apiserver.Server
+}
+
+// New builds the manager and adds the controllers and frontend that o switches on. Start it
+// with Manager.Start.
+func New(cfg *rest.Config, o Options) (*System, error) {
+	mgr, err := newManager(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New()}
+	log := ctrl.Log.WithName("setup")
+
+	// Every process needs the live providers: the controllers to track orders, the frontend
+	// to quote. Only the controllers write RoutingProvider status.
+	providers := &controllers.RoutingProviderReconciler{Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers}
+	if err := providers.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("routing provider controller: %w", err)
+	}
+	if o.Controllers {
+		orders := &controllers.SwapOrderReconciler{
+			Providers:               sys.Providers,
+			ExpiryGrace:             o.DepositExpiryGrace,
+			UnknownAfter:            int32(o.UnknownAfter),
+			Retention:               o.OrderRetention,
+			MaxConcurrentReconciles: o.OrderConcurrency,
+			ProviderConcurrency:     o.ProviderConcurrency,
+		}
+		if err := orders.SetupWithManager(mgr); err != nil {
+			return nil, fmt.Errorf("order controller: %w", err)
+		}
+		deliveries := &controllers.WebhookDeliveryReconciler{
+			Guard:                   netguard.Options{AllowLoopback: o.AllowLoopbackWebhooks},
+			Retention:               o.DeliveryRetention,
+			MaxConcurrentReconciles: o.WebhookConcurrency,
+		}
+		if o.WebhookPolicy != nil {
+			deliveries.Policy = *o.WebhookPolicy
+		}
+		if err := deliveries.SetupWithManager(mgr); err != nil {
+			return nil, fmt.Errorf("webhook delivery controller: %w", err)
+		}
+	}
+	if o.Frontend {
+		router := &routing.Router{Providers: sys.Providers, Catalog: sys.Catalog}
+		srv, err := apiserver.New(apiserver.Options{
+			Addr:        o.FrontendAddr,
+			Namespace:   o.Namespace,
+			Client:      mgr.GetClient(),
+			APIReader:   mgr.GetAPIReader(),
+			Informers:   mgr.GetCache(),
+			Catalog:     sys.Catalog,
+			Router:      router,
+			Log:         ctrl.Log.WithName("apiserver"),
+			WaitTimeout: o.OrderWaitTimeout,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("frontend: %w", err)
+		}
+		if err := mgr.Add(srv); err != nil {
+			return nil, err
+		}
+		sys.Frontend = srv
+	}
+	log.Info("system assembled", "namespace", o.Namespace, "controllers", o.Controllers, "frontend", o.Frontend)
+	return sys, nil
+}
+
+// newManager builds a manager with the shared scheme, cache scope, indexes and probes.
+func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -108,7 +241,16 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+	// Ready once the informers have synced: before that the frontend would answer 401/404
+	// for partners and orders it simply has not seen yet.
+	if err := mgr.AddReadyzCheck("informers", func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return fmt.Errorf("informer caches not synced")
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return mgr, nil

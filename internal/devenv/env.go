@@ -1,0 +1,331 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/system"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
+)
+
+// Env is a running whole system: control plane, simulator, manager (controllers and
+// frontend), RoutingProviders for route_A and route_B and a demo partner with a fresh key.
+// `swaprouter dev`, the whole-journey suites and the benchmarks all start it through Start.
+type Env struct {
+	Plane     *ControlPlane
+	Client    client.Client
+	System    *system.System
+	Simulator *simulator.Simulator
+	Namespace string
+
+	FrontendURL  string
+	SimulatorURL string
+	// Partner is the demo partner's name; KeyID and Secret its fresh API key.
+	Partner, KeyID, Secret string
+	// WebhookSecret signs the demo partner's webhooks (whsec_...).
+	WebhookSecret string
+
+	cancel  context.CancelFunc
+	done    chan error
+	servers []*http.Server
+}
+
+// EnvOptions configure Start.
+type EnvOptions struct {
+	// DataDir keeps etcd data and the kubeconfig; a temporary folder when empty.
+	DataDir string
+	Manager system.Options
+	// SimulatorAddr is where the simulator listens (":0" style addresses pick a free port).
+	SimulatorAddr string
+	Simulator     simulator.Options
+	// PollMin and PollMax are the RoutingProviders' status poll interval.
+	PollMin, PollMax time.Duration
+	// Partner names the demo partner.
+	Partner string
+	// WebhookURL, when set, receives the demo partner's webhooks.
+	WebhookURL string
+	// Out receives progress lines.
+	Out io.Writer
+}
+
+// Start brings the whole system up and returns when the frontend answers and both providers
+// are ready. Stop ends it.
+func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.DataDir == "" {
+		if o.DataDir, err = os.MkdirTemp("", "swaprouter-env-"); err != nil {
+			return nil, err
+		}
+	}
+	if err := EnsureBinaries(o.Out); err != nil {
+		return nil, err
+	}
+	plane, err := StartControlPlane(o.DataDir, o.Out)
+	if err != nil {
+		return nil, err
+	}
+	env = &Env{Plane: plane, Namespace: o.Manager.Namespace, done: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			env.Stop()
+			env = nil
+		}
+	}()
+
+	if env.Client, err = client.New(plane.Config, client.Options{Scheme: scheme.New()}); err != nil {
+		return env, err
+	}
+	if err = ensureNamespace(ctx, env.Client, env.Namespace); err != nil {
+		return env, err
+	}
+
+	env.Simulator = simulator.New(o.Simulator)
+	simAddr, err := env.serve(o.SimulatorAddr, env.Simulator.Handler())
+	if err != nil {
+		return env, fmt.Errorf("simulator: %w", err)
+	}
+	env.SimulatorURL = "http://" + simAddr
+	fmt.Fprintf(o.Out, "Provider simulator on %s (route_A: oneclick, route_B: channel).\n", env.SimulatorURL)
+
+	if err = env.applyProviders(ctx, o); err != nil {
+		return env, err
+	}
+	if err = env.applyPartner(ctx, o); err != nil {
+		return env, err
+	}
+
+	if env.System, err = system.New(plane.Config, o.Manager); err != nil {
+		return env, err
+	}
+	mgrCtx, cancel := context.WithCancel(context.Background())
+	env.cancel = cancel
+	go func() { env.done <- env.System.Manager.Start(mgrCtx) }()
+
+	if err = env.waitReady(ctx); err != nil {
+		return env, err
+	}
+	return env, nil
+}
+
+// listen binds addr; a port in use gets a message naming the flag to change.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w (is another swaprouter dev running? pick another address with its flag)", err)
+	}
+	return ln, nil
+}
+
+// serve runs h on addr until Stop and returns the bound address.
+func (e *Env) serve(addr string, h http.Handler) (string, error) {
+	ln, err := listen(addr)
+	if err != nil {
+		return "", err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	e.servers = append(e.servers, srv)
+	go func() { _ = srv.Serve(ln) }()
+	return ln.Addr().String(), nil
+}
+
+const routeACredentials = "route-a-credentials"
+
+func (e *Env) applyProviders(ctx context.Context, o EnvOptions) error {
+	if o.Simulator.RouteAToken != "" {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: routeACredentials, Namespace: e.Namespace}}
+		if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, s, func() error {
+			s.StringData = map[string]string{"token": o.Simulator.RouteAToken}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("route_A credentials: %w", err)
+		}
+	}
+	for _, p := range []struct {
+		name     string
+		id       swapv1.ProviderID
+		protocol swapv1.ProviderProtocol
+	}{
+		{"route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick},
+		{"route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel},
+	} {
+		rp := &swapv1.RoutingProvider{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: e.Namespace}}
+		if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, rp, func() error {
+			rp.Spec = swapv1.RoutingProviderSpec{
+				ProviderID: p.id,
+				Protocol:   p.protocol,
+				Endpoint:   e.SimulatorURL + "/" + string(p.id),
+				Timeout:    metav1.Duration{Duration: 5 * time.Second},
+				PollInterval: swapv1.PollInterval{
+					Min: metav1.Duration{Duration: o.PollMin}, Max: metav1.Duration{Duration: o.PollMax},
+				},
+				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
+				Enabled:              true,
+			}
+			if p.id == swapv1.ProviderRouteA && o.Simulator.RouteAToken != "" {
+				rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: routeACredentials, Key: "token"}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("RoutingProvider %s: %w", p.name, err)
+		}
+	}
+	return nil
+}
+
+// applyPartner creates or updates the demo partner, keeps its webhook secret across runs, and
+// gives it a fresh API key (the secret of an earlier run is not stored anywhere).
+func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
+	e.Partner = o.Partner
+	whName := o.Partner + "-webhook"
+	wh := &corev1.Secret{}
+	switch err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: whName}, wh); {
+	case apierrors.IsNotFound(err):
+		secret, err := webhooks.NewSecret()
+		if err != nil {
+			return err
+		}
+		wh = &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: whName, Namespace: e.Namespace},
+			Data:       map[string][]byte{"secret": []byte(secret)},
+		}
+		if err := e.Client.Create(ctx, wh); err != nil {
+			return fmt.Errorf("webhook secret: %w", err)
+		}
+	case err != nil:
+		return err
+	}
+	e.WebhookSecret = string(wh.Data["secret"])
+
+	p := &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: o.Partner, Namespace: e.Namespace}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, p, func() error {
+		p.Spec.DisplayName = "Demo partner"
+		p.Spec.Tier = "dev"
+		if p.Spec.RequestsPerMinute == 0 {
+			p.Spec.RequestsPerMinute = 300
+		}
+		p.Spec.Webhook = nil
+		if o.WebhookURL != "" {
+			p.Spec.Webhook = &swapv1.PartnerWebhook{
+				URL: o.WebhookURL, Enabled: true, SecretRef: swapv1.SecretKeyRef{Name: whName, Key: "secret"},
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("partner %s: %w", o.Partner, err)
+	}
+	keyID, secret, err := auth.CreateKey(ctx, e.Client, e.Namespace, o.Partner)
+	if err != nil {
+		return fmt.Errorf("partner key: %w", err)
+	}
+	e.KeyID, e.Secret = keyID, secret
+	return nil
+}
+
+// waitReady returns once the frontend answers /readyz and both providers are Ready.
+func (e *Env) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-e.done:
+			e.done <- err
+			return fmt.Errorf("manager stopped while starting: %w", err)
+		case <-ctx.Done():
+			return errors.New("the system did not become ready within 2 minutes")
+		case <-tick.C:
+		}
+		if e.FrontendURL == "" && e.System.Frontend != nil {
+			if addr := e.System.Frontend.Addr(); addr != "" {
+				e.FrontendURL = "http://" + addr
+			}
+		}
+		if e.FrontendURL != "" && e.frontendReady(ctx) && e.providersReady(ctx) {
+			return nil
+		}
+	}
+}
+
+func (e *Env) frontendReady(ctx context.Context) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.FrontendURL+"/readyz", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func (e *Env) providersReady(ctx context.Context) bool {
+	var list swapv1.RoutingProviderList
+	if err := e.Client.List(ctx, &list, client.InNamespace(e.Namespace)); err != nil || len(list.Items) < 2 {
+		return false
+	}
+	for _, rp := range list.Items {
+		ready := false
+		for _, c := range rp.Status.Conditions {
+			ready = ready || (c.Type == swapv1.ConditionReady && c.Status == metav1.ConditionTrue)
+		}
+		if !ready {
+			return false
+		}
+	}
+	return true
+}
+
+// Stop ends the manager (draining the frontend), the simulator and the control plane.
+func (e *Env) Stop() {
+	if e.cancel != nil {
+		e.cancel()
+		select {
+		case <-e.done:
+		case <-time.After(40 * time.Second):
+		}
+	}
+	var wg sync.WaitGroup
+	for _, srv := range e.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(ctx)
+		}()
+	}
+	wg.Wait()
+	if e.Plane != nil {
+		_ = e.Plane.Stop()
+	}
+}
+
+// EnvFile is what dev.env holds.
+func (e *Env) EnvFile() map[string]string {
+	return map[string]string{
+		"SWAPROUTER_URL":        e.FrontendURL,
+		"SWAPROUTER_KEY_ID":     e.KeyID,
+		"SWAPROUTER_API_SECRET": e.Secret,
+		"SIMULATOR_URL":         e.SimulatorURL,
+		"KUBECONFIG":            e.Plane.KubeconfigPath,
+		"SWAPROUTER_NAMESPACE":  e.Namespace,
+	}
+}
