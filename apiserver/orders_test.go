@@ -16,6 +16,10 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orders"
 )
 
+func clientKey(name string) client.ObjectKey {
+	return client.ObjectKey{Namespace: testNS, Name: name}
+}
+
 func (h *harness) order(id string) *swapv1.SwapOrder {
 	h.t.Helper()
 	o := &swapv1.SwapOrder{}
