@@ -61,7 +61,8 @@ type Options struct {
 	Informers cache.Informers
 	Catalog   Catalog
 	Router    Router
-	Log       logr.Logger
+	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
+	Log logr.Logger
 
 	// WaitTimeout bounds how long order creation waits for the deposit address (default 20s).
 	WaitTimeout time.Duration
@@ -149,7 +150,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:    opts,
-		log:     opts.Log.WithName("apiserver"),
+		log:     opts.Log,
 		auth:    auth.NewAuthenticator(opts.Client, opts.Namespace, opts.Now),
 		limiter: ratelimit.New(),
 		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
