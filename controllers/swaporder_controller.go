@@ -1,14 +1,15 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -240,13 +241,13 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 	order := p.order
 	key := client.ObjectKeyFromObject(order)
 	readVersion := order.ResourceVersion
-	if !equality.Semantic.DeepEqual(p.orig, order.Status) {
+	if statusChanged(&p.orig, &order.Status) {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return fmt.Errorf("writing order status: %w", err)
 		}
-		r.written.wrote(key, readVersion)
+		r.written.wrote(key, readVersion, order.ResourceVersion)
 	}
 	for _, t := range p.transitions {
 		r.report(order, t)
@@ -257,6 +258,14 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		}
 	}
 	return nil
+}
+
+// statusChanged compares what the API would store: times are kept in whole seconds, so a
+// poll that only moved nextPollAt within the same second writes nothing.
+func statusChanged(a, b *swapv1.SwapOrderStatus) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA != nil || errB != nil || !bytes.Equal(ja, jb)
 }
 
 // transition applies c to the order and remembers it for the events and metrics.
@@ -299,7 +308,7 @@ func (r *SwapOrderReconciler) setCreatePending(ctx context.Context, order *swapv
 	if err := r.Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err
 	}
-	r.written.wrote(client.ObjectKeyFromObject(order), readVersion)
+	r.written.wrote(client.ObjectKeyFromObject(order), readVersion, order.ResourceVersion)
 	return nil
 }
 

@@ -114,8 +114,12 @@ type orderWriteGuard struct {
 	superseded map[types.NamespacedName][]string
 }
 
-// wrote records that a write based on version readVersion of key succeeded.
-func (g *orderWriteGuard) wrote(key types.NamespacedName, readVersion string) {
+// wrote records that a write turned version readVersion of key into newVersion. A write
+// that changed nothing (the API server keeps the version) supersedes nothing.
+func (g *orderWriteGuard) wrote(key types.NamespacedName, readVersion, newVersion string) {
+	if readVersion == newVersion {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.superseded == nil {

@@ -514,3 +514,46 @@ func TestUnitRetention(t *testing.T) {
 		t.Fatalf("order not deleted after retention: %v", err)
 	}
 }
+
+func TestOrderWriteGuard(t *testing.T) {
+	key := client.ObjectKey{Namespace: "ns", Name: "o"}
+	var g orderWriteGuard
+	if g.stale(key, "1") {
+		t.Fatal("stale without any write")
+	}
+	g.wrote(key, "1", "2") // annotation patch
+	g.wrote(key, "2", "3") // status patch in the same pass
+	for _, v := range []string{"1", "2"} {
+		if !g.stale(key, v) {
+			t.Fatalf("version %s not stale after our writes", v)
+		}
+	}
+	if g.stale(key, "3") {
+		t.Fatal("our own newest version is stale")
+	}
+	if g.stale(key, "1") {
+		t.Fatal("record kept after the cache caught up")
+	}
+	g.wrote(key, "5", "5") // a no-op write keeps the version: nothing superseded
+	if g.stale(key, "5") {
+		t.Fatal("a no-op write made the current version stale")
+	}
+	g.wrote(key, "6", "7")
+	g.forget(key)
+	if g.stale(key, "6") {
+		t.Fatal("forget kept the record")
+	}
+}
+
+func TestStatusChangedIgnoresSubSecondTimes(t *testing.T) {
+	a := swapv1.SwapOrderStatus{NextPollAt: &metav1.Time{Time: unitStart}}
+	b := *a.DeepCopy()
+	b.NextPollAt = &metav1.Time{Time: unitStart.Add(300 * time.Millisecond)}
+	if statusChanged(&a, &b) {
+		t.Fatal("a sub-second move counts as a change")
+	}
+	b.NextPollAt = &metav1.Time{Time: unitStart.Add(time.Second)}
+	if !statusChanged(&a, &b) {
+		t.Fatal("a one-second move is not a change")
+	}
+}

@@ -1,0 +1,519 @@
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/simulator/market"
+)
+
+// orderRig is one namespace with the real simulator on 127.0.0.1, adapters built by the
+// registry, and a manager running only the SwapOrder reconciler.
+type orderRig struct {
+	ns        string
+	sim       *simulator.Simulator
+	url       string
+	providers *providerset.Set
+	stop      func()
+}
+
+type orderRigOptions struct {
+	sim              simulator.Options
+	pollMin, pollMax time.Duration
+	tune             func(r *SwapOrderReconciler)
+}
+
+func fastSim() simulator.Options {
+	return simulator.Options{
+		StepDelay: 100 * time.Millisecond, RefundDelay: 400 * time.Millisecond, DepositWindow: time.Minute,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+func newOrderRig(o orderRigOptions) *orderRig {
+	GinkgoHelper()
+	if o.pollMin == 0 {
+		o.pollMin, o.pollMax = 200*time.Millisecond, 300*time.Millisecond
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "orders-"}}
+	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
+
+	sim := simulator.New(o.sim)
+	srv := httptest.NewServer(sim.Handler())
+	DeferCleanup(srv.Close)
+
+	rig := &orderRig{ns: ns.Name, sim: sim, url: srv.URL}
+	rig.setProviders(o.pollMin, o.pollMax)
+	rig.start(o.tune, nil)
+	DeferCleanup(func() { rig.stop() })
+	return rig
+}
+
+// setProviders fills a fresh providerset with an adapter per provider, speaking to the
+// simulator over HTTP.
+func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
+	GinkgoHelper()
+	g.providers = providerset.New()
+	for _, id := range swapv1.ProviderIDs {
+		p, err := newTestAdapter(id, provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second})
+		if errors.Is(err, errNoAdapter) {
+			continue
+		}
+		Expect(err).NotTo(HaveOccurred())
+		g.providers.Put(id, providerset.Entry{Provider: p, Enabled: true, PollMin: pollMin, PollMax: pollMax})
+	}
+}
+
+// need skips a spec whose provider has no adapter in this tree yet.
+func (g *orderRig) need(id swapv1.ProviderID) {
+	if _, ok := g.providers.Get(id); !ok {
+		Skip(fmt.Sprintf("no adapter for %s yet", id))
+	}
+}
+
+// start runs a fresh manager; wrap, when set, wraps the reconciler's client.
+func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithWatch) client.Client) {
+	GinkgoHelper()
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                 scheme.New(),
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{g.ns: {}}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
+	r := &SwapOrderReconciler{
+		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Providers: g.providers,
+		ExpiryGrace: 2 * time.Second, UnknownAfter: 3,
+		RetryBase: 100 * time.Millisecond, RetryMax: time.Second, PollBackoffMax: time.Second,
+	}
+	if wrap != nil {
+		r.Client = wrap(noWatch{mgr.GetClient()})
+	}
+	if tune != nil {
+		tune(r)
+	}
+	Expect(r.SetupWithManager(mgr)).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	g.stop = func() { cancel(); <-done }
+}
+
+// noWatch lets the manager's client go through interceptor.NewClient, which wants a
+// WithWatch; the reconciler never watches through its client.
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, errors.New("not supported")
+}
+
+var usdcEth, usdcArb = simAsset("eth:USDC"), simAsset("arb:USDC")
+
+func simAsset(key string) string {
+	a, ok := market.Lookup(key)
+	if !ok {
+		panic(key)
+	}
+	return a.AssetID()
+}
+
+func newOrderID() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return "ord_" + strings.ToLower(base32.StdEncoding.EncodeToString(b))[:26]
+}
+
+// createOrder creates a 100 USDC eth → arb order (amount overrides it) for partner "acme".
+func (g *orderRig) createOrder(p swapv1.ProviderID, from, to, amount string) *swapv1.SwapOrder {
+	GinkgoHelper()
+	id := newOrderID()
+	o := &swapv1.SwapOrder{
+		ObjectMeta: metav1.ObjectMeta{Name: strings.ReplaceAll(id, "_", "-"), Namespace: g.ns},
+		Spec: swapv1.SwapOrderSpec{
+			OrderID: id, Partner: "acme", ProviderID: p, OriginAsset: from, DestinationAsset: to,
+			Amount: amount, SwapType: swapv1.ExactInput,
+			Sender: "0x1111111111111111111111111111111111111111", Recipient: "0x2222222222222222222222222222222222222222",
+		},
+	}
+	Expect(k8sClient.Create(context.Background(), o)).To(Succeed())
+	return o
+}
+
+func (g *orderRig) get(o *swapv1.SwapOrder) *swapv1.SwapOrder {
+	GinkgoHelper()
+	got := &swapv1.SwapOrder{}
+	Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(o), got)).To(Succeed())
+	return got
+}
+
+// status polls the order's status for Eventually/Consistently.
+func (g *orderRig) status(o *swapv1.SwapOrder) func() swapv1.OrderStatus {
+	return func() swapv1.OrderStatus { return g.get(o).Status.Status }
+}
+
+func (g *orderRig) awaitAddress(o *swapv1.SwapOrder) *swapv1.SwapOrder {
+	GinkgoHelper()
+	Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderPending))
+	got := g.get(o)
+	Expect(got.Status.DepositAddress).NotTo(BeEmpty())
+	return got
+}
+
+func (g *orderRig) partner(enabled bool) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(context.Background(), &swapv1.Partner{
+		ObjectMeta: metav1.ObjectMeta{Name: "acme", Namespace: g.ns},
+		Spec: swapv1.PartnerSpec{Webhook: &swapv1.PartnerWebhook{
+			URL: "https://partner.example/hooks", Enabled: enabled, SecretRef: swapv1.SecretKeyRef{Name: "hook", Key: "secret"},
+		}},
+	})).To(Succeed())
+}
+
+func historyOf(o *swapv1.SwapOrder) []string {
+	var out []string
+	for _, h := range o.Status.History {
+		out = append(out, fmt.Sprintf("%d:%s", h.Seq, h.Status))
+	}
+	return out
+}
+
+func reconcileTotal() float64 {
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	var total float64
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "swaporder" {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
+
+var _ = Describe("SwapOrder reconciler", func() {
+	ctx := context.Background()
+
+	Context("against the simulator", func() {
+		var g *orderRig
+		BeforeEach(func() { g = newOrderRig(orderRigOptions{sim: fastSim()}) })
+
+		DescribeTable("settles a full deposit to SUCCESS, one webhook delivery per transition",
+			func(p swapv1.ProviderID) {
+				g.need(p)
+				g.partner(true)
+				o := g.awaitAddress(g.createOrder(p, usdcEth, usdcArb, "100000000"))
+				Expect(o.Status.ProviderRef).NotTo(BeEmpty())
+				Expect(o.Status.DepositDeadline).NotTo(BeNil())
+				Expect(o.Status.Quote).NotTo(BeNil())
+				Eventually(func() map[string]string { return g.get(o).Annotations }).WithTimeout(5 * time.Second).ShouldNot(HaveKey(AnnotationCreatePending))
+
+				_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
+				Expect(err).NotTo(HaveOccurred())
+				Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+
+				o = g.get(o)
+				Expect(o.Status.InTxHashes).NotTo(BeEmpty())
+				Expect(o.Status.OutTxHashes).NotTo(BeEmpty())
+				Expect(o.Status.NextPollAt).To(BeNil())
+				h := historyOf(o)
+				Expect(h[0]).To(Equal("1:PENDING"))
+				Expect(h).To(ContainElement(HaveSuffix(":PROCESSING")))
+				Expect(h[len(h)-1]).To(Equal(fmt.Sprintf("%d:SUCCESS", len(h))))
+				Expect(o.Status.LastSeq).To(BeEquivalentTo(len(h)))
+				Expect(meta.IsStatusConditionTrue(o.Status.Conditions, swapv1.ConditionReady)).To(BeTrue())
+				Expect(meta.IsStatusConditionFalse(o.Status.Conditions, swapv1.ConditionReconciling)).To(BeTrue())
+
+				// Emission: one delivery per seq, owned by the order, notifiedSeq caught up.
+				Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(5 * time.Second).Should(Equal(o.Status.LastSeq))
+				var ds swapv1.WebhookDeliveryList
+				Expect(k8sClient.List(ctx, &ds, client.InNamespace(g.ns))).To(Succeed())
+				Expect(ds.Items).To(HaveLen(int(o.Status.LastSeq)))
+				seqs := map[int64]bool{}
+				for _, d := range ds.Items {
+					Expect(d.Spec.OrderID).To(Equal(o.Spec.OrderID))
+					Expect(metav1.GetControllerOf(&d).UID).To(Equal(o.UID))
+					seqs[d.Spec.Sequence] = true
+				}
+				Expect(seqs).To(HaveLen(int(o.Status.LastSeq)))
+
+				// An Event per transition, reason = the new status.
+				Eventually(func() []string {
+					var evs eventsv1.EventList
+					Expect(k8sClient.List(ctx, &evs, client.InNamespace(g.ns))).To(Succeed())
+					var reasons []string
+					for _, e := range evs.Items {
+						if e.Regarding.Name == o.Name && e.Action == "Transition" {
+							reasons = append(reasons, e.Reason)
+						}
+					}
+					return reasons
+				}).WithTimeout(5 * time.Second).Should(ContainElements("Pending", "Processing", "Success"))
+			},
+			Entry("route_A (oneclick)", swapv1.ProviderRouteA),
+			Entry("route_B (channel)", swapv1.ProviderRouteB),
+		)
+
+		It("refunds an under-deposit, and a disabled partner webhook creates no deliveries", func() {
+			g.partner(false)
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			_, err := g.sim.Deposit(o.Status.DepositAddress, "40000000")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderRefunded))
+			o = g.get(o)
+			Expect(historyOf(o)).To(ContainElement(HaveSuffix(":PROCESSING")))
+			Expect(meta.IsStatusConditionFalse(o.Status.Conditions, swapv1.ConditionReady)).To(BeTrue())
+			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(5 * time.Second).Should(Equal(o.Status.LastSeq))
+			var ds swapv1.WebhookDeliveryList
+			Expect(k8sClient.List(ctx, &ds, client.InNamespace(g.ns))).To(Succeed())
+			Expect(ds.Items).To(BeEmpty())
+		})
+
+		It("fails an order the provider refuses, with the reason", func() {
+			tooLow := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "1000000") // 1 USDC, minimum is 5
+			unsupported := g.createOrder(swapv1.ProviderRouteA, simAsset("tron:USDT"), simAsset("btc:BTC"), "100000000")
+			for o, reason := range map[*swapv1.SwapOrder]string{tooLow: orders.ReasonAmountTooLow, unsupported: orders.ReasonUnsupportedPair} {
+				Eventually(g.status(o)).WithTimeout(10 * time.Second).Should(Equal(swapv1.OrderFailed))
+				got := g.get(o)
+				Expect(got.Status.StatusReason).To(Equal(reason))
+				Expect(got.Status.DepositAddress).To(BeEmpty())
+				Expect(historyOf(got)).To(Equal([]string{"1:FAILED"}))
+			}
+		})
+
+		It("retries 5xx from the provider with backoff and recovers with one deposit address", func() {
+			g.sim.SetFault(swapv1.ProviderRouteA, simulator.AnyCall, simulator.Fault{ErrorRate: 1, Status: 503})
+			o := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
+			Eventually(func() int32 { return g.get(o).Status.ProviderErrors }).WithTimeout(10 * time.Second).Should(BeNumerically(">=", 3))
+			got := g.get(o)
+			Expect(got.Status.Status).To(BeEmpty())
+			Expect(got.Annotations).To(HaveKey(AnnotationCreatePending))
+			Expect(meta.FindStatusCondition(got.Status.Conditions, swapv1.ConditionStalled).Status).To(Equal(metav1.ConditionTrue))
+
+			g.sim.ClearFaults()
+			o = g.awaitAddress(o)
+			Expect(o.Status.ProviderErrors).To(BeZero())
+			Expect(meta.FindStatusCondition(o.Status.Conditions, swapv1.ConditionStalled).Status).To(Equal(metav1.ConditionFalse))
+			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA]).To(Equal(map[string]int{o.Spec.OrderID: 1}))
+		})
+
+		It("goes UNKNOWN while the provider is unreachable and back when it answers", func() {
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			g.sim.SetFault(swapv1.ProviderRouteA, simulator.CallStatus, simulator.Fault{ErrorRate: 1, Status: 502})
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderUnknown))
+			Expect(g.get(o).Status.StatusReason).To(Equal(orders.ReasonProviderUnreachable))
+
+			g.sim.ClearFaults()
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderPending))
+			Expect(historyOf(g.get(o))).To(Equal([]string{"1:PENDING", "2:UNKNOWN", "3:PENDING"}))
+		})
+
+		It("goes UNKNOWN when the provider loses the order", func() {
+			// The simulator can forget an order but not restore it; recovery from UNKNOWN is
+			// covered by the outage spec above.
+			g.need(swapv1.ProviderRouteB)
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
+			Expect(g.sim.Forget(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderUnknown))
+			Expect(g.get(o).Status.StatusReason).To(Equal(orders.ReasonOrderNotFound))
+		})
+
+		It("forwards a deposit hint exactly once", func() {
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			// The partner reports the hash as soon as the user broadcasts, before the provider
+			// has seen the transfer.
+			tx := "0x" + strings.Repeat("ab", 32)
+			patch := client.MergeFrom(o.DeepCopy())
+			o.Spec.DepositHint = &swapv1.DepositHint{TxHash: tx}
+			Expect(k8sClient.Patch(ctx, o, patch)).To(Succeed())
+			Eventually(func() string { return g.get(o).Status.ForwardedTxHash }).WithTimeout(10 * time.Second).Should(Equal(tx))
+			Expect(g.sim.Stats().DepositSubmits[swapv1.ProviderRouteA]).To(Equal(1))
+
+			// A nudge through the hint annotation reconciles again but forwards nothing new.
+			o = g.get(o)
+			patch = client.MergeFrom(o.DeepCopy())
+			o.Annotations = map[string]string{AnnotationHint: "again"}
+			Expect(k8sClient.Patch(ctx, o, patch)).To(Succeed())
+			_, err := g.sim.DepositTx(o.Status.DepositAddress, "100000000", tx)
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+			Expect(g.get(o).Status.InTxHashes).To(ContainElement(tx))
+			Expect(g.sim.Stats().DepositSubmits[swapv1.ProviderRouteA]).To(Equal(1))
+		})
+
+		It("never changes a terminal order and stops polling it", func() {
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(5 * time.Second).Should(Equal(g.get(o).Status.LastSeq))
+			done := g.get(o)
+
+			// The provider forgetting it, or a hint arriving, changes nothing.
+			g.sim.Forget(swapv1.ProviderRouteA, done.Status.DepositAddress)
+			patch := client.MergeFrom(done.DeepCopy())
+			hinted := done.DeepCopy()
+			hinted.Spec.DepositHint = &swapv1.DepositHint{TxHash: "0xlate"}
+			Expect(k8sClient.Patch(ctx, hinted, patch)).To(Succeed())
+			polls := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]
+			Consistently(func() swapv1.SwapOrderStatus {
+				s := g.get(o).Status
+				s.ObservedGeneration = done.Status.ObservedGeneration
+				return s
+			}).WithTimeout(2 * time.Second).Should(Equal(done.Status))
+			Expect(g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]).To(Equal(polls))
+			Expect(g.sim.Stats().DepositSubmits[swapv1.ProviderRouteA]).To(BeZero())
+
+			// The API refuses to change it too (CEL transition rule).
+			moved := g.get(o)
+			moved.Status.Status = swapv1.OrderRefunded
+			Expect(apierrors.IsInvalid(k8sClient.Status().Update(ctx, moved))).To(BeTrue())
+		})
+
+		It("idle-polls at the provider's interval, not in a hot loop", func() {
+			g.stop()
+			g.setProviders(time.Second, 1500*time.Millisecond)
+			g.start(nil, nil)
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(5 * time.Second).Should(Equal(int64(1)))
+
+			const window = 6 * time.Second
+			reconciles, polls := reconcileTotal(), g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]
+			start := time.Now()
+			Eventually(func() bool { return time.Since(start) >= window }).WithTimeout(2 * window).WithPolling(100 * time.Millisecond).Should(BeTrue())
+			dr := reconcileTotal() - reconciles
+			dp := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus] - polls
+			// One poll per 1–1.5 s: 4 to 6 in the window, with one of slack either side.
+			Expect(dp).To(BeNumerically(">=", 3))
+			Expect(dp).To(BeNumerically("<=", 7))
+			Expect(dr).To(BeNumerically("<=", float64(dp)+2), "reconciles beyond the polls: a hot loop")
+		})
+	})
+
+	Context("with a short deposit window", func() {
+		var g *orderRig
+		BeforeEach(func() {
+			sim := fastSim()
+			sim.DepositWindow = 2 * time.Second
+			g = newOrderRig(orderRigOptions{sim: sim, tune: func(r *SwapOrderReconciler) { r.ExpiryGrace = 4 * time.Second }})
+		})
+
+		It("fails an order without a deposit past deadline plus grace", func() {
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderFailed))
+			got := g.get(o)
+			Expect(got.Status.StatusReason).To(Equal(orders.ReasonDepositExpired))
+			Expect(historyOf(got)).To(Equal([]string{"1:PENDING", "2:FAILED"}))
+			// Not before the deadline plus the 4 s grace.
+			Expect(got.Status.History[1].At.Time).To(BeTemporally(">=", got.Status.DepositDeadline.Add(4*time.Second)))
+		})
+
+		It("refunds a deposit that arrives after the deadline", func() {
+			g.need(swapv1.ProviderRouteB)
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
+			deadline := o.Status.DepositDeadline.Add(time.Second) // status time is whole seconds
+			Eventually(func() bool { return time.Now().After(deadline) }).WithTimeout(10 * time.Second).Should(BeTrue())
+			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderRefunded))
+		})
+	})
+
+	Context("when the manager dies between the provider's answer and the status write", func() {
+		It("gets the same deposit address after a restart, never a second one", func() {
+			g := newOrderRig(orderRigOptions{sim: fastSim()})
+			g.stop()
+			var failed atomic.Int32
+			g.start(nil, func(c client.WithWatch) client.Client {
+				return interceptor.NewClient(c, interceptor.Funcs{
+					SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+						if _, ok := obj.(*swapv1.SwapOrder); ok && sub == "status" {
+							failed.Add(1)
+							return errors.New("injected: process died before the status write")
+						}
+						return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+					},
+				})
+			})
+			o := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
+			Eventually(func() int { return g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][o.Spec.OrderID] }).
+				WithTimeout(10 * time.Second).Should(Equal(1))
+			Eventually(failed.Load).WithTimeout(10 * time.Second).Should(BeNumerically(">=", 1))
+			g.stop()
+			crashed := g.get(o)
+			Expect(crashed.Status.DepositAddress).To(BeEmpty())
+			Expect(crashed.Annotations).To(HaveKey(AnnotationCreatePending))
+			creates := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallQuote]
+
+			g.start(nil, nil)
+			o = g.awaitAddress(o)
+			Expect(g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallQuote]).To(BeNumerically(">", creates), "the create was repeated")
+			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA]).To(Equal(map[string]int{o.Spec.OrderID: 1}))
+			Eventually(func() map[string]string { return g.get(o).Annotations }).WithTimeout(5 * time.Second).ShouldNot(HaveKey(AnnotationCreatePending))
+
+			// The address recorded is the provider's: a deposit to it settles the order.
+			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+		})
+	})
+
+	Context("with a short retention", func() {
+		It("deletes terminal orders once expired and nothing else", func() {
+			g := newOrderRig(orderRigOptions{sim: fastSim(), tune: func(r *SwapOrderReconciler) { r.Retention = 2 * time.Second }})
+			refused := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "1000000")
+			live := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
+			Eventually(g.status(refused)).WithTimeout(10 * time.Second).Should(Equal(swapv1.OrderFailed))
+			ended := g.get(refused).Status.History[0].At.Time
+			Eventually(func() bool {
+				return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(refused), &swapv1.SwapOrder{}))
+			}).WithTimeout(15 * time.Second).Should(BeTrue())
+			Expect(time.Now()).To(BeTemporally(">=", ended.Add(time.Second)))
+			Consistently(g.status(live)).WithTimeout(3 * time.Second).Should(Equal(swapv1.OrderPending))
+		})
+	})
+})
