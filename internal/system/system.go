@@ -51,6 +51,10 @@ type Options struct {
 	FrontendAddr string
 	// OrderWaitTimeout bounds how long order creation waits for the deposit address.
 	OrderWaitTimeout time.Duration
+	// QuotaFlushInterval is how often quote counts are written to Partner status.
+	QuotaFlushInterval time.Duration
+	// APIShutdownTimeout bounds the drain of in-flight requests (below the manager's 30 s).
+	APIShutdownTimeout time.Duration
 
 	// OrderConcurrency is the number of orders reconciled in parallel.
 	OrderConcurrency int
@@ -84,6 +88,8 @@ func DefaultOptions() Options {
 
 		FrontendAddr:        ":8080",
 		OrderWaitTimeout:    20 * time.Second,
+		QuotaFlushInterval:  5 * time.Second,
+		APIShutdownTimeout:  25 * time.Second,
 		OrderConcurrency:    16,
 		ProviderConcurrency: 32,
 		OrderRetention:      30 * 24 * time.Hour,
@@ -107,6 +113,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 
 	fs.StringVar(&o.FrontendAddr, "listen-address", o.FrontendAddr, "address of the /v1 HTTP frontend")
 	fs.DurationVar(&o.OrderWaitTimeout, "order-wait-timeout", o.OrderWaitTimeout, "how long order creation waits for the deposit address")
+	fs.DurationVar(&o.QuotaFlushInterval, "quota-flush-interval", o.QuotaFlushInterval, "how often quote counts are written to Partner status")
+	fs.DurationVar(&o.APIShutdownTimeout, "api-shutdown-timeout", o.APIShutdownTimeout, "how long in-flight requests may finish on shutdown")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
 	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider")
 	fs.DurationVar(&o.OrderRetention, "order-retention", o.OrderRetention, "how long terminal orders are kept")
@@ -194,6 +202,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Router:      router,
 			Log:         ctrl.Log.WithName("apiserver"),
 			WaitTimeout: o.OrderWaitTimeout,
+
+			QuotaFlushInterval: o.QuotaFlushInterval,
+			ShutdownTimeout:    o.APIShutdownTimeout,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("frontend: %w", err)
