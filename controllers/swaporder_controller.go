@@ -113,8 +113,18 @@ type SwapOrderReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// SetupWithManager fills unset tunables with their defaults and registers the controller.
+// SetupWithManager fills what is unset (client, scheme, recorder, tunables) from the manager
+// and the defaults, and registers the controller.
 func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Providers == nil {
+		return errors.New("SwapOrderReconciler needs Providers")
+	}
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Scheme == nil {
+		r.Scheme = mgr.GetScheme()
+	}
 	r.applyDefaults()
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder("swaporder-controller")

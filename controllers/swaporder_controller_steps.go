@@ -220,7 +220,12 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 	for _, t := range orders.Unnotified(st) {
 		d, err := webhook.NewDelivery(o, webhook.EventFor(o, t), 0)
 		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("building the delivery of seq %d: %w", t.Seq, err)
+			// Building is deterministic: retrying cannot help, and blocking here would stop
+			// the order's tracking. Say so loudly and go on.
+			p.log.Error(err, "cannot build the webhook delivery; skipping it", "seq", t.Seq)
+			r.Recorder.Eventf(o, nil, "Warning", "WebhookSkipped", "Emit", "the event of transition %d cannot be delivered: %v", t.Seq, err)
+			st.NotifiedSeq = t.Seq
+			continue
 		}
 		if err := r.Create(ctx, d); err != nil && !apierrors.IsAlreadyExists(err) {
 			return ctrl.Result{}, fmt.Errorf("creating webhook delivery %s: %w", d.Name, err)
