@@ -1,0 +1,76 @@
+// Package e2e runs whole journeys over real HTTP against the running system: a real
+// kube-apiserver and etcd, the manager with every controller and the /v1 frontend, the
+// provider simulator on 127.0.0.1, and a partner's webhook receiver on 127.0.0.1.
+package e2e
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/system"
+	"github.com/swaprouter/swaprouter/internal/webhook"
+)
+
+func TestWholeJourneys(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "whole-system journeys")
+}
+
+var (
+	env      *devenv.Env
+	receiver *devenv.Receiver
+	partner  *apiClient
+)
+
+// Test speeds: the simulator settles in a couple of seconds and providers are polled every
+// second, so a journey takes seconds; the logic is the production one.
+const (
+	pollMin = 1 * time.Second
+	pollMax = 1500 * time.Millisecond
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	receiver = &devenv.Receiver{}
+	hook := httptest.NewServer(receiver)
+	DeferCleanup(hook.Close)
+
+	opts := system.DefaultOptions()
+	opts.Namespace = "e2e"
+	opts.FrontendAddr = "127.0.0.1:0"
+	opts.MetricsAddr = "0"
+	opts.ProbeAddr = "0"
+	opts.AllowLoopbackWebhooks = true
+	opts.QuotaFlushInterval = 500 * time.Millisecond
+	fast := webhook.DefaultPolicy()
+	fast.Schedule = []time.Duration{0, 200 * time.Millisecond, 500 * time.Millisecond, time.Second}
+	opts.WebhookPolicy = &fast
+
+	var err error
+	env, err = devenv.Start(ctx, devenv.EnvOptions{
+		Manager:       opts,
+		SimulatorAddr: "127.0.0.1:0",
+		Simulator: simulator.Options{
+			StepDelay:     300 * time.Millisecond,
+			RefundDelay:   time.Second,
+			DepositWindow: time.Minute,
+			RouteAToken:   "e2e-route-a-token",
+		},
+		PollMin: pollMin, PollMax: pollMax,
+		Partner:    "acme",
+		WebhookURL: hook.URL + "/hooks",
+		Out:        GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+	receiver.SetSecret(env.WebhookSecret)
+	partner = newAPIClient(env.FrontendURL, env.KeyID, env.Secret)
+}, NodeTimeout(5*time.Minute))
