@@ -3,8 +3,10 @@
 package fault
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -141,6 +143,12 @@ func (in *Injector) lookup(provider swapv1.ProviderID, call string) (f Fault, fa
 func (in *Injector) Wrap(provider swapv1.ProviderID, call string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, fail := in.lookup(provider, call)
+		if f != (Fault{}) {
+			// The server notices a client hanging up only once the body is consumed, so a
+			// delayed or hanging POST must read it first to end with its client.
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		if f.Hang {
 			<-r.Context().Done()
 			return

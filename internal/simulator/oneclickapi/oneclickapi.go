@@ -187,7 +187,7 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 		Payload: func(o orders.Order) any {
 			saved := resp
 			saved.Quote.DepositAddress = o.DepositAddress
-			saved.Quote.Deadline = o.Terms.Deadline.UTC().Format(time.RFC3339)
+			saved.Quote.Deadline = o.Terms.Deadline.UTC().Format(time.RFC3339Nano)
 			saved.Quote.TimeWhenInactive = saved.Quote.Deadline
 			return saved
 		},

@@ -27,3 +27,11 @@ func TestApplySlippage(t *testing.T) {
 		}
 	}
 }
+
+func TestIsAmount(t *testing.T) {
+	for s, want := range map[string]bool{"0": true, "123": true, "": false, "-1": false, "1.5": false, "1e3": false} {
+		if IsAmount(s) != want {
+			t.Errorf("IsAmount(%q) = %v", s, !want)
+		}
+	}
+}

@@ -29,3 +29,16 @@ func ApplySlippage(amount string, bps int64, up bool) (string, error) {
 	}
 	return out.Quo(out, big.NewInt(10000)).String(), nil
 }
+
+// IsAmount reports whether s is a non-negative integer string, the contract's amount form.
+func IsAmount(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,217 @@
+// Package oneclick is the adapter for providers speaking the NEAR Intents 1Click API v0
+// (route_A by default): GET /v0/tokens, POST /v0/quote, GET /v0/status, POST
+// /v0/deposit/submit, with a bearer token.
+//
+// Idempotency: 1Click's QuoteRequest has no client-reference field (referral is a public,
+// lower-case analytics tag, not a key), so the order id travels in an `Idempotency-Key`
+// header on the non-dry quote. The simulator honours it; a real 1Click ignores it, and then
+// only the order reconciler's create-pending guard prevents a second deposit address.
+package oneclick
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/caip"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/assetindex"
+	"github.com/swaprouter/swaprouter/internal/provider/httpcall"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// IdempotencyHeader carries the order id on the quote that creates the deposit address.
+const IdempotencyHeader = "Idempotency-Key"
+
+const (
+	// tokenTTL is how long the token list is trusted for CAIP-19 lookups.
+	tokenTTL = 5 * time.Minute
+	// requestedDeadline is how long the user has to deposit; the provider may shorten it.
+	requestedDeadline = time.Hour
+)
+
+// Adapter talks to one 1Click-compatible provider.
+type Adapter struct {
+	c      *httpcall.Client
+	tokens *assetindex.Index[string]
+	now    func() time.Time
+}
+
+var _ provider.Provider = (*Adapter)(nil)
+
+// New builds the adapter.
+func New(cfg provider.Config) (*Adapter, error) {
+	c, err := httpcall.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adapter{c: c, now: time.Now}
+	a.tokens = assetindex.New(tokenTTL, a.loadTokens)
+	return a, nil
+}
+
+// ID is the provider id.
+func (a *Adapter) ID() swapv1.ProviderID { return a.c.Provider() }
+
+// Assets lists the provider's tokens with CAIP-19 ids; tokens on chains outside the chain
+// table are skipped.
+func (a *Adapter) Assets(ctx context.Context) ([]provider.Asset, error) { return a.tokens.Refresh(ctx) }
+
+func (a *Adapter) loadTokens(ctx context.Context) ([]assetindex.Entry[string], error) {
+	var tokens []tokenResponse
+	if err := a.c.Do(ctx, httpcall.Call{Method: http.MethodGet, Path: "/v0/tokens"}, &tokens); err != nil {
+		return nil, err
+	}
+	out := make([]assetindex.Entry[string], 0, len(tokens))
+	for _, t := range tokens {
+		id, ok := AssetID(t.Blockchain, t.ContractAddress)
+		if !ok {
+			continue
+		}
+		out = append(out, assetindex.Entry[string]{
+			Asset: provider.Asset{AssetID: id, Chain: t.Blockchain, Symbol: t.Symbol, Name: t.Symbol, Decimals: t.Decimals, ProviderToken: t.AssetID},
+			Token: t.AssetID,
+		})
+	}
+	return out, nil
+}
+
+// AssetID maps a 1Click token (blockchain + contract address) onto CAIP-19: no contract
+// means the chain's native asset.
+func AssetID(blockchain, contract string) (string, bool) {
+	if contract == "" {
+		id, ok := caip.NativeAsset(blockchain)
+		return id.String(), ok
+	}
+	id, err := caip.TokenAsset(blockchain, contract)
+	return id.String(), err == nil
+}
+
+// Quote prices a swap (dry quote: no deposit address).
+func (a *Adapter) Quote(ctx context.Context, req provider.QuoteRequest) (provider.Quote, error) {
+	q, _, err := a.quote(ctx, req, true, "")
+	return q, err
+}
+
+// CreateDeposit asks for a non-dry quote, which carries the deposit address.
+func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest) (provider.Deposit, error) {
+	q, raw, err := a.quote(ctx, req.QuoteRequest, false, req.OrderID)
+	if err != nil {
+		return provider.Deposit{}, err
+	}
+	if raw.DepositAddress == "" {
+		return provider.Deposit{}, &provider.Error{Provider: a.ID(), Kind: provider.KindUpstream, Detail: "quote without depositAddress",
+			Upstream: &provider.Upstream{Status: http.StatusOK, Path: "POST /v0/quote"}}
+	}
+	d := provider.Deposit{Quote: q, DepositAddress: raw.DepositAddress, DepositMemo: raw.DepositMemo, ProviderRef: raw.DepositAddress}
+	if q.ExpiresAt != nil {
+		d.Deadline = q.ExpiresAt.Time
+	}
+	return d, nil
+}
+
+func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool, orderID string) (provider.Quote, quote, error) {
+	origin, err := a.token(ctx, req.OriginAsset)
+	if err != nil {
+		return provider.Quote{}, quote{}, err
+	}
+	dest, err := a.token(ctx, req.DestinationAsset)
+	if err != nil {
+		return provider.Quote{}, quote{}, err
+	}
+	slippage := int64(provider.DefaultSlippageBps)
+	if req.SlippageBps != nil {
+		slippage = int64(*req.SlippageBps)
+	}
+	swapType := req.SwapType
+	if swapType == "" {
+		swapType = swapv1.ExactInput
+	}
+	body := quoteRequest{
+		Dry: dry, SwapType: string(swapType), SlippageTolerance: slippage,
+		OriginAsset: origin, DepositType: "ORIGIN_CHAIN", DestinationAsset: dest, Amount: req.Amount,
+		RefundTo: cmp.Or(req.RefundTo, req.Sender), RefundType: "ORIGIN_CHAIN",
+		Recipient: req.Recipient, RecipientType: "DESTINATION_CHAIN",
+		Deadline: a.now().Add(requestedDeadline).UTC().Format(time.RFC3339),
+	}
+	call := httpcall.Call{Method: http.MethodPost, Path: "/v0/quote", Body: body}
+	if orderID != "" {
+		call.Header = http.Header{IdempotencyHeader: {orderID}}
+	}
+	var resp quoteResponse
+	if err := a.c.Do(ctx, call, &resp); err != nil {
+		return provider.Quote{}, quote{}, httpcall.Refine(err, refine)
+	}
+	q, err := a.candidate(resp.Quote, swapType)
+	return q, resp.Quote, err
+}
+
+// token finds the 1Click asset id of a CAIP-19 id; an asset the provider does not list makes
+// the pair unsupported.
+func (a *Adapter) token(ctx context.Context, assetID string) (string, error) {
+	e, ok, err := a.tokens.Lookup(ctx, assetID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", &provider.Error{Provider: a.ID(), Kind: provider.KindUnsupportedPair, Detail: "asset not listed: " + assetID}
+	}
+	return e.Token, nil
+}
+
+func (a *Adapter) candidate(q quote, swapType swapv1.SwapType) (provider.Quote, error) {
+	if !provider.IsAmount(q.AmountIn) || !provider.IsAmount(q.AmountOut) {
+		return provider.Quote{}, &provider.Error{Provider: a.ID(), Kind: provider.KindUpstream, Detail: "quote without amounts",
+			Upstream: &provider.Upstream{Status: http.StatusOK, Path: "POST /v0/quote"}}
+	}
+	c := provider.Quote{ProviderID: a.ID(), AmountIn: q.AmountIn, AmountOut: q.AmountOut, EstimatedTimeSeconds: q.TimeEstimate}
+	if swapType == swapv1.ExactOutput {
+		c.MaxAmountIn = q.AmountIn // 1Click takes amountIn and refunds what the swap did not need
+	} else {
+		c.MinAmountOut = q.MinAmountOut
+	}
+	if t, err := time.Parse(time.RFC3339, q.Deadline); err == nil {
+		c.ExpiresAt = &metav1.Time{Time: t}
+	}
+	return c, nil
+}
+
+// Status reads the execution status of the deposit address.
+func (a *Adapter) Status(ctx context.Context, ref provider.OrderRef) (provider.Status, error) {
+	var resp executionStatusResponse
+	call := httpcall.Call{Method: http.MethodGet, Path: "/v0/status", Query: url.Values{"depositAddress": {ref.DepositAddress}}}
+	if ref.DepositMemo != "" {
+		call.Query.Set("depositMemo", ref.DepositMemo)
+	}
+	if err := a.c.Do(ctx, call, &resp); err != nil {
+		return provider.Status{}, err
+	}
+	st, reason := MapStatus(resp.Status)
+	if st == swapv1.OrderRefunded && isReason(resp.SwapDetails.RefundReason) {
+		reason = resp.SwapDetails.RefundReason
+	}
+	return provider.Status{
+		Status: st, Raw: resp.Status, Reason: reason,
+		InTxHashes: hashes(resp.SwapDetails.OriginChainTxHashes), OutTxHashes: hashes(resp.SwapDetails.DestinationChainTxHashes),
+		AmountIn: resp.SwapDetails.AmountIn, AmountOut: resp.SwapDetails.AmountOut, RefundedAmount: resp.SwapDetails.RefundedAmount,
+	}, nil
+}
+
+// SubmitDeposit forwards the user's deposit transaction hash.
+func (a *Adapter) SubmitDeposit(ctx context.Context, ref provider.OrderRef, hint swapv1.DepositHint) error {
+	body := submitDepositTxRequest{TxHash: hint.TxHash, DepositAddress: ref.DepositAddress, NearSenderAccount: hint.NearSenderAccount, Memo: ref.DepositMemo}
+	// The answer is the execution status; decoding it catches a malformed answer.
+	var resp executionStatusResponse
+	return a.c.Do(ctx, httpcall.Call{Method: http.MethodPost, Path: "/v0/deposit/submit", Body: body}, &resp)
+}
+
+func hashes(ts []transactionDetails) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, t.Hash)
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package oneclick
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/providertest"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
+)
+
+func TestAgainstSimulator(t *testing.T) {
+	providertest.Suite{
+		Provider: swapv1.ProviderRouteA,
+		New:      func(cfg provider.Config) (provider.Provider, error) { return New(cfg) },
+		Calls: map[string]string{
+			"Assets": simulator.CallTokens, "Quote": simulator.CallQuote, "CreateDeposit": simulator.CallQuote,
+			"Status": simulator.CallStatus, "SubmitDeposit": simulator.CallSubmit,
+		},
+		Unlisted:      [2]string{"doge:DOGE", "eth:ETH"},
+		Excluded:      [2]string{"tron:USDT", "btc:BTC"},
+		SubmitCounted: true,
+	}.Run(t)
+}
+
+func TestBearerToken(t *testing.T) {
+	opts := simtest.FastOptions()
+	opts.RouteAToken = "secret"
+	_, url := simtest.Start(t, opts)
+	for _, tt := range []struct {
+		token string
+		ok    bool
+	}{{"secret", true}, {"wrong", false}, {"", false}} {
+		a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Token: tt.token, Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = a.Assets(context.Background())
+		if tt.ok != (err == nil) || (!tt.ok && !provider.IsKind(err, provider.KindRefused)) {
+			t.Errorf("token %q: err = %v", tt.token, err)
+		}
+	}
+}
+
+func TestMapStatus(t *testing.T) {
+	tests := []struct {
+		raw    string
+		want   swapv1.OrderStatus
+		reason string
+	}{
+		{"PENDING_DEPOSIT", swapv1.OrderPending, "AwaitingDeposit"},
+		{"KNOWN_DEPOSIT_TX", swapv1.OrderProcessing, "DepositSeen"},
+		{"INCOMPLETE_DEPOSIT", swapv1.OrderProcessing, "IncompleteDeposit"},
+		{"PROCESSING", swapv1.OrderProcessing, "Swapping"},
+		{"SUCCESS", swapv1.OrderSuccess, "Settled"},
+		{"REFUNDED", swapv1.OrderRefunded, "Refunded"},
+		{"FAILED", swapv1.OrderFailed, "ProviderFailed"},
+		{"SOMETHING_NEW", swapv1.OrderUnknown, "UnrecognizedProviderStatus"},
+		{"", swapv1.OrderUnknown, "UnrecognizedProviderStatus"},
+	}
+	for _, tt := range tests {
+		got, reason := MapStatus(tt.raw)
+		if got != tt.want || reason != tt.reason {
+			t.Errorf("MapStatus(%q) = %s, %s; want %s, %s", tt.raw, got, reason, tt.want, tt.reason)
+		}
+	}
+}
+
+func TestRefine(t *testing.T) {
+	tests := []struct {
+		msg   string
+		kind  provider.Kind
+		limit string
+		ok    bool
+	}{
+		{"Amount is too low for bridge, try at least 1000000", provider.KindAmountTooLow, "1000000", true},
+		{"Amount is too high for bridge, try at most 5000", provider.KindAmountTooHigh, "5000", true},
+		{"No quotes available for this pair", provider.KindUnsupportedPair, "", true},
+		{"originAsset or destinationAsset is not supported", provider.KindUnsupportedPair, "", true},
+		{"recipient is required", 0, "", false},
+	}
+	for _, tt := range tests {
+		kind, limit, ok := refine(tt.msg)
+		if ok != tt.ok || (ok && (kind != tt.kind || limit != tt.limit)) {
+			t.Errorf("refine(%q) = %v %q %v", tt.msg, kind, limit, ok)
+		}
+	}
+}
+
+func TestAssetIDAndReason(t *testing.T) {
+	tests := []struct{ chain, contract, want string }{
+		{"near", "wrap.near", "near:mainnet/nep141:wrap.near"},
+		{"eth", "", "eip155:1/slip44:60"},
+		{"eth", "0xA0b86991c6218b36c1D19D4a2e9Eb0cE3606eB48", "eip155:1/erc20:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"},
+		{"sol", "", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501"},
+	}
+	for _, tt := range tests {
+		if got, ok := AssetID(tt.chain, tt.contract); !ok || got != tt.want {
+			t.Errorf("AssetID(%s, %s) = %q %v; want %q", tt.chain, tt.contract, got, ok, tt.want)
+		}
+	}
+	if _, ok := AssetID("ton", ""); ok {
+		t.Error("a chain outside the table mapped")
+	}
+	for s, want := range map[string]bool{"IncompleteDeposit": true, "deposit too small, refunded": false, "": false} {
+		if isReason(s) != want {
+			t.Errorf("isReason(%q) = %v", s, !want)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package oneclick
+
+// Wire types, named after the public 1Click SDK (QuoteRequest, QuoteResponse, Quote,
+// TokenResponse, GetExecutionStatusResponse, SwapDetails, TransactionDetails,
+// SubmitDepositTxRequest). Only the fields the adapter uses are decoded.
+
+type tokenResponse struct {
+	AssetID         string  `json:"assetId"`
+	Decimals        int     `json:"decimals"`
+	Blockchain      string  `json:"blockchain"`
+	Symbol          string  `json:"symbol"`
+	Price           float64 `json:"price"`
+	ContractAddress string  `json:"contractAddress,omitempty"`
+}
+
+type quoteRequest struct {
+	Dry               bool   `json:"dry"`
+	SwapType          string `json:"swapType"`
+	SlippageTolerance int64  `json:"slippageTolerance"`
+	OriginAsset       string `json:"originAsset"`
+	DepositType       string `json:"depositType"`
+	DestinationAsset  string `json:"destinationAsset"`
+	Amount            string `json:"amount"`
+	RefundTo          string `json:"refundTo"`
+	RefundType        string `json:"refundType"`
+	Recipient         string `json:"recipient"`
+	RecipientType     string `json:"recipientType"`
+	Deadline          string `json:"deadline"`
+}
+
+type quote struct {
+	DepositAddress string `json:"depositAddress"`
+	DepositMemo    string `json:"depositMemo"`
+	AmountIn       string `json:"amountIn"`
+	MinAmountIn    string `json:"minAmountIn"`
+	AmountOut      string `json:"amountOut"`
+	MinAmountOut   string `json:"minAmountOut"`
+	Deadline       string `json:"deadline"`
+	TimeEstimate   int64  `json:"timeEstimate"`
+}
+
+type quoteResponse struct {
+	Quote     quote  `json:"quote"`
+	Signature string `json:"signature"`
+	Timestamp string `json:"timestamp"`
+}
+
+type transactionDetails struct {
+	Hash        string `json:"hash"`
+	ExplorerURL string `json:"explorerUrl"`
+}
+
+type swapDetails struct {
+	AmountIn                 string               `json:"amountIn"`
+	AmountOut                string               `json:"amountOut"`
+	RefundedAmount           string               `json:"refundedAmount"`
+	RefundReason             string               `json:"refundReason"`
+	OriginChainTxHashes      []transactionDetails `json:"originChainTxHashes"`
+	DestinationChainTxHashes []transactionDetails `json:"destinationChainTxHashes"`
+}
+
+type executionStatusResponse struct {
+	Status      string      `json:"status"`
+	UpdatedAt   string      `json:"updatedAt"`
+	SwapDetails swapDetails `json:"swapDetails"`
+}
+
+type submitDepositTxRequest struct {
+	TxHash            string `json:"txHash"`
+	DepositAddress    string `json:"depositAddress"`
+	NearSenderAccount string `json:"nearSenderAccount,omitempty"`
+	Memo              string `json:"memo,omitempty"`
+}
