@@ -248,16 +248,20 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 		log.FromContext(ctx).Info("provider probe failed", "reason", reason, "error", probeErr.Error())
 		return ctrl.Result{RequeueAfter: r.retryDelay(rp, refresh)}, nil
 	}
-	if len(assets) == 0 {
+	listed := r.hold(id, key, &entry, assets)
+	if listed < len(assets) {
+		log.FromContext(ctx).Info("provider lists assets the catalog cannot use (invalid or repeated CAIP-19 ids)",
+			"ignored", len(assets)-listed)
+	}
+	if listed == 0 {
 		r.hold(id, key, &entry, nil)
-		setProviderReady(rp, metav1.ConditionFalse, ReasonProviderNoAssets, "the provider lists no assets")
+		setProviderReady(rp, metav1.ConditionFalse, ReasonProviderNoAssets, "the provider lists no usable assets")
 		return ctrl.Result{RequeueAfter: r.retryDelay(rp, refresh)}, nil
 	}
-	r.hold(id, key, &entry, assets)
-	rp.Status.AssetCount = int32(len(assets))
+	rp.Status.AssetCount = int32(listed)
 	rp.Status.LastRefresh = ptr.To(metav1.NewTime(r.Now()))
-	setProviderReady(rp, metav1.ConditionTrue, ReasonProviderAssetsListed, fmt.Sprintf("%d assets listed", len(assets)))
-	log.FromContext(ctx).V(1).Info("provider assets refreshed", "assets", len(assets))
+	setProviderReady(rp, metav1.ConditionTrue, ReasonProviderAssetsListed, fmt.Sprintf("%d assets listed", listed))
+	log.FromContext(ctx).V(1).Info("provider assets refreshed", "assets", listed)
 	return ctrl.Result{RequeueAfter: refresh}, nil
 }
 
@@ -378,8 +382,9 @@ func servesProviderID(rp *swapv1.RoutingProvider) bool {
 
 // hold records that key serves id and updates Providers and Catalog: entry replaces the
 // adapter when not nil; assets replace the catalog's list when not nil, otherwise the
-// provider's assets leave the catalog (it is not Ready).
-func (r *RoutingProviderReconciler) hold(id swapv1.ProviderID, key types.NamespacedName, entry *providerset.Entry, assets []provider.Asset) {
+// provider's assets leave the catalog (it is not Ready). It returns how many assets the
+// catalog accepted.
+func (r *RoutingProviderReconciler) hold(id swapv1.ProviderID, key types.NamespacedName, entry *providerset.Entry, assets []provider.Asset) (listed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.held == nil {
@@ -390,10 +395,10 @@ func (r *RoutingProviderReconciler) hold(id swapv1.ProviderID, key types.Namespa
 		r.Providers.Put(id, *entry)
 	}
 	if assets != nil {
-		r.Catalog.SetProviderAssets(id, assets)
-	} else {
-		r.Catalog.RemoveProvider(id)
+		return r.Catalog.SetProviderAssets(id, assets)
 	}
+	r.Catalog.RemoveProvider(id)
+	return 0
 }
 
 // release removes from Providers and Catalog every id key holds, except keep.

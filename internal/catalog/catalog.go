@@ -28,13 +28,16 @@ func New() *Catalog {
 	return c
 }
 
-// SetProviderAssets replaces everything provider id lists. Assets whose id is not a valid
-// CAIP-19 id are ignored: every id the catalog answers with can be used as an asset id.
-func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asset) {
+// SetProviderAssets replaces everything provider id lists and returns how many distinct assets
+// it now routes. Assets whose id is not a valid CAIP-19 id are ignored: every id the catalog
+// answers with can be used as an asset id.
+func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asset) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.providers[id] = slices.Clone(assets)
-	c.snap.Store(build(c.providers))
+	s := build(c.providers)
+	c.snap.Store(s)
+	return s.counts[id]
 }
 
 // RemoveProvider forgets everything provider id listed.
@@ -122,6 +125,8 @@ type snapshot struct {
 	// reachable maps a provider combination (entry.providerKey) to the sorted union of the
 	// asset ids those providers list. Few combinations exist, so this stays small.
 	reachable map[string][]string
+	// counts is the number of distinct assets each provider lists.
+	counts map[swapv1.ProviderID]int
 }
 
 type entry struct {
@@ -149,6 +154,7 @@ func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
 		byID:      map[string]*entry{},
 		byChain:   map[string][]*entry{},
 		reachable: map[string][]string{},
+		counts:    map[swapv1.ProviderID]int{},
 	}
 	listed := map[swapv1.ProviderID][]string{}
 	// Providers are visited in id order, so when two providers describe the same asset
@@ -180,6 +186,7 @@ func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
 			if !slices.Contains(e.providers, pid) {
 				e.providers = append(e.providers, pid)
 				listed[pid] = append(listed[pid], a.AssetID)
+				s.counts[pid]++
 			}
 		}
 	}
