@@ -23,6 +23,7 @@ func TestAgainstSimulator(t *testing.T) {
 		Unlisted:      [2]string{"doge:DOGE", "eth:ETH"},
 		Excluded:      [2]string{"tron:USDT", "btc:BTC"},
 		SubmitCounted: true,
+		RefundReasons: true,
 	}.Run(t)
 }
 
