@@ -54,8 +54,8 @@ func newReceiver(secret string, respond func(n int, w http.ResponseWriter, r *ht
 	rc := &receiver{secret: secret, respond: respond, processed: map[string]int{}}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		verifyErr := webhooks.Verify(rc.secret, r.Header, body, time.Now())
 		rc.mu.Lock()
+		verifyErr := webhooks.Verify(rc.secret, r.Header, body, time.Now())
 		rc.requests = append(rc.requests, receivedRequest{r.URL.Path, r.Header.Clone(), body, verifyErr})
 		n := len(rc.requests)
 		rc.mu.Unlock()
@@ -78,6 +78,13 @@ func newReceiver(secret string, respond func(n int, w http.ResponseWriter, r *ht
 	}))
 	DeferCleanup(rc.srv.Close)
 	return rc
+}
+
+// setSecret sets the secret the receiver verifies with.
+func (rc *receiver) setSecret(s string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.secret = s
 }
 
 func (rc *receiver) snapshot() ([]receivedRequest, map[string]int) {
@@ -230,7 +237,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 	It("POSTs the stored bytes once, signed so that pkg/webhooks verifies them", func(ctx SpecContext) {
 		rc := newReceiver("", nil)
 		f := newPartnerFixture(ctx, rc.srv.URL+"/hooks", true, 1)
-		rc.secret = f.secrets[0]
+		rc.setSecret(f.secrets[0])
 		before := testutil.ToFloat64(deliveriesTotal.WithLabelValues("delivered"))
 		startDeliveryManager(nil)
 
@@ -268,7 +275,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 	It("signs with every active secret so a receiver holding only the new one verifies", func(ctx SpecContext) {
 		rc := newReceiver("", nil)
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 2)
-		rc.secret = f.secrets[1] // the receiver already rotated to the additional secret
+		rc.setSecret(f.secrets[1]) // the receiver already rotated to the additional secret
 		startDeliveryManager(nil)
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
@@ -291,7 +298,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			return http.StatusOK
 		})
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
-		rc.secret = f.secrets[0]
+		rc.setSecret(f.secrets[0])
 		startDeliveryManager(nil)
 
 		d := f.createDelivery(ctx, 3, swapv1.OrderProcessing)
@@ -338,7 +345,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			return http.StatusOK
 		})
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
-		rc.secret = f.secrets[0]
+		rc.setSecret(f.secrets[0])
 		stop := startDeliveryManager(nil)
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
@@ -369,7 +376,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			return http.StatusOK
 		})
 		f := newPartnerFixture(ctx, rc.srv.URL+"/hook", true, 1)
-		rc.secret = f.secrets[0]
+		rc.setSecret(f.secrets[0])
 		startDeliveryManager(func(r *WebhookDeliveryReconciler) { r.Policy = fastPolicy(2) })
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
@@ -392,7 +399,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 	It("fails at once on 410 Gone", func(ctx SpecContext) {
 		rc := newReceiver("", func(int, http.ResponseWriter, *http.Request) int { return http.StatusGone })
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
-		rc.secret = f.secrets[0]
+		rc.setSecret(f.secrets[0])
 		startDeliveryManager(nil)
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
@@ -481,7 +488,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		okF := newPartnerFixture(ctx, rc.srv.URL+"/ok", true, 1)
 		goneF := newPartnerFixture(ctx, rc.srv.URL+"/gone", true, 1)
 		downF := newPartnerFixture(ctx, rc.srv.URL+"/down", true, 1)
-		rc.secret = okF.secrets[0] // only /ok's requests need to verify for this test
+		rc.setSecret(okF.secrets[0]) // only /ok's requests need to verify for this test
 		startDeliveryManager(func(r *WebhookDeliveryReconciler) {
 			r.Retention = 3 * time.Second
 			r.Policy = webhook.Policy{Schedule: []time.Duration{0, time.Hour}} // keeps /down Pending
@@ -507,7 +514,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 	It("keeps a finished delivery while its retention lasts", func(ctx SpecContext) {
 		rc := newReceiver("", nil)
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
-		rc.secret = f.secrets[0]
+		rc.setSecret(f.secrets[0])
 		startDeliveryManager(nil) // default retention: 7 days
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)

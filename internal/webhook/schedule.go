@@ -36,8 +36,8 @@ const (
 // DefaultPolicy and override fields (tests shorten Schedule and zero Jitter).
 type Policy struct {
 	Schedule      []time.Duration
-	Jitter        float64 // fraction of each delay, applied uniformly in [-Jitter, +Jitter]
-	MaxRetryAfter time.Duration
+	Jitter        float64       // fraction of each delay, applied uniformly in [-Jitter, +Jitter]
+	MaxRetryAfter time.Duration // caps Retry-After; 0 ignores Retry-After
 	// Rand returns a uniform number in [0, 1); injected so decisions are reproducible.
 	Rand func() float64
 }
