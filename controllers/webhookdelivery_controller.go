@@ -204,8 +204,10 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		return ctrl.Result{}, err // API trouble: retry with the controller's backoff, no attempt spent
 	}
 
-	started := time.Now()
-	res := webhook.Result{Err: err} // a config error (bad URL, missing secret) counts as a failed attempt
+	// The injected clock stamps status; the real one measures the duration. A config error
+	// (bad URL, missing secret) counts as a failed attempt.
+	attemptAt, started := r.Now(), time.Now()
+	res := webhook.Result{Err: err}
 	if err == nil {
 		res = r.post(ctx, d, target)
 	}
@@ -220,7 +222,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 	d.Status.AttemptCount++
 	decision := r.Policy.Decide(d.Status.AttemptCount, res, now)
 	recordAttempt(d, swapv1.DeliveryAttempt{
-		At:             metav1.NewTime(now),
+		At:             metav1.NewTime(attemptAt),
 		Code:           int32(res.Code),
 		Error:          decision.AttemptError,
 		DurationMillis: elapsed.Milliseconds(),
