@@ -31,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
+	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 )
 
@@ -135,10 +136,7 @@ func (r *RoutingProviderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Recorder = mgr.GetEventRecorder("routingprovider-controller")
 	}
 	if r.NewProvider == nil {
-		r.NewProvider = defaultProviderFactory
-	}
-	if r.NewProvider == nil {
-		return errors.New("RoutingProviderReconciler needs NewProvider")
+		r.NewProvider = registry.New
 	}
 	if r.Now == nil {
 		r.Now = time.Now
@@ -489,6 +487,3 @@ func durationOr(d, def time.Duration) time.Duration {
 	}
 	return d
 }
-
-// defaultProviderFactory builds adapters when NewProvider is not set.
-var defaultProviderFactory ProviderFactory // TODO(registry): registry.New once it lands

@@ -3,6 +3,9 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +24,10 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/simulator"
 )
 
 // scriptedAdapter stands in for a real adapter where a spec tests the reconciler's own
@@ -102,6 +107,28 @@ func startRoutingProviderManager(factory ProviderFactory) *providerHarness {
 	return h
 }
 
+// assetsOf counts the catalog's assets that provider id routes.
+func (h *providerHarness) assetsOf(id swapv1.ProviderID) int {
+	n := 0
+	for _, a := range h.catalog.List("", "") {
+		if slices.Contains(a.Providers, id) {
+			n++
+		}
+	}
+	return n
+}
+
+// sharedAssets counts the catalog's assets that both a and b route.
+func (h *providerHarness) sharedAssets(a, b swapv1.ProviderID) int {
+	n := 0
+	for _, as := range h.catalog.List("", "") {
+		if slices.Contains(as.Providers, a) && slices.Contains(as.Providers, b) {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *providerHarness) enabledIDs() []swapv1.ProviderID {
 	var ids []swapv1.ProviderID
 	for _, e := range h.providers.Enabled() {
@@ -152,6 +179,15 @@ func routingProvider(ns, name string, id swapv1.ProviderID, protocol swapv1.Prov
 			Timeout: metav1.Duration{Duration: 2 * time.Second},
 		},
 	}
+}
+
+// setEnabled updates spec.enabled on the latest version (status writes race with the test).
+func setEnabled(rp *swapv1.RoutingProvider, enabled bool) {
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(rp), rp)).To(Succeed())
+		rp.Spec.Enabled = enabled
+		g.Expect(k8sClient.Update(context.Background(), rp)).To(Succeed())
+	}).Should(Succeed())
 }
 
 // readyOf returns the Ready condition of the stored object (nil until there is one).
@@ -239,9 +275,7 @@ var _ = Describe("RoutingProvider reconciler", func() {
 			Eventually(h.enabledIDs).Should(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
 			Eventually(h.catalogProviders).Should(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
 
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rp), rp)).To(Succeed())
-			rp.Spec.Enabled = false
-			Expect(k8sClient.Update(ctx, rp)).To(Succeed())
+			setEnabled(rp, false)
 			Eventually(h.enabledIDs).Should(BeEmpty())
 			Eventually(h.catalogProviders).Should(BeEmpty())
 			e, ok := h.providers.Get(swapv1.ProviderRouteA)
@@ -251,8 +285,7 @@ var _ = Describe("RoutingProvider reconciler", func() {
 				g.Expect(readyOf(g, rp)).To(haveReady(metav1.ConditionFalse, ReasonProviderDisabled))
 			}).Should(Succeed())
 
-			rp.Spec.Enabled = true
-			Expect(k8sClient.Update(ctx, rp)).To(Succeed())
+			setEnabled(rp, true)
 			Eventually(h.enabledIDs).Should(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
 			Eventually(h.catalogProviders).Should(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
 		})
@@ -322,6 +355,92 @@ var _ = Describe("RoutingProvider reconciler", func() {
 			}).WithTimeout(10 * time.Second).Should(Succeed())
 			Expect(endpoint()).To(Equal("http://provider.example/second"))
 			Expect(h.catalogProviders()).To(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
+		})
+	})
+
+	Context("against the simulator over HTTP", func() {
+		const routeAToken = "sim-route-a-token"
+		var h *providerHarness
+		var ns string
+		var sim *simulator.Simulator
+		var simURL string
+		BeforeEach(func() {
+			sim = simulator.New(simulator.Options{
+				RouteAToken: routeAToken,
+				Logger:      slog.New(slog.NewTextHandler(GinkgoWriter, nil)),
+			})
+			srv := httptest.NewServer(sim.Handler())
+			DeferCleanup(srv.Close)
+			simURL = srv.URL
+			h = startRoutingProviderManager(registry.New)
+			ns = newProviderNamespace()
+			Expect(k8sClient.Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "route-a-token"},
+				Data:       map[string][]byte{"token": []byte(routeAToken)},
+			})).To(Succeed())
+		})
+
+		routeA := func() *swapv1.RoutingProvider {
+			rp := routingProvider(ns, "route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick, simURL+"/route_A")
+			rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: "route-a-token", Key: "token"}
+			return rp
+		}
+
+		It("lists both providers' assets and reports each one Ready with its asset count", func() {
+			a, b := routeA(), routingProvider(ns, "route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel, simURL+"/route_B")
+			createRoutingProvider(a)
+			createRoutingProvider(b)
+			for _, rp := range []*swapv1.RoutingProvider{a, b} {
+				Eventually(func(g Gomega) {
+					g.Expect(readyOf(g, rp)).To(haveReady(metav1.ConditionTrue, ReasonProviderAssetsListed))
+				}).Should(Succeed())
+				Expect(rp.Status.AssetCount).To(BeNumerically(">", 0))
+				Expect(rp.Status.AssetCount).To(BeEquivalentTo(h.assetsOf(rp.Spec.ProviderID)),
+					"%s: status counts what the catalog holds", rp.Spec.ProviderID)
+				Expect(rp.Status.LastRefresh).NotTo(BeNil())
+			}
+			Expect(h.enabledIDs()).To(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB}))
+			// Some pairs both providers route.
+			Expect(h.sharedAssets(swapv1.ProviderRouteA, swapv1.ProviderRouteB)).To(BeNumerically(">=", 2))
+		})
+
+		It("reports a refused token and a failing provider with stable reasons", func() {
+			rp := routeA()
+			rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: "route-a-wrong", Key: "token"}
+			Expect(k8sClient.Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "route-a-wrong"},
+				Data:       map[string][]byte{"token": []byte("not-the-token")},
+			})).To(Succeed())
+			createRoutingProvider(rp)
+			Eventually(func(g Gomega) {
+				g.Expect(readyOf(g, rp)).To(haveReady(metav1.ConditionFalse, ReasonProviderRefused))
+			}).Should(Succeed())
+
+			b := routingProvider(ns, "route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel, simURL+"/route_B")
+			sim.SetFault(swapv1.ProviderRouteB, simulator.AnyCall, simulator.Fault{ErrorRate: 1, Status: 503})
+			createRoutingProvider(b)
+			Eventually(func(g Gomega) {
+				g.Expect(readyOf(g, b)).To(haveReady(metav1.ConditionFalse, ReasonProviderUnavailable))
+			}).Should(Succeed())
+			Expect(meta.FindStatusCondition(b.Status.Conditions, swapv1.ConditionReady).Message).To(ContainSubstring("answered 503"))
+			Expect(h.catalogProviders()).To(BeEmpty())
+
+			// The provider recovers: the next retry (5 s after the first failure) finds it.
+			sim.ClearFaults()
+			Eventually(func(g Gomega) {
+				g.Expect(readyOf(g, b)).To(haveReady(metav1.ConditionTrue, ReasonProviderAssetsListed))
+			}).WithTimeout(15 * time.Second).Should(Succeed())
+		})
+
+		It("reports an unreachable endpoint as ProviderUnavailable with a message free of ports", func() {
+			rp := routingProvider(ns, "route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel, "http://127.0.0.1:1/route_B")
+			createRoutingProvider(rp)
+			Eventually(func(g Gomega) {
+				g.Expect(readyOf(g, rp)).To(haveReady(metav1.ConditionFalse, ReasonProviderUnavailable))
+			}).Should(Succeed())
+			msg := meta.FindStatusCondition(rp.Status.Conditions, swapv1.ConditionReady).Message
+			Expect(msg).To(HavePrefix("listing assets failed: upstream error"))
+			Expect(msg).NotTo(ContainSubstring("127.0.0.1"))
 		})
 	})
 })
