@@ -34,6 +34,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
+	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
@@ -82,25 +84,20 @@ func newOrderRig(o orderRigOptions) *orderRig {
 	return rig
 }
 
-// setProviders fills a fresh providerset with an adapter per provider, speaking to the
-// simulator over HTTP.
+// protocols is what each provider's RoutingProvider would declare.
+var protocols = map[swapv1.ProviderID]swapv1.ProviderProtocol{
+	swapv1.ProviderRouteA: swapv1.ProtocolOneClick, swapv1.ProviderRouteB: swapv1.ProtocolChannel,
+}
+
+// setProviders fills a fresh providerset with the registry's adapter per provider, speaking
+// to the simulator over HTTP, instrumented as the RoutingProvider reconciler does.
 func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 	GinkgoHelper()
 	g.providers = providerset.New()
 	for _, id := range swapv1.ProviderIDs {
-		p, err := newTestAdapter(id, provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second})
-		if errors.Is(err, errNoAdapter) {
-			continue
-		}
+		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second})
 		Expect(err).NotTo(HaveOccurred())
-		g.providers.Put(id, providerset.Entry{Provider: p, Enabled: true, PollMin: pollMin, PollMax: pollMax})
-	}
-}
-
-// need skips a spec whose provider has no adapter in this tree yet.
-func (g *orderRig) need(id swapv1.ProviderID) {
-	if _, ok := g.providers.Get(id); !ok {
-		Skip(fmt.Sprintf("no adapter for %s yet", id))
+		g.providers.Put(id, providerset.Entry{Provider: providermetrics.Instrument(p), Enabled: true, PollMin: pollMin, PollMax: pollMax})
 	}
 }
 
@@ -216,23 +213,35 @@ func historyOf(o *swapv1.SwapOrder) []string {
 	return out
 }
 
-func reconcileTotal() float64 {
+// metricSum adds up the samples (counter values, histogram counts) of the metric family
+// name whose labels include want.
+func metricSum(name string, want map[string]string) float64 {
 	families, err := ctrlmetrics.Registry.Gather()
 	Expect(err).NotTo(HaveOccurred())
 	var total float64
 	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
+		if f.GetName() != name {
 			continue
 		}
+	metrics:
 		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == "swaporder" {
-					total += m.GetCounter().GetValue()
+				labels[l.GetName()] = l.GetValue()
+			}
+			for k, v := range want {
+				if labels[k] != v {
+					continue metrics
 				}
 			}
+			total += m.GetCounter().GetValue() + float64(m.GetHistogram().GetSampleCount())
 		}
 	}
 	return total
+}
+
+func reconcileTotal() float64 {
+	return metricSum("controller_runtime_reconcile_total", map[string]string{"controller": "swaporder"})
 }
 
 var _ = Describe("SwapOrder reconciler", func() {
@@ -244,7 +253,6 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 		DescribeTable("settles a full deposit to SUCCESS, one webhook delivery per transition",
 			func(p swapv1.ProviderID) {
-				g.need(p)
 				g.partner(true)
 				o := g.awaitAddress(g.createOrder(p, usdcEth, usdcArb, "100000000"))
 				Expect(o.Status.ProviderRef).NotTo(BeEmpty())
@@ -252,9 +260,16 @@ var _ = Describe("SwapOrder reconciler", func() {
 				Expect(o.Status.Quote).NotTo(BeNil())
 				Eventually(func() map[string]string { return g.get(o).Annotations }).WithTimeout(5 * time.Second).ShouldNot(HaveKey(AnnotationCreatePending))
 
+				successes := metricSum("swaprouter_order_transitions_total", map[string]string{"to": "SUCCESS"})
+				polls := metricSum("swaprouter_provider_call_duration_seconds", map[string]string{"provider": string(p), "call": "status", "outcome": "ok"})
 				_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
 				Expect(err).NotTo(HaveOccurred())
 				Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+				Eventually(func() float64 {
+					return metricSum("swaprouter_order_transitions_total", map[string]string{"to": "SUCCESS"})
+				}).Should(Equal(successes + 1))
+				Expect(metricSum("swaprouter_provider_call_duration_seconds",
+					map[string]string{"provider": string(p), "call": "status", "outcome": "ok"})).To(BeNumerically(">", polls))
 
 				o = g.get(o)
 				Expect(o.Status.InTxHashes).NotTo(BeEmpty())
@@ -355,7 +370,6 @@ var _ = Describe("SwapOrder reconciler", func() {
 		It("goes UNKNOWN when the provider loses the order", func() {
 			// The simulator can forget an order but not restore it; recovery from UNKNOWN is
 			// covered by the outage spec above.
-			g.need(swapv1.ProviderRouteB)
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
 			Expect(g.sim.Forget(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderUnknown))
@@ -453,7 +467,6 @@ var _ = Describe("SwapOrder reconciler", func() {
 		})
 
 		It("refunds a deposit that arrives after the deadline", func() {
-			g.need(swapv1.ProviderRouteB)
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
 			deadline := o.Status.DepositDeadline.Add(time.Second) // status time is whole seconds
 			Eventually(func() bool { return time.Now().After(deadline) }).WithTimeout(10 * time.Second).Should(BeTrue())
