@@ -167,6 +167,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		return nil, fmt.Errorf("routing provider controller: %w", err)
 	}
 	if o.Controllers {
+		if err := (&controllers.PartnerReconciler{}).SetupWithManager(mgr); err != nil {
+			return nil, fmt.Errorf("partner controller: %w", err)
+		}
 		orders := &controllers.SwapOrderReconciler{
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,

@@ -1,0 +1,115 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/partners"
+)
+
+// partnerRecheck is how often a Partner's Secrets are looked at again: Secrets are not
+// watched here (their data is never cached), so a fixed Secret shows within this time.
+const partnerRecheck = 5 * time.Minute
+
+// PartnerReconciler keeps Partner status honest for `kubectl get partners`: how many API keys
+// are live and whether the keys and the webhook secret resolve (Ready). Quota usage in the
+// same status belongs to the frontend; this reconciler patches only its own fields.
+type PartnerReconciler struct {
+	Client client.Client
+	// APIReader reads the referenced Secrets directly, so their data is never cached.
+	APIReader client.Reader
+	Now       func() time.Time
+}
+
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// SetupWithManager registers the controller.
+func (r *PartnerReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("partner").
+		// Quota flushes change status often; only spec changes need a new look.
+		For(&swapv1.Partner{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(r)
+}
+
+// Reconcile assesses one Partner and writes its status when the assessment changed.
+func (r *PartnerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var p swapv1.Partner
+	if err := r.Client.Get(ctx, req.NamespacedName, &p); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	secrets, err := r.secretKeys(ctx, p.Namespace, partners.SecretNames(p.Spec))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	now := r.Now()
+	health := partners.Assess(p.Spec, secrets, now)
+
+	orig := p.DeepCopy()
+	p.Status.ActiveKeys = health.ActiveKeys
+	p.Status.ObservedGeneration = p.Generation
+	status := metav1.ConditionFalse
+	if health.Ready {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
+		Type: swapv1.ConditionReady, Status: status, Reason: health.Reason, Message: health.Message,
+		ObservedGeneration: p.Generation,
+	})
+	if !equality.Semantic.DeepEqual(orig.Status, p.Status) {
+		// A merge patch without a resourceVersion touches only these fields, so it never
+		// conflicts with the frontend's quota flushes.
+		if err := r.Client.Status().Patch(ctx, &p, client.MergeFrom(orig)); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	next := partnerRecheck
+	if !health.NextExpiry.IsZero() && health.NextExpiry.Sub(now) < next {
+		next = health.NextExpiry.Sub(now) + time.Second
+	}
+	return ctrl.Result{RequeueAfter: next}, nil
+}
+
+func (r *PartnerReconciler) secretKeys(ctx context.Context, namespace string, names []string) (partners.SecretKeys, error) {
+	out := partners.SecretKeys{}
+	for _, name := range names {
+		if _, done := out[name]; done {
+			continue
+		}
+		var s corev1.Secret
+		switch err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &s); {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		keys := map[string]bool{}
+		for k := range s.Data {
+			keys[k] = true
+		}
+		out[name] = keys
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/partners"
+	"github.com/swaprouter/swaprouter/internal/scheme"
+)
+
+var _ = Describe("Partner reconciler", func() {
+	var ns string
+
+	BeforeEach(func(ctx context.Context) {
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "partner-"}}
+		Expect(k8sClient.Create(ctx, n)).To(Succeed())
+		ns = n.Name
+
+		mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+			Scheme:     scheme.New(),
+			Metrics:    metricsserver.Options{BindAddress: "0"},
+			Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect((&PartnerReconciler{}).SetupWithManager(mgr)).To(Succeed())
+		mctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			Expect(mgr.Start(mctx)).To(Succeed())
+		}()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done).WithTimeout(30 * time.Second).Should(BeClosed())
+		})
+	})
+
+	ready := func(ctx context.Context, name string) func(Gomega) *metav1.Condition {
+		return func(g Gomega) *metav1.Condition {
+			var p swapv1.Partner
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p)).To(Succeed())
+			return meta.FindStatusCondition(p.Status.Conditions, swapv1.ConditionReady)
+		}
+	}
+
+	It("shows live keys and Ready, and says which key Secret is missing", func(ctx context.Context) {
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "acme-key", Namespace: ns},
+			Data:       map[string][]byte{"sha256": []byte("00")},
+		})).To(Succeed())
+		p := &swapv1.Partner{
+			ObjectMeta: metav1.ObjectMeta{Name: "acme", Namespace: ns},
+			Spec: swapv1.PartnerSpec{Keys: []swapv1.PartnerKey{
+				{ID: "key_live", SecretRef: swapv1.SecretKeyRef{Name: "acme-key", Key: "sha256"}},
+				{ID: "key_old", SecretRef: swapv1.SecretKeyRef{Name: "old-key", Key: "sha256"},
+					ExpiresAt: &metav1.Time{Time: time.Now().Add(-time.Hour)}},
+			}},
+		}
+		Expect(k8sClient.Create(ctx, p)).To(Succeed())
+		Eventually(ready(ctx, "acme")).Should(And(
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", partners.ReasonReady)))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+		Expect(p.Status.ActiveKeys).To(Equal(int32(1)), "the expired key does not count")
+
+		p.Spec.Keys = append(p.Spec.Keys, swapv1.PartnerKey{ID: "key_next", SecretRef: swapv1.SecretKeyRef{Name: "missing", Key: "sha256"}})
+		Expect(k8sClient.Update(ctx, p)).To(Succeed())
+		Eventually(ready(ctx, "acme")).Should(And(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", partners.ReasonKeySecretMissing),
+			HaveField("Message", ContainSubstring("key_next"))))
+	})
+
+	It("leaves the frontend's quota usage alone", func(ctx context.Context) {
+		p := &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: "quota", Namespace: ns}}
+		Expect(k8sClient.Create(ctx, p)).To(Succeed())
+		Eventually(func() error { // the reconciler may write status first: retry on conflict
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+				return err
+			}
+			p.Status.QuotaUsage = &swapv1.QuotaUsage{Month: "2026-11", Quotes: 42}
+			return k8sClient.Status().Update(ctx, p)
+		}).Should(Succeed())
+		Eventually(ready(ctx, "quota")).Should(HaveField("Reason", partners.ReasonNoLiveKey))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+		Expect(p.Status.QuotaUsage).To(Equal(&swapv1.QuotaUsage{Month: "2026-11", Quotes: 42}))
+	})
+})
