@@ -46,8 +46,14 @@ envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubect
 $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl:
 	ENVTEST_DIR=$(ENVTEST_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-envtest.sh >/dev/null
 
+.PHONY: tools
+tools: ## Install the Debian packages the tests and the README walkthrough use (curl, jq).
+	@command -v curl >/dev/null && command -v jq >/dev/null || { \
+		echo "installing curl and jq with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq >/dev/null; }
+
 .PHONY: test
-test: envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
+test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
 	go test $(GO_TEST_FLAGS) ./...
 
 ##@ Build and run

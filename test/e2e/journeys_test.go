@@ -209,7 +209,7 @@ var _ = Describe("A partner's journey", func() {
 			Expect(resp.Body["error"]).To(Equal("order not found"))
 		}
 		missing := other.get("/v1/order/ord_aaaaaaaaaaaaaaaaaaaaaaaaaa")
-		Expect(missing.Raw).To(MatchJSON(other.get("/v1/order/" + id).Raw), "indistinguishable from a missing order")
+		Expect(missing.Raw).To(MatchJSON(other.get("/v1/order/"+id).Raw), "indistinguishable from a missing order")
 	})
 
 	It("limits requests per key with headers and Retry-After", func() {
