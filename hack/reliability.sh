@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the long form of the reliability suite (test/reliability with RELIABILITY_LONG=1: more
+# orders, more crashes, longer fault windows) and writes its figures to docs/reliability.md.
+#
+#   hack/reliability.sh                  # long form, writes docs/reliability.md
+#   RELIABILITY_LONG= hack/reliability.sh  # the bounded form of `make test`, same report
+#   REPORT=/tmp/r.json hack/reliability.sh # JSON instead (any path not ending in .md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export RELIABILITY_LONG=${RELIABILITY_LONG-1}
+REPORT=${REPORT:-$PWD/docs/reliability.md}
+mkdir -p "$(dirname "$REPORT")"
+export RELIABILITY_REPORT=$REPORT
+export KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS:-$PWD/bin/k8s/1.37.1-linux-amd64}
+
+echo "reliability suite (${RELIABILITY_LONG:+long}${RELIABILITY_LONG:-bounded} form), report to $REPORT"
+# -v prints the per-scenario FIGURES lines as they are measured.
+go test -count=1 -timeout 60m ./test/reliability/ -v -args -ginkgo.v 2>&1 |
+	grep --line-buffered -E 'FIGURES|^\s*(•|\[FAILED\]|FAIL|PASS|ok|Ran )|Expected|_test\.go:[0-9]+' || true
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 0 ]; then
+	echo "reliability suite failed (exit $status); $REPORT may be incomplete" >&2
+	exit "$status"
+fi
+echo "wrote $REPORT"
