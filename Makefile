@@ -9,6 +9,7 @@ ENVTEST_DIR    ?= $(CURDIR)/bin/k8s/$(K8S_VERSION)-linux-amd64
 CONTROLLER_GEN := go tool controller-gen
 GO_TEST_FLAGS  ?= -count=1 -timeout 30m
 VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_TAG      ?= latest
 LDFLAGS        := -X github.com/swaprouter/swaprouter/internal/version.Version=$(VERSION)
 
 export KUBEBUILDER_ASSETS := $(ENVTEST_DIR)
@@ -61,6 +62,13 @@ test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-sy
 build: ## Build bin/swaprouter and bin/provider-sim.
 	go build -ldflags "$(LDFLAGS)" -o bin/swaprouter ./cmd/swaprouter
 	go build -ldflags "$(LDFLAGS)" -o bin/provider-sim ./cmd/provider-sim
+
+.PHONY: image
+image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-sim.tar (no Docker engine needed).
+	for bin in swaprouter provider-sim; do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/linux/$$bin ./cmd/$$bin; \
+		(cd hack/image && go run . -binary $(CURDIR)/bin/linux/$$bin -name swaprouter/$$bin:$(IMAGE_TAG) -out $(CURDIR)/dist/$$bin.tar); \
+	done
 
 .PHONY: run
 run: envtest build ## Run the embedded dev system (control plane, simulator, controllers, frontend).

@@ -1,0 +1,144 @@
+// Command image builds swaprouter's container images without a Docker engine: each image is
+// one layer on an empty base holding a static binary (and the CA bundle, for https providers
+// and webhook targets), run as a non-root user, written as a docker-loadable tarball.
+//
+//	go run . -binary ../../bin/linux/swaprouter -name swaprouter/swaprouter:latest -out ../../dist/swaprouter.tar
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path"
+	"sort"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+)
+
+// nonRoot is the distroless "nonroot" uid/gid, so a restricted PodSecurity profile admits it.
+const nonRoot = 65532
+
+func main() {
+	binary := flag.String("binary", "", "static linux/amd64 binary to put at /<basename>")
+	ref := flag.String("name", "", "image reference, e.g. swaprouter/swaprouter:latest")
+	out := flag.String("out", "", "tarball to write")
+	caBundle := flag.String("ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "CA certificates to include (empty skips)")
+	flag.Parse()
+	if *binary == "" || *ref == "" || *out == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := build(*binary, *ref, *out, *caBundle); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func build(binary, ref, out, caBundle string) error {
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return err
+	}
+	files := []file{{path: "/" + path.Base(binary), src: binary, mode: 0o755}}
+	if caBundle != "" {
+		files = append(files, file{path: "/etc/ssl/certs/ca-certificates.crt", src: caBundle, mode: 0o644})
+	}
+	layerTar, err := tarOf(files)
+	if err != nil {
+		return err
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(layerTar)), nil
+	})
+	if err != nil {
+		return err
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		return err
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return err
+	}
+	cfg = cfg.DeepCopy()
+	cfg.Architecture, cfg.OS = "amd64", "linux"
+	cfg.Config = v1.Config{
+		Entrypoint: []string{"/" + path.Base(binary)},
+		User:       fmt.Sprintf("%d:%d", nonRoot, nonRoot),
+		Env:        []string{"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
+		Labels:     map[string]string{"org.opencontainers.image.source": "https://github.com/swaprouter/swaprouter"},
+	}
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(path.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if err := tarball.WriteToFile(out, tag, img); err != nil {
+		return err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s -> %s (%s)\n", ref, out, digest)
+	return nil
+}
+
+type file struct {
+	path, src string
+	mode      int64
+}
+
+// tarOf writes files into a tar with fixed times and root ownership, so the same binary
+// always gives the same layer digest.
+func tarOf(files []file) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := map[string]bool{}
+	for _, f := range files {
+		for d := path.Dir(f.path); d != "/" && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for _, d := range sortedDirs(dirs) {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d[1:] + "/", Mode: 0o755, ModTime: time.Unix(0, 0)}); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f.src)
+		if err != nil {
+			return nil, err
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.path[1:], Mode: f.mode, Size: int64(len(data)), ModTime: time.Unix(0, 0)}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// sortedDirs orders parents before children (a parent's path sorts before its children's).
+func sortedDirs(dirs map[string]bool) []string {
+	out := make([]string, 0, len(dirs))
+	for d := range dirs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
