@@ -36,9 +36,16 @@ for entry in "${targets[@]}"; do
 	printf '[%d/%d] %s %s ... ' "$i" "${#targets[@]}" "$MODULE/$dir" "$target"
 	start=$(date +%s)
 	if go test -run "^${target}\$" -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZ_PARALLEL" "./$dir" >"$log" 2>&1; then
-		# The last progress line says how many inputs ran and how many were interesting.
-		stats=$(grep -oE 'execs: [0-9]+ \([0-9]+/sec\), new interesting: [0-9]+ \(total: [0-9]+\)' "$log" | tail -1 || true)
-		echo "ok ($(($(date +%s) - start))s; ${stats:-no progress line})"
+		# The last progress line says how many inputs ran in how long, and the corpus size.
+		last=$(grep -E '^fuzz: elapsed: ' "$log" | tail -1 || true)
+		secs=$(sed -nE 's/.*elapsed: ([0-9]+)s.*/\1/p' <<<"$last")
+		execs=$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$last")
+		corpus=$(sed -nE 's/.*new interesting: ([0-9]+) \(total: ([0-9]+)\).*/\1 new, \2 in corpus/p' <<<"$last")
+		if [ -n "$execs" ] && [ "${secs:-0}" -gt 0 ]; then
+			echo "ok (${execs} inputs in ${secs}s, ~$((execs / secs))/s; ${corpus})"
+		else
+			echo "ok ($(($(date +%s) - start))s)"
+		fi
 	else
 		echo "FAIL"
 		sed 's/^/    /' "$log" | tail -40

@@ -114,21 +114,24 @@ var _ = Describe("provider faults", func() {
 		g.sim.SetFault(swapv1.ProviderRouteB, simulator.CallOpen, simulator.Fault{ErrorRate: 0.5, Status: 500})
 		d := newDriver(g, orders("faults", scale(2, 8)))
 		before := g.sim.Stats()
-		d.placeAll(p, true, 2*time.Minute)
+		d.placeAll(p, false, 2*time.Minute)
 		createCalls := totalCalls(g.sim.Stats(), simulator.CallQuote, simulator.CallOpen) - totalCalls(before, simulator.CallQuote, simulator.CallOpen)
 
 		// Polling: route_A's status never answers (the adapter times out), route_B's answers
-		// garbage, until every order has seen enough failed polls to turn UNKNOWN.
+		// garbage. The users deposit meanwhile, so the providers settle the orders while we
+		// cannot see it; the faults stay until every order has failed enough polls to turn
+		// UNKNOWN.
 		g.sim.SetFault(swapv1.ProviderRouteA, simulator.CallStatus, simulator.Fault{Hang: true})
 		g.sim.SetFault(swapv1.ProviderRouteB, simulator.CallStatus, simulator.Fault{Garbage: true})
 		before = g.sim.Stats()
+		d.placeAll(p, true, time.Minute)
 		Eventually(func() []swapv1.OrderStatus {
 			var out []swapv1.OrderStatus
 			for _, id := range d.ids {
 				out = append(out, g.order(id).Status.Status)
 			}
 			return out
-		}, time.Minute).Should(HaveEach(swapv1.OrderUnknown))
+		}, 2*time.Minute).Should(HaveEach(swapv1.OrderUnknown))
 		pollCalls := totalCalls(g.sim.Stats(), simulator.CallStatus) - totalCalls(before, simulator.CallStatus)
 
 		g.sim.ClearFaults()
