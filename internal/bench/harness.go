@@ -1,0 +1,330 @@
+// Package bench measures swaprouter against its physical limits (issue 8): it starts the whole
+// system in-process (envtest control plane, provider simulator, manager with controllers and
+// frontend) and measures seven scenarios, each figure a ratio of two things measured in the
+// same run, with medians over repeated rounds. Run it with cmd/swaprouter-bench.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/registry"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/system"
+)
+
+// Config sets what a run does and where it writes.
+type Config struct {
+	// Short runs a few seconds per scenario with small sizes: a smoke test of the harness.
+	Short bool
+	// Scenarios to run (1–7); all when empty.
+	Scenarios []int
+	// Rounds per scenario; 5 (full) or 2 (short) when zero.
+	Rounds int
+	// Orders is scenario 4's N; 10,000 (full) or 300 (short) when zero.
+	Orders int
+	// Out receives progress lines.
+	Out io.Writer
+	// DocPath, JSONPath and ChartPath are the outputs; ProfileDir keeps CPU profiles. Empty
+	// paths are not written.
+	DocPath, JSONPath, ChartPath, ProfileDir string
+	// AnalysisPath is hand-written analysis included verbatim in the document, when present.
+	AnalysisPath string
+}
+
+func (c *Config) defaults() {
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 5
+		if c.Short {
+			c.Rounds = 2
+		}
+	}
+	if c.Orders <= 0 {
+		c.Orders = 10000
+		if c.Short {
+			c.Orders = 300
+		}
+	}
+	if len(c.Scenarios) == 0 {
+		c.Scenarios = []int{1, 2, 3, 4, 5, 6, 7}
+	}
+}
+
+// sized picks the full or the short value.
+func (c *Config) sized(full, short time.Duration) time.Duration {
+	if c.Short {
+		return short
+	}
+	return full
+}
+
+func (c *Config) count(full, short int) int {
+	if c.Short {
+		return short
+	}
+	return full
+}
+
+// Namespaces: the manager's, and one it does not watch for the raw control-plane baselines.
+const (
+	benchNamespace = "swaprouter-bench"
+	rawNamespace   = "bench-raw"
+	routeAToken    = "bench-route-a-token"
+	benchRPM       = 100000 // the API's maximum: the limiter must not shape the load
+)
+
+// harness is one running system and what the scenarios share.
+type harness struct {
+	cfg      Config
+	env      *devenv.Env
+	api      *APIClient
+	recv     *Receiver
+	direct   map[swapv1.ProviderID]provider.Provider
+	pollMin  time.Duration
+	pollMax  time.Duration
+	hookSrv  *http.Server
+	assets   []string // CAIP-19 ids the frontend lists
+	// scenario 5's measurement at 100 orders, kept for the one at N
+	smallP99   []float64
+	smallCount int
+}
+
+// pollMean is the mean provider poll interval (uniform jitter between min and max).
+func (h *harness) pollMean() time.Duration { return (h.pollMin + h.pollMax) / 2 }
+
+func (h *harness) logf(format string, args ...any) {
+	fmt.Fprintf(h.cfg.Out, "[%s] "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// Run starts the system, runs the scenarios and writes the outputs.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg.defaults()
+	rep := &Report{Started: time.Now(), Short: cfg.Short, Commit: Commit(), Machine: DescribeMachine()}
+	h := &harness{cfg: cfg, pollMin: cfg.sized(10*time.Second, time.Second), pollMax: cfg.sized(15*time.Second, 1500*time.Millisecond)}
+	h.logf("machine: %s; commit %s", rep.Machine, rep.Commit)
+	if err := h.start(ctx); err != nil {
+		return nil, err
+	}
+	defer h.stop()
+
+	// The order matters: quote scenarios before any order exists; scenario 5 measures at 100
+	// orders before scenarios 3 and 7 add theirs, and at N after scenario 4 filled the store.
+	byNumber := map[int]*Scenario{}
+	run := func(n int, fn func(context.Context, *Scenario) error, title string) {
+		if !slices.Contains(cfg.Scenarios, n) || ctx.Err() != nil {
+			return
+		}
+		s := byNumber[n]
+		if s == nil {
+			s = &Scenario{Number: n, Title: title}
+			byNumber[n] = s
+		}
+		h.logf("scenario %d: %s", n, title)
+		start := time.Now()
+		if err := fn(ctx, s); err != nil {
+			s.Err = err.Error()
+			h.logf("scenario %d failed: %v", n, err)
+		}
+		s.Duration += time.Since(start)
+		for _, f := range s.Figures[len(s.Figures)-countNew(s):] {
+			h.logf("  %s = %s%s", f.Name, num(f.Value), targetNote(f))
+		}
+	}
+	run(1, h.quoteLatency, "dry quotes against 50 ms providers, concurrency 1/16/64")
+	run(2, h.quoteThroughput, "dry quotes against providers without latency, concurrency 64")
+	run(6, h.rates, "rates with 50 targets against 50 ms providers")
+	run(5, h.orderReadSmall, "GET /v1/order at 100 stored orders")
+	run(3, h.orderCreation, "order creation, concurrency 16")
+	run(7, h.webhooks, "status change to verified webhook")
+	run(4, h.idlePolling, fmt.Sprintf("%d active orders idle-polling", cfg.Orders))
+	run(5, h.orderReadLarge, "GET /v1/order at N stored orders")
+	for n := 1; n <= 7; n++ {
+		if s := byNumber[n]; s != nil {
+			rep.Scenarios = append(rep.Scenarios, s)
+		}
+	}
+	rep.Duration = time.Since(rep.Started)
+	if err := rep.write(cfg); err != nil {
+		return rep, err
+	}
+	h.logf("done in %s", rep.Duration.Round(time.Second))
+	return rep, ctx.Err()
+}
+
+// countNew is how many figures the last step added; run prints them. Figures are appended
+// by each step, so the number printed is tracked per scenario.
+func countNew(s *Scenario) int {
+	n := len(s.Figures) - s.printed
+	s.printed = len(s.Figures)
+	return n
+}
+
+func targetNote(f Figure) string {
+	if f.Info {
+		if f.Unit != "" {
+			return " " + f.Unit
+		}
+		return ""
+	}
+	verdict := "short"
+	if f.Pass() {
+		verdict = "pass"
+	}
+	return fmt.Sprintf(" (target %s: %s)", f.Target, verdict)
+}
+
+func (h *harness) start(ctx context.Context) error {
+	h.recv = NewReceiver("")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	h.hookSrv = &http.Server{Handler: h.recv, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = h.hookSrv.Serve(ln) }()
+
+	opts := system.DefaultOptions()
+	opts.Namespace = benchNamespace
+	opts.FrontendAddr = "127.0.0.1:0"
+	opts.MetricsAddr = "0"
+	opts.ProbeAddr = "0"
+	opts.AllowLoopbackWebhooks = true
+
+	h.logf("starting control plane, simulator and manager (poll interval %s–%s)", h.pollMin, h.pollMax)
+	env, err := devenv.Start(ctx, devenv.EnvOptions{
+		Manager:       opts,
+		SimulatorAddr: "127.0.0.1:0",
+		Simulator: simulator.Options{
+			StepDelay:   h.cfg.sized(2*time.Second, 300*time.Millisecond),
+			RouteAToken: routeAToken,
+			Logger:      slog.New(slog.DiscardHandler),
+		},
+		PollMin: h.pollMin, PollMax: h.pollMax,
+		Partner:    "bench",
+		WebhookURL: "http://" + ln.Addr().String() + "/hooks",
+		Out:        h.cfg.Out,
+	})
+	if err != nil {
+		h.hookSrv.Close()
+		return err
+	}
+	h.env = env
+	h.recv.secret = env.WebhookSecret
+	h.api = &APIClient{Base: env.FrontendURL, KeyID: env.KeyID, Secret: env.Secret, HTTP: NewHTTPClient(60 * time.Second)}
+	h.logf("system up: frontend %s, simulator %s", env.FrontendURL, env.SimulatorURL)
+
+	if err := h.raiseLimit(ctx); err != nil {
+		return err
+	}
+	if err := h.env.Client.Create(ctx, namespaceObject(rawNamespace)); client.IgnoreAlreadyExists(err) != nil {
+		return err
+	}
+	// The direct baselines use the adapters the system uses, through the same registry.
+	h.direct = map[swapv1.ProviderID]provider.Provider{}
+	for id, proto := range map[swapv1.ProviderID]swapv1.ProviderProtocol{
+		swapv1.ProviderRouteA: swapv1.ProtocolOneClick, swapv1.ProviderRouteB: swapv1.ProtocolChannel,
+	} {
+		token := ""
+		if id == swapv1.ProviderRouteA {
+			token = routeAToken
+		}
+		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second})
+		if err != nil {
+			return err
+		}
+		h.direct[id] = p
+	}
+	var assets struct {
+		Assets []struct {
+			AssetID string `json:"assetId"`
+		} `json:"assets"`
+	}
+	if err := h.api.Do(ctx, http.MethodGet, "/v1/assets", nil, http.StatusOK, &assets); err != nil {
+		return fmt.Errorf("listing assets: %w", err)
+	}
+	for _, a := range assets.Assets {
+		h.assets = append(h.assets, a.AssetID)
+	}
+	return nil
+}
+
+// raiseLimit lifts the bench partner's per-minute limit to the API's maximum and waits until
+// the frontend applies it.
+func (h *harness) raiseLimit(ctx context.Context) error {
+	p := &swapv1.Partner{}
+	key := client.ObjectKey{Namespace: benchNamespace, Name: h.env.Partner}
+	if err := h.env.Client.Get(ctx, key, p); err != nil {
+		return err
+	}
+	base := p.DeepCopy()
+	p.Spec.RequestsPerMinute = benchRPM
+	p.Spec.MonthlyQuoteQuota = 0
+	if err := h.env.Client.Patch(ctx, p, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("raising the bench partner's limit: %w", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.api.Base+"/v1/assets", nil)
+		req.Header.Set("X-Key-Id", h.api.KeyID)
+		req.Header.Set("Authorization", "Bearer "+h.api.Secret)
+		resp, err := h.api.HTTP.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.Header.Get("X-RateLimit-Limit") == fmt.Sprint(benchRPM) {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the frontend did not apply the raised rate limit within 30 s")
+}
+
+func (h *harness) stop() {
+	h.logf("stopping the system")
+	if h.env != nil {
+		h.env.Stop()
+	}
+	if h.hookSrv != nil {
+		h.hookSrv.Close()
+	}
+}
+
+// profile starts a CPU profile for a scenario; the returned stop saves it and records the
+// top functions on s.
+func (h *harness) profile(s *Scenario, name string) func() Shares {
+	p, err := StartProfile()
+	if err != nil {
+		s.Notes = append(s.Notes, "no CPU profile: "+err.Error())
+		return func() Shares { return nil }
+	}
+	return func() Shares {
+		path := ""
+		if h.cfg.ProfileDir != "" {
+			_ = os.MkdirAll(h.cfg.ProfileDir, 0o755)
+			path = filepath.Join(h.cfg.ProfileDir, name+".cpu.pprof")
+		}
+		shares, top, err := p.Stop(path, 12)
+		if err != nil {
+			s.Notes = append(s.Notes, "CPU profile unreadable: "+err.Error())
+			return nil
+		}
+		s.Profile = top
+		return shares
+	}
+}

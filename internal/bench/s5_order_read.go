@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+)
+
+// Scenario 5: GET /v1/order/{id} at a fixed rate (open loop) for random stored orders, with
+// 100 orders stored and again with N stored (after scenario 4); the figure is the median
+// p99 at N divided by the median p99 at 100.
+const (
+	smallStore = 100
+	readRate   = 100 // requests per second
+)
+
+func (h *harness) readRound(ctx context.Context, ids []string, d time.Duration) LoadResult {
+	return Open(ctx, readRate, d, 256, func(ctx context.Context, _, _ int) error {
+		id := ids[rand.IntN(len(ids))]
+		return h.api.Do(ctx, http.MethodGet, "/v1/order/"+id, nil, http.StatusOK, nil)
+	})
+}
+
+// readRounds measures p99s (ms) of rounds of GETs.
+func (h *harness) readRounds(ctx context.Context, s *Scenario, ids []string, label string) []float64 {
+	d := h.cfg.sized(3*time.Second, time.Second)
+	var p99 []float64
+	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
+		res := h.readRound(ctx, ids, d)
+		if n := errNote(label, res); n != "" {
+			s.note("%s", n)
+		}
+		p99 = append(p99, PercentileMs(res.Latencies, 99))
+	}
+	return p99
+}
+
+func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
+	orders, err := h.activeOrders(ctx)
+	if err != nil {
+		return err
+	}
+	if missing := smallStore - len(orders); missing > 0 {
+		if _, res := h.createOrders(ctx, benchNamespace, missing, 16); res.Errors > 0 {
+			return fmt.Errorf("creating orders: %v", res.FirstErr)
+		}
+	}
+	ids, err := h.addressedOrders(ctx, smallStore)
+	if err != nil {
+		return err
+	}
+	h.smallP99 = h.readRounds(ctx, s, ids, fmt.Sprintf("GET at %d orders", len(ids)))
+	h.smallCount = len(ids)
+	return ctx.Err()
+}
+
+// addressedOrders waits until at least want orders have a deposit address and returns their ids.
+func (h *harness) addressedOrders(ctx context.Context, want int) ([]string, error) {
+	var ids []string
+	ok := waitFor(ctx, 2*time.Minute, 200*time.Millisecond, func() bool {
+		orders, err := h.activeOrders(ctx)
+		if err != nil {
+			return false
+		}
+		ids = ids[:0]
+		for _, o := range orders {
+			if o.Status.DepositAddress != "" {
+				ids = append(ids, o.Spec.OrderID)
+			}
+		}
+		return len(ids) >= want
+	})
+	if !ok {
+		return nil, fmt.Errorf("only %d of %d orders got a deposit address within 2 minutes", len(ids), want)
+	}
+	return ids, nil
+}
+
+func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
+	if len(h.smallP99) == 0 {
+		return fmt.Errorf("the measurement at %d orders is missing", smallStore)
+	}
+	// Background polling of N orders is scenario 4's load, not a cost of reading one order:
+	// slow the polling down so both sizes are read on an otherwise quiet system.
+	quiet := 10 * time.Minute
+	if err := h.setPollInterval(ctx, quiet, quiet+time.Minute); err != nil {
+		return err
+	}
+	before := h.statusCalls()
+	settle := h.pollMax + h.cfg.sized(5*time.Second, time.Second)
+	h.logf("  slowing polling to %s and waiting %s for every order to take it", quiet, settle)
+	time.Sleep(settle)
+	s.note("before the measurement at N the RoutingProviders' poll interval was raised to 10 min so that N orders' polling (scenario 4's load) does not compete with the reads; %d status polls ran during the %s switch-over",
+		h.statusCalls()-before, settle)
+
+	orders, err := h.activeOrders(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, o := range orders {
+		if o.Status.DepositAddress != "" {
+			ids = append(ids, o.Spec.OrderID)
+		}
+	}
+	large := h.readRounds(ctx, s, ids, fmt.Sprintf("GET at %d orders", len(ids)))
+	base := Median(h.smallP99)
+	var ratio []float64
+	for _, v := range large {
+		ratio = append(ratio, Ratio(v, base))
+	}
+	s.Setup = fmt.Sprintf("%d rounds of %s at %d GET/s (open loop) for random orders, first with %d stored orders, then with %d; figure per round = p99 at N ÷ median p99 at 100",
+		h.cfg.Rounds, h.cfg.sized(3*time.Second, time.Second), readRate, h.smallCount, len(ids))
+	s.add(fmt.Sprintf("p99 at %d orders ÷ p99 at %d", len(ids), h.smallCount), ratio, AtMost(1.2))
+	s.info(fmt.Sprintf("p99 at %d orders", h.smallCount), "ms", h.smallP99)
+	s.info(fmt.Sprintf("p99 at %d orders", len(ids)), "ms", large)
+	return ctx.Err()
+}
+
+// setPollInterval changes both RoutingProviders' poll interval.
+func (h *harness) setPollInterval(ctx context.Context, lo, hi time.Duration) error {
+	var list swapv1.RoutingProviderList
+	if err := h.env.Client.List(ctx, &list, client.InNamespace(benchNamespace)); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		rp := &list.Items[i]
+		base := rp.DeepCopy()
+		rp.Spec.PollInterval = swapv1.PollInterval{Min: metav1.Duration{Duration: lo}, Max: metav1.Duration{Duration: hi}}
+		if err := h.env.Client.Patch(ctx, rp, client.MergeFrom(base)); err != nil {
+			return fmt.Errorf("poll interval of %s: %w", rp.Name, err)
+		}
+	}
+	return nil
+}

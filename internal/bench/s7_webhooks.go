@@ -1,0 +1,279 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	watchpkg "k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orderid"
+	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
+)
+
+// Scenario 7, latency: orders are created through the frontend and fully deposited; the
+// simulator settles them (PENDING → PROCESSING → SUCCESS) and the reconciler finds each
+// change at its next poll. A watch on SwapOrders timestamps each new status-history entry as
+// the API server publishes it; the receiver timestamps the verified webhook for the same
+// (order, seq). Latency = arrival − status change, divided by the mean poll interval.
+//
+// Scenario 7, throughput: K WebhookDeliveries are created at once (as the order reconciler
+// would) and the time until the receiver verified all K gives deliveries/s; the baseline is
+// raw WebhookDelivery status updates/s against the same control plane at the webhook
+// controller's concurrency.
+func (h *harness) webhooks(ctx context.Context, s *Scenario) error {
+	if err := h.webhookLatency(ctx, s); err != nil {
+		return err
+	}
+	return h.webhookThroughput(ctx, s)
+}
+
+type changeKey struct {
+	order string
+	seq   int64
+}
+
+// watchChanges records when each order's status-history entries first appear.
+func (h *harness) watchChanges(ctx context.Context) (func() map[changeKey]time.Time, error) {
+	wc, err := client.NewWithWatch(h.env.Plane.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, err
+	}
+	watch := func() (watchpkg.Interface, error) {
+		return wc.Watch(ctx, &swapv1.SwapOrderList{}, client.InNamespace(benchNamespace))
+	}
+	w, err := watch()
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	seen := map[changeKey]time.Time{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			for ev := range w.ResultChan() {
+				now := time.Now()
+				o, ok := ev.Object.(*swapv1.SwapOrder)
+				if !ok {
+					continue
+				}
+				mu.Lock()
+				for _, t := range o.Status.History {
+					k := changeKey{o.Spec.OrderID, t.Seq}
+					if _, ok := seen[k]; !ok {
+						seen[k] = now
+					}
+				}
+				mu.Unlock()
+			}
+			// The server ended the watch (timeout, error event): start another one. A change
+			// seen first on the new watch's initial list is timed late, never early.
+			if ctx.Err() != nil {
+				return
+			}
+			if w, err = watch(); err != nil {
+				return
+			}
+		}
+	}()
+	stop := func() map[changeKey]time.Time {
+		w.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(seen)
+	}
+	_ = done
+	return stop, nil
+}
+
+func (h *harness) webhookLatency(ctx context.Context, s *Scenario) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopWatch, err := h.watchChanges(wctx)
+	if err != nil {
+		return err
+	}
+	m := h.cfg.count(60, 10)
+	type created struct{ id, address string }
+	var mu sync.Mutex
+	var orders []created
+	res := Closed(ctx, 8, 0, m, func(ctx context.Context, _, i int) error {
+		var out struct {
+			ID             string `json:"id"`
+			DepositAddress string `json:"depositAddress"`
+		}
+		if err := h.api.Do(ctx, http.MethodPost, "/v1/order", map[string]any{
+			"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH,
+			"sender": sender, "recipient": solDest, "providerId": providers[i%2],
+		}, http.StatusCreated, &out); err != nil {
+			return err
+		}
+		mu.Lock()
+		orders = append(orders, created{out.ID, out.DepositAddress})
+		mu.Unlock()
+		return nil
+	})
+	if n := errNote("creating orders", res); n != "" {
+		s.note("%s", n)
+	}
+	for _, o := range orders {
+		if _, err := h.env.Simulator.Deposit(o.address, pointOneETH); err != nil {
+			return fmt.Errorf("deposit to %s: %w", o.address, err)
+		}
+	}
+	h.logf("  %d orders deposited; waiting for PENDING, PROCESSING and SUCCESS webhooks", len(orders))
+	timeout := 4*h.pollMax + h.cfg.sized(30*time.Second, 10*time.Second)
+	complete := waitFor(ctx, timeout, 200*time.Millisecond, func() bool {
+		for _, o := range orders {
+			if _, ok := h.recv.ArrivedAt(o.id, 3); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	changes := stopWatch()
+	var lat []time.Duration
+	missing := 0
+	for _, o := range orders {
+		for seq := int64(1); seq <= 3; seq++ {
+			t0, ok := changes[changeKey{o.id, seq}]
+			if !ok {
+				continue
+			}
+			t1, ok := h.recv.ArrivedAt(o.id, seq)
+			if !ok {
+				missing++
+				continue
+			}
+			lat = append(lat, t1.Sub(t0))
+		}
+	}
+	if !complete {
+		s.note("not every order reached SUCCESS with its webhook within %s; %d status changes had no webhook yet", timeout, missing)
+	}
+	if h.recv.Rejected() > 0 {
+		s.note("the receiver rejected %d deliveries whose signature did not verify", h.recv.Rejected())
+	}
+	poll := h.pollMean().Seconds()
+	p50, p99 := PercentileMs(lat, 50), PercentileMs(lat, 99)
+	s.Figures = append(s.Figures,
+		Figure{Scenario: 7, Name: "status change → verified webhook p50 ÷ poll interval", Value: Ratio(p50/1000, poll), Info: true, Unit: fmt.Sprintf("(%.0f ms ÷ %s; no target)", p50, h.pollMean())},
+		Figure{Scenario: 7, Name: "status change → verified webhook p99 ÷ poll interval", Value: Ratio(p99/1000, poll), Target: AtMost(0.1), Unit: fmt.Sprintf("(%.0f ms ÷ %s)", p99, h.pollMean())},
+	)
+	s.Setup = fmt.Sprintf("latency: %d orders created through the frontend and fully deposited, %d status changes timed from the API server's watch event to the verified webhook (pooled percentiles; the poll interval is the configured mean %s)",
+		len(orders), len(lat), h.pollMean())
+	return ctx.Err()
+}
+
+func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
+	k := h.cfg.count(300, 40)
+	rounds := min(h.cfg.Rounds, 3)
+	conc := 8 // system.DefaultOptions().WebhookConcurrency
+	s.Setup += fmt.Sprintf("; throughput: %d rounds of %d WebhookDeliveries created at once (concurrency 32) until all are verified at the receiver, against %d raw status updates at concurrency %d", rounds, k, k, conc)
+	var ratio, dps, ups []float64
+	for r := 0; r < rounds && ctx.Err() == nil; r++ {
+		start := time.Now()
+		var mu sync.Mutex
+		var ids []string
+		res := Closed(ctx, 32, 0, k, func(ctx context.Context, _, _ int) error {
+			d, err := h.newDelivery(benchNamespace)
+			if err != nil {
+				return err
+			}
+			if err := h.env.Client.Create(ctx, d); err != nil {
+				return err
+			}
+			mu.Lock()
+			ids = append(ids, d.Spec.EventID)
+			mu.Unlock()
+			return nil
+		})
+		if n := errNote("creating deliveries", res); n != "" {
+			s.note("%s", n)
+		}
+		waitFor(ctx, h.cfg.sized(2*time.Minute, 30*time.Second), 20*time.Millisecond, func() bool {
+			return len(h.recv.ArrivalTimes(ids)) >= len(ids)
+		})
+		arrivals := h.recv.ArrivalTimes(ids)
+		if len(arrivals) < len(ids) {
+			s.note("round %d: only %d of %d deliveries arrived", r+1, len(arrivals), len(ids))
+		}
+		last := start
+		for _, t := range arrivals {
+			if t.After(last) {
+				last = t
+			}
+		}
+		delivered := Ratio(float64(len(arrivals)), last.Sub(start).Seconds())
+
+		raws := make([]*swapv1.WebhookDelivery, k)
+		for i := range raws {
+			d, err := h.newDelivery(rawNamespace)
+			if err != nil {
+				return err
+			}
+			raws[i] = d
+		}
+		if res := Closed(ctx, 32, 0, k, func(ctx context.Context, _, i int) error {
+			return h.env.Client.Create(ctx, raws[i])
+		}); res.Errors > 0 {
+			return fmt.Errorf("creating raw deliveries: %v", res.FirstErr)
+		}
+		upd := Closed(ctx, conc, 0, k, func(ctx context.Context, _, i int) error {
+			d := raws[i]
+			now := metav1.Now()
+			d.Status = swapv1.WebhookDeliveryStatus{
+				Phase: swapv1.DeliveryDelivered, AttemptCount: 1, LastCode: 204, CompletedAt: &now,
+				Attempts: []swapv1.DeliveryAttempt{{At: now, Code: 204, DurationMillis: 1}}, ObservedGeneration: d.Generation,
+			}
+			return h.env.Client.Status().Update(ctx, d)
+		})
+		if n := errNote("raw status updates", upd); n != "" {
+			s.note("%s", n)
+		}
+		ratio = append(ratio, Ratio(delivered, upd.PerSecond()))
+		dps, ups = append(dps, delivered), append(ups, upd.PerSecond())
+	}
+	s.add("deliveries/s ÷ raw WebhookDelivery status updates/s", ratio, AtLeast(0.30))
+	s.info("deliveries/s (created → verified at the receiver)", "/s", dps)
+	s.info("raw WebhookDelivery status updates/s", "/s", ups)
+	return ctx.Err()
+}
+
+// newDelivery is a WebhookDelivery for the bench partner, shaped as the order reconciler
+// makes them, for a fresh order id and event id.
+func (h *harness) newDelivery(namespace string) (*swapv1.WebhookDelivery, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	suffix := hex.EncodeToString(b[:])
+	orderID := orderid.New()
+	ev := webhooks.Event{
+		Version: webhooks.EventVersion, ID: "evt_" + suffix, Type: webhooks.EventType, OrderID: orderID,
+		ProviderID: string(swapv1.ProviderRouteA), Status: string(swapv1.OrderProcessing),
+		PreviousStatus: string(swapv1.OrderPending), OccurredAt: time.Now(), Sequence: 2,
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	return &swapv1.WebhookDelivery{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench-" + suffix, Namespace: namespace},
+		Spec: swapv1.WebhookDeliverySpec{
+			Partner: h.env.Partner, OrderID: orderID, EventID: ev.ID, Sequence: ev.Sequence, Payload: string(payload),
+		},
+	}, nil
+}
+
