@@ -91,15 +91,15 @@ const (
 
 // harness is one running system and what the scenarios share.
 type harness struct {
-	cfg      Config
-	env      *devenv.Env
-	api      *APIClient
-	recv     *Receiver
-	direct   map[swapv1.ProviderID]provider.Provider
-	pollMin  time.Duration
-	pollMax  time.Duration
-	hookSrv  *http.Server
-	assets   []string // CAIP-19 ids the frontend lists
+	cfg     Config
+	env     *devenv.Env
+	api     *APIClient
+	recv    *Receiver
+	direct  map[swapv1.ProviderID]provider.Provider
+	pollMin time.Duration
+	pollMax time.Duration
+	hookSrv *http.Server
+	assets  []string // CAIP-19 ids the frontend lists
 	// scenario 5's measurement at 100 orders, kept for the one at N
 	smallP99   []float64
 	smallCount int

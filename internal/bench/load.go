@@ -119,6 +119,8 @@ func Open(ctx context.Context, rate float64, d time.Duration, maxInFlight int, o
 
 type overloaded struct{}
 
-func (overloaded) Error() string { return "too many requests in flight: the system fell behind the rate" }
+func (overloaded) Error() string {
+	return "too many requests in flight: the system fell behind the rate"
+}
 
 var errOverloaded error = overloaded{}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
 )
 
 // Scenario 3: POST /v1/order until its 201 with a deposit address, at concurrency 16; the
@@ -54,4 +53,3 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 	s.info("POST /v1/order p50", "ms", lat)
 	return ctx.Err()
 }
-

@@ -276,4 +276,3 @@ func (h *harness) newDelivery(namespace string) (*swapv1.WebhookDelivery, error)
 		},
 	}, nil
 }
-

@@ -131,7 +131,6 @@ func (h *harness) activeOrders(ctx context.Context) ([]swapv1.SwapOrder, error) 
 	return list.Items, nil
 }
 
-
 func errNote(what string, r LoadResult) string {
 	if r.Errors == 0 {
 		return ""
