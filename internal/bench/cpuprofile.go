@@ -149,7 +149,20 @@ func Analyze(prof *profile.Profile, top int) (Shares, []ProfileLine) {
 	if len(lines) > top {
 		lines = lines[:top]
 	}
-	return shares, lines
+	// Then the module's own functions by inclusive time: which of our paths the time is under.
+	var own []ProfileLine
+	for fn, v := range cum {
+		if strings.HasPrefix(fn, "github.com/swaprouter/swaprouter/") && !strings.Contains(fn, "/internal/bench.") {
+			own = append(own, ProfileLine{Function: fn, Flat: flat[fn] / total, Cum: v / total})
+		}
+	}
+	slices.SortFunc(own, func(a, b ProfileLine) int {
+		return cmp.Or(cmp.Compare(b.Cum, a.Cum), strings.Compare(a.Function, b.Function))
+	})
+	if len(own) > top {
+		own = own[:top]
+	}
+	return shares, append(lines, own...)
 }
 
 // HeapByPart is the in-use heap bytes of each part, from a heap profile taken after a GC.

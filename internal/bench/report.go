@@ -64,6 +64,8 @@ type Scenario struct {
 	Notes []string `json:"notes,omitempty"`
 	// Profile lists the hottest functions of a CPU profile taken during the scenario.
 	Profile []ProfileLine `json:"profile,omitempty"`
+	// Waits is where the order reconciler's goroutines stood, sampled mid-window (scenario 4).
+	Waits []WaitPoint `json:"goroutineWaits,omitempty"`
 	// Err is set when the scenario could not run to the end.
 	Err      string        `json:"error,omitempty"`
 	Duration time.Duration `json:"durationNanos"`

@@ -44,41 +44,40 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	rssBefore, _ := ReadProc("self")
 	addrBefore := h.depositAddressesCreated()
 
-	h.logf("  %d active orders; creating %d more", active, toCreate)
+	h.logf("  %d active orders; creating up to %d more", active, toCreate)
+	// Orders are created in batches, never more than one batch ahead of the reconciler, and
+	// creation stops when the fill budget is spent: N is then what the system absorbed, every
+	// order has its address and the creation backlog is drained before measuring idle polling.
 	start := time.Now()
-	done := make(chan LoadResult, 1)
-	go func() {
-		_, res := h.createOrders(ctx, benchNamespace, toCreate, 32)
-		done <- res
-	}()
+	fillBudget, drainBudget := h.cfg.sized(4*time.Minute, 40*time.Second), h.cfg.sized(2*time.Minute, 30*time.Second)
+	batch := h.cfg.count(500, 100)
 	var created LoadResult
-	progress := time.NewTicker(10 * time.Second)
-	defer progress.Stop()
-	fillDeadline := time.Now().Add(h.cfg.sized(6*time.Minute, time.Minute))
-	creating := true
-	for {
-		addressed := h.depositAddressesCreated() - addrBefore
-		if !creating && addressed >= created.OK() {
-			break
+	addressed := func() int { return h.depositAddressesCreated() - addrBefore }
+	lastLog := time.Now()
+	for created.OK() < toCreate && time.Since(start) < fillBudget && ctx.Err() == nil {
+		_, res := h.createOrders(ctx, benchNamespace, min(batch, toCreate-created.OK()), 32)
+		created.Latencies = append(created.Latencies, res.Latencies...)
+		created.Errors += res.Errors
+		if created.FirstErr == nil {
+			created.FirstErr = res.FirstErr
 		}
-		if time.Now().After(fillDeadline) {
-			s.note("only %d of %d new orders had a deposit address after %s; measuring with what exists", addressed, created.OK(), time.Since(start).Round(time.Second))
-			break
-		}
-		select {
-		case created = <-done:
-			creating = false
-			h.logf("  %d orders created in %s (%.0f/s)%s", created.OK(), created.Elapsed.Round(time.Second), created.PerSecond(), errSuffix(created))
-		case <-progress.C:
-			h.logf("  %d deposit addresses so far", addressed)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		created.Elapsed += res.Elapsed
+		waitFor(ctx, fillBudget-time.Since(start), 200*time.Millisecond, func() bool {
+			return addressed() >= created.OK()-batch
+		})
+		if time.Since(lastLog) > 10*time.Second {
+			h.logf("  %d orders created, %d with deposit addresses", created.OK(), addressed())
+			lastLog = time.Now()
 		}
 	}
-	if creating {
-		created = <-done
+	if !waitFor(ctx, drainBudget, 200*time.Millisecond, func() bool { return addressed() >= created.OK() }) {
+		s.note("only %d of %d new orders had a deposit address %s after creation stopped; measuring with what exists", addressed(), created.OK(), drainBudget)
 	}
+	if created.OK() < toCreate {
+		s.note("creation stopped at %d of %d new orders when the %s fill budget ran out: the reconciler obtained deposit addresses at about %.0f orders/s on this machine, so %d orders could not be reached within the run's 15 minutes",
+			created.OK(), toCreate, fillBudget, float64(addressed())/time.Since(start).Seconds(), h.cfg.Orders)
+	}
+	h.logf("  %d orders created (%s of creates)%s", created.OK(), created.Elapsed.Round(time.Second), errSuffix(created))
 	fill := time.Since(start)
 	all, err := h.activeOrders(ctx)
 	if err != nil {
@@ -97,7 +96,13 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	var callRatio, reconcilesPerMin, selfCores, apiCores, etcdCores []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
 		calls0, rec0, meter := h.statusCalls(), reconcileTotal("swaporder"), StartCPU()
-		time.Sleep(window)
+		if r == h.cfg.Rounds/2 {
+			time.Sleep(window / 2)
+			s.Waits = GoroutineWaits("SwapOrderReconciler")
+			time.Sleep(window - window/2)
+		} else {
+			time.Sleep(window)
+		}
 		u := meter.Stop()
 		calls, rec := h.statusCalls()-calls0, reconcileTotal("swaporder")-rec0
 		secs := u.Window.Seconds()
@@ -130,8 +135,8 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	added := max(n-active, 0)
 	rssPer1000 := Ratio(float64(rssAfter.RSS-rssBefore.RSS)*heapFraction/(1<<20), float64(added)/1000)
 
-	s.Setup = fmt.Sprintf("N = %d active orders (%d created directly for this scenario in %s, %.0f creates/s, deposit addresses by the reconciler); mean poll interval %s; %d rounds of %s",
-		n, created.OK(), fill.Round(time.Second), created.PerSecond(), h.pollMean(), h.cfg.Rounds, window)
+	s.Setup = fmt.Sprintf("N = %d active orders (%d created directly for this scenario in %s including their deposit addresses from the reconciler, %.0f orders/s); mean poll interval %s; %d rounds of %s",
+		n, created.OK(), fill.Round(time.Second), Ratio(float64(created.OK()), fill.Seconds()), h.pollMean(), h.cfg.Rounds, window)
 	if h.cfg.Orders != 10000 {
 		s.note("N is scaled to %d (10,000 in the full run)", h.cfg.Orders)
 	}

@@ -44,16 +44,18 @@ type changeKey struct {
 }
 
 // watchChanges records when each order's status-history entries first appear.
-func (h *harness) watchChanges(ctx context.Context) (func() map[changeKey]time.Time, error) {
+func (h *harness) watchChanges(parent context.Context) (func() map[changeKey]time.Time, error) {
 	wc, err := client.NewWithWatch(h.env.Plane.Config, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(parent)
 	watch := func() (watchpkg.Interface, error) {
 		return wc.Watch(ctx, &swapv1.SwapOrderList{}, client.InNamespace(benchNamespace))
 	}
 	w, err := watch()
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	var mu sync.Mutex
@@ -88,12 +90,12 @@ func (h *harness) watchChanges(ctx context.Context) (func() map[changeKey]time.T
 		}
 	}()
 	stop := func() map[changeKey]time.Time {
-		w.Stop()
+		cancel() // ends the current watch and keeps the goroutine from starting another
+		<-done
 		mu.Lock()
 		defer mu.Unlock()
 		return maps.Clone(seen)
 	}
-	_ = done
 	return stop, nil
 }
 

@@ -208,3 +208,29 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("memTotalMiB = %d", got)
 	}
 }
+
+func TestParseGoroutineWaits(t *testing.T) {
+	dump := `goroutine profile: total 9
+
+5 @ 0x1 0x2
+#	0x1	net/http.(*persistConn).roundTrip+0x10	/x.go:1
+#	0x2	github.com/swaprouter/swaprouter/internal/provider/httpcall.(*Client).Do+0x20	/y.go:2
+#	0x3	github.com/swaprouter/swaprouter/controllers.(*SwapOrderReconciler).poll+0x30	/z.go:3
+
+3 @ 0x4
+#	0x4	runtime.gopark+0x1	/r.go:1
+#	0x5	sync.(*Cond).Wait+0x1	/s.go:1
+#	0x6	github.com/swaprouter/swaprouter/controllers.(*SwapOrderReconciler).Reconcile+0x1	/z.go:9
+
+1 @ 0x7
+#	0x7	github.com/swaprouter/swaprouter/apiserver.(*Server).quote+0x1	/a.go:1
+`
+	got := parseGoroutineWaits(dump, "SwapOrderReconciler")
+	want := []WaitPoint{
+		{Where: "internal/provider/httpcall.(*Client).Do", Leaf: "net/http.(*persistConn).roundTrip", Count: 5},
+		{Where: "controllers.(*SwapOrderReconciler).Reconcile", Leaf: "sync.(*Cond).Wait", Count: 3},
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("parseGoroutineWaits = %+v, want %+v", got, want)
+	}
+}

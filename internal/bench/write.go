@@ -106,9 +106,18 @@ func (r *Report) Markdown(chart, analysis string) string {
 			p("- Error: %s\n", s.Err)
 		}
 		if len(s.Profile) > 0 {
-			p("\nHottest functions of the process during the scenario (CPU profile, share of all samples):\n\n| function | flat | cum |\n|---|---|---|\n")
+			p("\nCPU profile of the process during the scenario (share of all samples): the hottest functions by own time, then this module's functions by inclusive time:\n\n| function | flat | cum |\n|---|---|---|\n")
 			for _, l := range s.Profile {
 				p("| `%s` | %.1f %% | %.1f %% |\n", l.Function, 100*l.Flat, 100*l.Cum)
+			}
+		}
+		if len(s.Waits) > 0 {
+			p("\nWhere the order reconciler's goroutines stood mid-window (goroutine profile):\n\n| goroutines | innermost swaprouter frame | blocked in |\n|---|---|---|\n")
+			for i, w := range s.Waits {
+				if i == 10 {
+					break
+				}
+				p("| %d | `%s` | `%s` |\n", w.Count, w.Where, w.Leaf)
 			}
 		}
 	}
