@@ -57,6 +57,14 @@ tools: ## Install the Debian packages the tests and the README walkthrough use (
 test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
 	go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: fuzz
+fuzz: ## Fuzz every target for FUZZTIME each (default 30s); the seed corpora also run in make test.
+	hack/fuzz.sh
+
+.PHONY: reliability
+reliability: envtest ## Long fault-injection runs; writes docs/reliability.md.
+	hack/reliability.sh
+
 ##@ Build and run
 .PHONY: build
 build: ## Build bin/swaprouter and bin/provider-sim.

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,6 +26,10 @@ var (
 
 func TestControllers(t *testing.T) {
 	RegisterFailHandler(Fail)
+	// Gomega's 1 s default is too tight for a shared 2-core machine; specs that need a
+	// bound of their own set it with WithTimeout.
+	SetDefaultEventuallyTimeout(20 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
 	RunSpecs(t, "Controllers Suite")
 }
 

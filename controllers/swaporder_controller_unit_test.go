@@ -84,6 +84,8 @@ type unitRig struct {
 	now   time.Time
 	key   client.ObjectKey
 	steps int
+	// last is the result of the latest reconcile: its RequeueAfter is the next poll.
+	last ctrl.Result
 }
 
 func newUnitRig(t *testing.T, objs ...client.Object) *unitRig {
@@ -118,6 +120,7 @@ func (g *unitRig) step() ctrl.Result {
 	if err != nil {
 		g.t.Fatalf("reconcile %d: %v", g.steps, err)
 	}
+	g.last = res
 	return res
 }
 
@@ -143,14 +146,14 @@ func (g *unitRig) order() *swapv1.SwapOrder {
 	return o
 }
 
-// advanceToPoll moves the clock to the order's next poll.
+// advanceToPoll moves the clock to the order's next poll: the requeue the last reconcile
+// asked for (nextPollAt in the API is only rewritten along with a real change).
 func (g *unitRig) advanceToPoll() {
 	g.t.Helper()
-	next := g.order().Status.NextPollAt
-	if next == nil {
+	if g.last.RequeueAfter <= nextStepNow {
 		g.t.Fatal("no next poll scheduled")
 	}
-	g.now = next.Time
+	g.now = g.now.Add(g.last.RequeueAfter)
 }
 
 func (g *unitRig) history() string {
@@ -587,5 +590,28 @@ swaprouter_orders{status="UNKNOWN"} 0
 `
 	if err := testutil.CollectAndCompare(ordersCollector{}, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An idle poll (nothing changed at the provider) costs a provider call but no status write,
+// and the next poll still comes on time.
+func TestUnitIdlePollWritesNothing(t *testing.T) {
+	g := newUnitRig(t)
+	g.p.status = provider.Status{Status: swapv1.OrderPending, Raw: "PENDING_DEPOSIT", Reason: "AwaitingDeposit"}
+	g.settle()
+	g.advanceToPoll()
+	g.settle() // first poll records the provider's raw status
+	before := g.order().ResourceVersion
+	for i := 1; i <= 3; i++ {
+		g.advanceToPoll()
+		if res := g.step(); res.RequeueAfter != 12*time.Second {
+			t.Fatalf("idle poll %d scheduled the next in %v, want 12s", i, res.RequeueAfter)
+		}
+	}
+	if g.p.polls != 4 {
+		t.Fatalf("provider polled %d times, want 4", g.p.polls)
+	}
+	if after := g.order().ResourceVersion; after != before {
+		t.Fatalf("idle polls wrote the order: resourceVersion %s -> %s", before, after)
 	}
 }

@@ -181,8 +181,10 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		if equality.Semantic.DeepEqual(orig.Status, d.Status) {
 			return
 		}
-		patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-		if perr := r.Client.Status().Patch(ctx, d, patch); perr != nil {
+		// No optimistic lock: the POST has happened and its record must land. This reconciler
+		// is the only status writer and the workqueue runs one worker per delivery, so a
+		// version check could only turn an unrelated write into a repeated POST.
+		if perr := r.Client.Status().Patch(ctx, d, client.MergeFrom(orig)); perr != nil {
 			err = errors.Join(err, fmt.Errorf("recording delivery status: %w", perr))
 			result = ctrl.Result{}
 		}
