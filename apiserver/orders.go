@@ -37,19 +37,10 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	}
 	canonical, _ := json.Marshal(req)
 	p := principal(r.Context())
+	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
+	spec.ProviderID = req.ProviderID
 	order, err := s.place(r.Context(), p, placement{
-		spec: swapv1.SwapOrderSpec{
-			Partner:              p.Partner.Name,
-			OriginAsset:          req.OriginAsset,
-			DestinationAsset:     req.DestinationAsset,
-			Amount:               req.Amount,
-			SwapType:             req.SwapType,
-			SlippageToleranceBps: req.SlippageToleranceBps,
-			Sender:               req.Sender,
-			Recipient:            req.Recipient,
-			RefundTo:             req.RefundTo,
-			ProviderID:           req.ProviderID,
-		},
+		spec:           spec,
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/order\n"), canonical...),
 	})

@@ -69,17 +69,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	req.Dry = new(bool) // canonical form: explicit false
 	canonical, _ := json.Marshal(req)
 	order, err := s.place(r.Context(), p, placement{
-		spec: swapv1.SwapOrderSpec{
-			Partner:              p.Partner.Name,
-			OriginAsset:          req.OriginAsset,
-			DestinationAsset:     req.DestinationAsset,
-			Amount:               req.Amount,
-			SwapType:             req.SwapType,
-			SlippageToleranceBps: req.SlippageToleranceBps,
-			Sender:               req.Sender,
-			Recipient:            req.Recipient,
-			RefundTo:             req.RefundTo,
-		},
+		spec:           req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo),
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {

@@ -21,6 +21,22 @@ type swapFields struct {
 	SlippageToleranceBps *int32          `json:"slippageToleranceBps,omitempty"`
 }
 
+// orderSpec is the SwapOrder spec these fields describe for a partner's order; the provider
+// is left to the caller (named in POST /v1/order, chosen by the quote for dry:false).
+func (f swapFields) orderSpec(partner, sender, recipient, refundTo string) swapv1.SwapOrderSpec {
+	return swapv1.SwapOrderSpec{
+		Partner:              partner,
+		OriginAsset:          f.OriginAsset,
+		DestinationAsset:     f.DestinationAsset,
+		Amount:               f.Amount,
+		SwapType:             f.SwapType,
+		SlippageToleranceBps: f.SlippageToleranceBps,
+		Sender:               sender,
+		Recipient:            recipient,
+		RefundTo:             refundTo,
+	}
+}
+
 // quoteRequest is the body of POST /v1/quote. refundTo is accepted because dry:false creates
 // an order, whose body has it.
 type quoteRequest struct {
