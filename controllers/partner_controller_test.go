@@ -9,15 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/partners"
-	"github.com/swaprouter/swaprouter/internal/scheme"
 )
 
 var _ = Describe("Partner reconciler", func() {
@@ -28,24 +23,9 @@ var _ = Describe("Partner reconciler", func() {
 		Expect(k8sClient.Create(ctx, n)).To(Succeed())
 		ns = n.Name
 
-		mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-			Scheme:     scheme.New(),
-			Metrics:    metricsserver.Options{BindAddress: "0"},
-			Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		})
-		Expect(err).NotTo(HaveOccurred())
+		mgr := newTestManager()
 		Expect((&PartnerReconciler{}).SetupWithManager(mgr)).To(Succeed())
-		mctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			defer close(done)
-			Expect(mgr.Start(mctx)).To(Succeed())
-		}()
-		DeferCleanup(func() {
-			cancel()
-			Eventually(done).WithTimeout(30 * time.Second).Should(BeClosed())
-		})
+		runTestManager(mgr)
 	})
 
 	ready := func(ctx context.Context, name string) func(Gomega) *metav1.Condition {

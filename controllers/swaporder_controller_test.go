@@ -125,14 +125,7 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		tune(r)
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	g.stop = func() { cancel(); <-done }
+	g.stop = runTestManager(mgr)
 }
 
 // noWatch lets the manager's client go through interceptor.NewClient, which wants a

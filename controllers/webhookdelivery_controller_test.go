@@ -18,15 +18,10 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/netguard"
-	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
@@ -115,30 +110,13 @@ func fastPolicy(attempts int) webhook.Policy {
 // startDeliveryManager runs a manager with only the WebhookDelivery reconciler and returns
 // its stop function (also registered as cleanup; stopping twice is harmless).
 func startDeliveryManager(configure func(r *WebhookDeliveryReconciler)) (stop func()) {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:     scheme.New(),
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	Expect(err).NotTo(HaveOccurred())
+	mgr := newTestManager()
 	r := &WebhookDeliveryReconciler{Guard: netguard.Options{AllowLoopback: true}, Policy: fastPolicy(8)}
 	if configure != nil {
 		configure(r)
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	stop = func() {
-		cancel()
-		Eventually(done).WithTimeout(30 * time.Second).Should(BeClosed())
-	}
-	DeferCleanup(stop)
-	return stop
+	return runTestManager(mgr)
 }
 
 // partnerFixture is a namespace with a partner, its signing secret(s) and one order.
