@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,12 +19,18 @@ func newDevCommand() *cobra.Command {
 		Short: "Run the whole system locally: control plane, CRDs, simulator, controllers, frontend",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// First signal: graceful stop of every part. A second one ends the process.
+			// First signal: an orderly stop of every part. A second one: end the control
+			// plane at once and exit, rather than leave it running without us.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() {
 				<-ctx.Done()
-				stop()
+				again := make(chan os.Signal, 1)
+				signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+				<-again
+				fmt.Fprintln(cmd.ErrOrStderr(), "second signal: killing the control plane and exiting")
+				devenv.KillControlPlane()
+				os.Exit(130)
 			}()
 			return devenv.Run(ctx, opts, cmd.OutOrStdout())
 		},

@@ -67,6 +67,7 @@ func StartControlPlane(dataDir string, out io.Writer) (*ControlPlane, error) {
 	if err := os.MkdirAll(etcdDir, 0o700); err != nil {
 		return nil, err
 	}
+	reapStale(etcdDir, out)
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdDir, StartTimeout: 60 * time.Second}
 	env.ControlPlane.APIServer = &envtest.APIServer{StartTimeout: 90 * time.Second}
 
@@ -74,8 +75,10 @@ func StartControlPlane(dataDir string, out io.Writer) (*ControlPlane, error) {
 	fmt.Fprintf(out, "Starting etcd and kube-apiserver (data in %s)...\n", etcdDir)
 	cfg, err := env.Start()
 	if err != nil {
-		// Start may fail after launching the processes (e.g. installing CRDs): stop them.
+		// Start may fail after launching the processes (e.g. installing CRDs): stop them,
+		// including one envtest lost track of.
 		_ = env.Stop()
+		KillControlPlane()
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
 	fmt.Fprintf(out, "Control plane up in %s; CRDs installed.\n", time.Since(start).Round(100*time.Millisecond))
@@ -89,4 +92,8 @@ func StartControlPlane(dataDir string, out io.Writer) (*ControlPlane, error) {
 }
 
 // Stop stops kube-apiserver and etcd; the etcd data stays for the next start.
-func (c *ControlPlane) Stop() error { return c.env.Stop() }
+func (c *ControlPlane) Stop() error {
+	err := c.env.Stop()
+	KillControlPlane() // whatever did not stop in time
+	return err
+}
