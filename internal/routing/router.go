@@ -13,8 +13,11 @@ import (
 	"github.com/swaprouter/swaprouter/internal/providerset"
 )
 
-// DefaultMaxParallelTargets bounds how many targets of one Rates call are quoted at once.
-const DefaultMaxParallelTargets = 8
+// DefaultMaxParallelTargets bounds how many targets of one Rates call are quoted at once. It
+// equals the contract's 50-target maximum, so a rates call takes as long as its slowest
+// target rather than rounds of them (a cap of 8 made 50 targets take 7 quote latencies);
+// the per-key request limit is what bounds the load one partner can cause.
+const DefaultMaxParallelTargets = 50
 
 // Router answers quotes from the live providers. Its zero value is not usable: set Providers
 // and Catalog. It keeps no state of its own and is safe for concurrent use.
