@@ -149,11 +149,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(1, h.quoteLatency, "dry quotes against 50 ms providers, concurrency 1/16/64")
 	run(2, h.quoteThroughput, "dry quotes against providers without latency, concurrency 64")
 	run(6, h.rates, "rates with 50 targets against 50 ms providers")
-	run(5, h.orderReadSmall, "GET /v1/order at 100 stored orders")
+	run(5, h.orderReadSmall, "GET /v1/order at 100 and at N stored orders")
 	run(3, h.orderCreation, "order creation, concurrency 16")
 	run(7, h.webhooks, "status change to verified webhook")
-	run(4, h.idlePolling, fmt.Sprintf("%d active orders idle-polling", cfg.Orders))
-	run(5, h.orderReadLarge, "GET /v1/order at N stored orders")
+	run(4, h.idlePolling, fmt.Sprintf("N active orders idle-polling (%d attempted)", cfg.Orders))
+	run(5, h.orderReadLarge, "")
 	for n := 1; n <= 7; n++ {
 		if s := byNumber[n]; s != nil {
 			rep.Scenarios = append(rep.Scenarios, s)
