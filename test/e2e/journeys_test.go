@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -10,11 +11,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 )
 
@@ -244,6 +248,36 @@ var _ = Describe("A partner's journey", func() {
 		r := partner.post("/v1/order", changed, "Idempotency-Key", key)
 		Expect(r.Status).To(Equal(http.StatusUnprocessableEntity))
 		Expect(r.Body["error"]).To(Equal("idempotency key reused"))
+	})
+
+	It("turns 50 concurrent identical order requests into one order with one deposit address", func() {
+		countOrders := func() int {
+			var list swapv1.SwapOrderList
+			Expect(env.Client.List(context.Background(), &list, client.InNamespace(env.Namespace))).To(Succeed())
+			return len(list.Items)
+		}
+		before := countOrders()
+		key := fmt.Sprintf("burst-%d", time.Now().UnixNano())
+		const n = 50
+		results := make([]response, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				results[i] = partner.post("/v1/order", orderRequest("route_B"), "Idempotency-Key", key)
+			})
+		}
+		wg.Wait()
+		id, address := str(results[0].Body, "id"), str(results[0].Body, "depositAddress")
+		Expect(address).NotTo(BeEmpty())
+		for i, r := range results {
+			Expect(r.Status).To(BeElementOf(http.StatusOK, http.StatusCreated), "request %d: %s", i, r.Raw)
+			Expect(str(r.Body, "id")).To(Equal(id))
+			Expect(str(r.Body, "depositAddress")).To(Equal(address))
+		}
+		Expect(countOrders()).To(Equal(before+1), "one SwapOrder for the 50 requests")
+		Expect(env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][id]).To(Equal(1),
+			"the provider issued exactly one deposit address")
 	})
 
 	DescribeTable("answers dry quotes it cannot route with the contract's errors",
