@@ -57,6 +57,10 @@ tools: ## Install the Debian packages the tests and the README walkthrough use (
 test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
 	go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: bench
+bench: envtest ## Benchmarks of the whole system as ratios (about 12 min); writes docs/benchmarks.md, bench/results.json and docs/bench-latency.png.
+	go run ./cmd/swaprouter-bench $(ARGS)
+
 .PHONY: fuzz
 fuzz: ## Fuzz every target for FUZZTIME each (default 30s); the seed corpora also run in make test.
 	hack/fuzz.sh
