@@ -29,9 +29,11 @@ generate: ## Generate deepcopy code from the API markers.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
-	$(CONTROLLER_GEN) crd rbac:roleName=swaprouter-manager paths=./... \
-		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac: controllers, frontend) from markers.
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=swaprouter-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=swaprouter-frontend paths=./apiserver/... paths=./internal/system/... \
+		output:rbac:artifacts:config=config/rbac/frontend
 
 .PHONY: verify
 verify: ## Fail when generated files are stale or Go files are unformatted.

@@ -150,6 +150,11 @@ type System struct {
 	Frontend *apiserver.Server
 }
 
+// Frontend replicas run the RoutingProvider reconciler read-only (ReadOnly: true) to build
+// their own adapters; these are the permissions that takes beyond the apiserver package's.
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=routingproviders,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
 // New builds the manager and adds the controllers and frontend that o switches on. Start it
 // with Manager.Start.
 func New(cfg *rest.Config, o Options) (*System, error) {
