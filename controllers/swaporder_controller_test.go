@@ -360,13 +360,16 @@ var _ = Describe("SwapOrder reconciler", func() {
 			Expect(historyOf(g.get(o))).To(Equal([]string{"1:PENDING", "2:UNKNOWN", "3:PENDING"}))
 		})
 
-		It("goes UNKNOWN when the provider loses the order", func() {
-			// The simulator can forget an order but not restore it; recovery from UNKNOWN is
-			// covered by the outage spec above.
+		It("goes UNKNOWN when the provider loses the order, and back when it finds it again", func() {
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
 			Expect(g.sim.Forget(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderUnknown))
 			Expect(g.get(o).Status.StatusReason).To(Equal(orders.ReasonOrderNotFound))
+
+			Expect(g.sim.Restore(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderPending))
+			Expect(historyOf(g.get(o))).To(Equal([]string{"1:PENDING", "2:UNKNOWN", "3:PENDING"}))
+			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][o.Spec.OrderID]).To(Equal(1))
 		})
 
 		It("forwards a deposit hint exactly once", func() {

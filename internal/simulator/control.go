@@ -55,6 +55,7 @@ type forgetRequest struct {
 //	DELETE /control/faults/{provider}/{call}   -> 204
 //	DELETE /control/faults                     -> 204
 //	POST   /control/forget  {provider, depositAddress} -> 204, 404 when unknown
+//	POST   /control/restore {provider, depositAddress} -> 204, 404 when not forgotten
 func (s *Simulator) mountControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /control/stats", func(w http.ResponseWriter, _ *http.Request) {
 		wire.JSON(w, http.StatusOK, s.Stats())
@@ -103,6 +104,17 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 		}
 		if !s.Forget(req.Provider, req.DepositAddress) {
 			wire.Error(w, http.StatusNotFound, "provider does not know this deposit address")
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /control/restore", func(w http.ResponseWriter, r *http.Request) {
+		var req forgetRequest
+		if !wire.Decode(w, r, &req) {
+			return
+		}
+		if !s.Restore(req.Provider, req.DepositAddress) {
+			wire.Error(w, http.StatusNotFound, "provider has no forgotten order at this deposit address")
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)

@@ -188,6 +188,14 @@ func (s *Simulator) Forget(p swapv1.ProviderID, depositAddress string) bool {
 	return ok
 }
 
+// Restore makes the provider find an order it lost through Forget again. It reports whether
+// there was such an order to give back.
+func (s *Simulator) Restore(p swapv1.ProviderID, depositAddress string) bool {
+	ok := s.book.Restore(p, depositAddress)
+	s.opts.Logger.Info("order restored", "provider", p, "depositAddress", depositAddress, "restored", ok)
+	return ok
+}
+
 // ErrUnknownAddress: no provider created the deposit address.
 var ErrUnknownAddress = orders.ErrUnknownAddress
 

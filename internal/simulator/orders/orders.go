@@ -56,13 +56,15 @@ type Book struct {
 	created   map[refKey]int
 	submits   map[swapv1.ProviderID]int
 	seq       int
+	// forgotten keeps what Forget took away, so Restore can play a provider finding it again.
+	forgotten map[string]*Order
 }
 
 // NewBook returns an empty Book.
 func NewBook() *Book {
 	return &Book{
 		byAddress: map[string]*Order{}, byRef: map[refKey]string{}, byChannel: map[refKey]string{},
-		created: map[refKey]int{}, submits: map[swapv1.ProviderID]int{},
+		created: map[refKey]int{}, submits: map[swapv1.ProviderID]int{}, forgotten: map[string]*Order{},
 	}
 }
 
@@ -153,6 +155,31 @@ func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
 	}
 	if o.ChannelID != "" {
 		delete(b.byChannel, refKey{provider, o.ChannelID})
+	}
+	b.forgotten[addr] = o
+	return true
+}
+
+// Restore gives back an order Forget took, as a provider whose lost record reappears. It
+// reports false when the order was not forgotten, or when its client reference has been
+// used for a new order since.
+func (b *Book) Restore(provider swapv1.ProviderID, addr string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.forgotten[addr]
+	if !ok || o.Provider != provider {
+		return false
+	}
+	if _, taken := b.byRef[refKey{provider, o.ClientRef}]; taken && o.ClientRef != "" {
+		return false
+	}
+	delete(b.forgotten, addr)
+	b.byAddress[addr] = o
+	if o.ClientRef != "" {
+		b.byRef[refKey{provider, o.ClientRef}] = addr
+	}
+	if o.ChannelID != "" {
+		b.byChannel[refKey{provider, o.ChannelID}] = addr
 	}
 	return true
 }

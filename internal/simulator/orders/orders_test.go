@@ -89,3 +89,34 @@ func TestDepositsAndSubmits(t *testing.T) {
 		t.Fatal("ObservePhase should report a change once")
 	}
 }
+
+func TestForgetThenRestore(t *testing.T) {
+	b := NewBook()
+	o, _ := b.Open("route_A", "ord_1", builder("ord_1"))
+	if b.Restore("route_A", o.DepositAddress) {
+		t.Fatal("restored an order that was never forgotten")
+	}
+	b.Forget("route_A", o.DepositAddress)
+	if b.Restore("route_B", o.DepositAddress) {
+		t.Fatal("route_B restored route_A's order")
+	}
+	if !b.Restore("route_A", o.DepositAddress) {
+		t.Fatal("Restore of a forgotten order returned false")
+	}
+	if got, ok := b.ByAddress("route_A", o.DepositAddress); !ok || got.ClientRef != "ord_1" {
+		t.Fatalf("restored order not found by address: %+v %v", got, ok)
+	}
+	if _, ok := b.ByChannel("route_A", o.ChannelID); !ok && o.ChannelID != "" {
+		t.Fatal("restored order not found by channel")
+	}
+	if again, created := b.Open("route_A", "ord_1", builder("ord_1")); created || again.DepositAddress != o.DepositAddress {
+		t.Fatalf("re-open after restore: created=%v addr=%s, want the restored %s", created, again.DepositAddress, o.DepositAddress)
+	}
+
+	// A reference used for a new order meanwhile is not overwritten.
+	b.Forget("route_A", o.DepositAddress)
+	b.Open("route_A", "ord_1", builder("ord_1"))
+	if b.Restore("route_A", o.DepositAddress) {
+		t.Fatal("restore replaced the order created for the same reference since")
+	}
+}
