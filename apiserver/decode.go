@@ -1,13 +1,16 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
@@ -25,19 +28,66 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if r.ContentLength > maxBodyBytes {
 		return bodyTooLarge()
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		return decodeError(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
 	if err := dec.Decode(&json.RawMessage{}); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return bodyTooLarge()
-		}
 		return apierror.Invalid("body", "must be a single JSON object")
 	}
+	return exactFieldNames(body, v)
+}
+
+// exactFieldNames refuses keys that differ from a declared field only in case: encoding/json
+// matches names case-insensitively ("Amount" would fill amount), but the contract's fields
+// are exact.
+func exactFieldNames(body []byte, v any) error {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(body, &keys) != nil {
+		return nil // not an object: the typed decode above already judged it
+	}
+	declared := jsonFieldNames(reflect.TypeOf(v))
+	for key := range keys {
+		if !declared[key] {
+			return apierror.Invalid(key, "unknown field")
+		}
+	}
 	return nil
+}
+
+var fieldNamesByType sync.Map // reflect.Type -> map[string]bool
+
+// jsonFieldNames lists the JSON names of a struct's fields, embedded structs included.
+func jsonFieldNames(t reflect.Type) map[string]bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if names, ok := fieldNamesByType.Load(t); ok {
+		return names.(map[string]bool)
+	}
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == "-":
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			for n := range jsonFieldNames(f.Type) {
+				names[n] = true
+			}
+		case tag != "":
+			names[tag] = true
+		case f.IsExported():
+			names[f.Name] = true
+		}
+	}
+	fieldNamesByType.Store(t, names)
+	return names
 }
 
 func bodyTooLarge() *apierror.Error {

@@ -98,6 +98,7 @@ func TestQuoteInvalidRequests(t *testing.T) {
 		{"missing amount", with(quoteBody(true), "amount", nil), "", apierror.InvalidRequest, "amount"},
 		{"missing origin", with(quoteBody(true), "originAsset", nil), "", apierror.InvalidRequest, "originAsset"},
 		{"unknown field", with(quoteBody(true), "colour", "red"), "", apierror.InvalidRequest, "colour"},
+		{"field name in another case", with(with(quoteBody(true), "amount", nil), "Amount", "1000"), "", apierror.InvalidRequest, "Amount"},
 		{"bad swapType", with(quoteBody(true), "swapType", "EXACT"), "", apierror.InvalidRequest, "swapType"},
 		{"slippage too high", with(quoteBody(true), "slippageToleranceBps", 10001), "", apierror.InvalidRequest, "slippageToleranceBps"},
 		{"slippage fractional", with(quoteBody(true), "slippageToleranceBps", 1.5), "", apierror.InvalidRequest, "slippageToleranceBps"},
