@@ -71,6 +71,9 @@ func jsonFieldNames(t reflect.Type) map[string]bool {
 		return names.(map[string]bool)
 	}
 	names := map[string]bool{}
+	if t.Kind() != reflect.Struct {
+		return names
+	}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
