@@ -40,13 +40,9 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	var err error
-	testEnv, err = testenv.New()
+	plane, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, cfg, k8sClient = plane.Env, plane.Config, plane.Client
 })
 
 var _ = AfterSuite(func() {

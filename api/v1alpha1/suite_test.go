@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 )
 
@@ -29,15 +28,10 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	var err error
-	env, err = testenv.New()
+	plane, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err := env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(env.Stop)
-
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(plane.Env.Stop)
+	env, k8sClient = plane.Env, plane.Client
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "crd-"}}
 	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
 	namespace = ns.Name

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/swaprouter/swaprouter/internal/scheme"
@@ -49,4 +51,30 @@ func New() (*envtest.Environment, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme.New(),
 	}, nil
+}
+
+// Plane is a started control plane with a direct (uncached) client.
+type Plane struct {
+	Env    *envtest.Environment
+	Config *rest.Config
+	Client client.Client
+}
+
+// Start starts a control plane with the CRDs and builds a client for it: what every envtest
+// suite needs first. Stop it with Plane.Env.Stop.
+func Start() (*Plane, error) {
+	env, err := New()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		_ = env.Stop()
+		return nil, err
+	}
+	return &Plane{Env: env, Config: cfg, Client: c}, nil
 }

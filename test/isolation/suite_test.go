@@ -64,14 +64,11 @@ var _ = BeforeSuite(func() {
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 
-	var err error
-	testEnv, err = testenv.New()
+	plane, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(testEnv.Stop)
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(plane.Env.Stop)
+	testEnv, k8sClient = plane.Env, plane.Client
+	cfg := plane.Config
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "isolation-"}}
 	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())

@@ -14,9 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 )
 
@@ -38,21 +36,14 @@ func kubectl(t *testing.T, kubeconfig string, stdin []byte, args ...string) []by
 }
 
 func TestOverlaysApplyToARealAPIServer(t *testing.T) {
-	env, err := testenv.New()
+	plane, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, c := plane.Env, plane.Client
 	t.Cleanup(func() { _ = env.Stop() })
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-	if err != nil {
 		t.Fatal(err)
 	}
 	root := testenv.RepoRoot()

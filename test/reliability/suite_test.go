@@ -22,7 +22,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 )
 
@@ -51,14 +50,10 @@ var _ = BeforeSuite(func() {
 	SetDefaultEventuallyTimeout(30 * time.Second)
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	var err error
-	testEnv, err = testenv.New()
+	plane, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(testEnv.Stop)
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.New()})
-	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(plane.Env.Stop)
+	testEnv, cfg, k8sClient = plane.Env, plane.Config, plane.Client
 })
 
 var _ = AfterSuite(func() {
