@@ -9,7 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -426,21 +428,24 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 		It("idle-polls at the provider's interval, not in a hot loop", func() {
 			g.stop()
-			g.setProviders(time.Second, 1500*time.Millisecond)
-			g.start(nil, nil)
+			const pollMin, pollMax = time.Second, 1500 * time.Millisecond
+			g.setProviders(pollMin, pollMax)
+			polls := recordPolls(g.providers, swapv1.ProviderRouteA)
+			g.start(func(r *SwapOrderReconciler) { r.Now = polls.now }, nil)
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
 			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(5 * time.Second).Should(Equal(int64(1)))
 
-			const window = 6 * time.Second
-			reconciles, polls := reconcileTotal(), g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]
-			start := time.Now()
-			Eventually(func() bool { return time.Since(start) >= window }).WithTimeout(2 * window).WithPolling(100 * time.Millisecond).Should(BeTrue())
+			// From here on nothing happens to the order but its polls. A pass polls once the
+			// clock it read reaches the time the previous poll set, at least pollMin later: on a
+			// slow machine the gaps only grow, a hot loop shrinks them.
+			first, reconciles := len(polls.times()), reconcileTotal()
+			Eventually(func() int { return len(polls.times()) - first }).WithTimeout(30 * time.Second).Should(BeNumerically(">=", 4))
 			dr := reconcileTotal() - reconciles
-			dp := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus] - polls
-			// One poll per 1–1.5 s: 4 to 6 in the window, with one of slack either side.
-			Expect(dp).To(BeNumerically(">=", 3))
-			Expect(dp).To(BeNumerically("<=", 7))
-			Expect(dr).To(BeNumerically("<=", float64(dp)+2), "reconciles beyond the polls: a hot loop")
+			at := polls.times()[first:]
+			for i := 1; i < len(at); i++ {
+				Expect(at[i].Sub(at[i-1])).To(BeNumerically(">=", pollMin), "poll %d came %v after the previous one", i, at[i].Sub(at[i-1]))
+			}
+			Expect(dr).To(BeNumerically("<=", float64(len(at))+2), "reconciles beyond the polls: a hot loop")
 		})
 	})
 
@@ -526,3 +531,43 @@ var _ = Describe("SwapOrder reconciler", func() {
 		})
 	})
 })
+
+// pollRecorder records, for each status call to a provider, the clock reading of the
+// reconcile pass that made it (now is the reconciler's clock).
+type pollRecorder struct {
+	provider.Provider
+	mu       sync.Mutex
+	passTime time.Time
+	at       []time.Time
+}
+
+func (p *pollRecorder) now() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.passTime = time.Now()
+	return p.passTime
+}
+
+// recordPolls wraps provider id of set so that its status calls are recorded.
+func recordPolls(set *providerset.Set, id swapv1.ProviderID) *pollRecorder {
+	GinkgoHelper()
+	e, ok := set.Get(id)
+	Expect(ok).To(BeTrue())
+	rec := &pollRecorder{Provider: e.Provider}
+	e.Provider = rec
+	set.Put(id, e)
+	return rec
+}
+
+func (p *pollRecorder) Status(ctx context.Context, ref provider.OrderRef) (provider.Status, error) {
+	p.mu.Lock()
+	p.at = append(p.at, p.passTime)
+	p.mu.Unlock()
+	return p.Provider.Status(ctx, ref)
+}
+
+func (p *pollRecorder) times() []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.at)
+}

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"encoding/json"
 	"image/png"
 	"math"
@@ -9,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestShortRun runs the harness end to end in short mode against the real system and checks
 // that it produced every scenario's figures and every output file. It does not assert the
-// targets: short sizes say nothing about performance.
+// targets: short sizes say nothing about performance. Short mode has no time budgets (only
+// go test's -timeout bounds it), so every figure is produced on a slow machine too.
 func TestShortRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole system")
@@ -27,9 +26,7 @@ func TestShortRun(t *testing.T) {
 		ChartPath: filepath.Join(dir, "docs", "bench-latency.png"),
 		Out:       testWriter{t},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	rep, err := Run(ctx, cfg)
+	rep, err := Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -54,7 +51,7 @@ func TestShortRun(t *testing.T) {
 				t.Errorf("scenario %d: %s was not measured (%v)", s.Number, f.Name, f.Value)
 			}
 		}
-		if want := map[int]int{1: 6, 2: 1, 3: 1, 4: 4, 5: 1, 6: 1, 7: 2}[s.Number]; targeted != want {
+		if want := map[int]int{1: 6, 2: 1, 3: 1, 4: 4, 5: 2, 6: 1, 7: 2}[s.Number]; targeted != want {
 			t.Errorf("scenario %d has %d targeted figures, want %d", s.Number, targeted, want)
 		}
 	}

@@ -50,6 +50,7 @@ func (c *collector) add(d time.Duration, err error) {
 
 // Closed runs op from concurrency workers back to back, each starting its next operation
 // when the previous ends, for duration d, or until total operations started when total > 0.
+// Every worker runs at least one operation, so a run always has samples, however slow.
 func Closed(ctx context.Context, concurrency int, d time.Duration, total int, op Op) LoadResult {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -60,12 +61,12 @@ func Closed(ctx context.Context, concurrency int, d time.Duration, total int, op
 	var wg sync.WaitGroup
 	for w := range concurrency {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for first := true; ctx.Err() == nil; first = false {
 				i := int(next.Add(1)) - 1
 				if total > 0 && i >= total {
 					return
 				}
-				if total <= 0 && time.Now().After(deadline) {
+				if total <= 0 && !first && time.Now().After(deadline) {
 					return
 				}
 				t0 := time.Now()
@@ -83,14 +84,26 @@ func Closed(ctx context.Context, concurrency int, d time.Duration, total int, op
 // independent partners would), with at most maxInFlight outstanding; starts beyond that are
 // counted as errors so an overloaded system shows up instead of slowing the generator.
 func Open(ctx context.Context, rate float64, d time.Duration, maxInFlight int, op Op) LoadResult {
-	var c collector
-	var wg sync.WaitGroup
+	return startOpen(ctx, rate, d, maxInFlight, op).wait()
+}
+
+// openRun is an open-loop run whose schedule has been played out; operations may still be
+// in flight until wait returns.
+type openRun struct {
+	c     *collector
+	wg    *sync.WaitGroup
+	start time.Time
+}
+
+// startOpen plays the whole schedule of an open-loop run and returns without waiting for the
+// operations still in flight.
+func startOpen(ctx context.Context, rate float64, d time.Duration, maxInFlight int, op Op) openRun {
+	run := openRun{c: &collector{}, wg: &sync.WaitGroup{}, start: time.Now()}
 	sem := make(chan struct{}, maxInFlight)
 	interval := time.Duration(float64(time.Second) / rate)
-	start := time.Now()
 	for i := 0; ; i++ {
-		at := start.Add(time.Duration(i) * interval)
-		if at.Sub(start) >= d || ctx.Err() != nil {
+		at := run.start.Add(time.Duration(i) * interval)
+		if at.Sub(run.start) >= d || ctx.Err() != nil {
 			break
 		}
 		if wait := time.Until(at); wait > 0 {
@@ -102,19 +115,24 @@ func Open(ctx context.Context, rate float64, d time.Duration, maxInFlight int, o
 		select {
 		case sem <- struct{}{}:
 		default:
-			c.add(0, errOverloaded)
+			run.c.add(0, errOverloaded)
 			continue
 		}
-		wg.Go(func() {
+		run.wg.Go(func() {
 			defer func() { <-sem }()
 			t0 := time.Now()
 			err := op(ctx, 0, i)
-			c.add(time.Since(t0), err)
+			run.c.add(time.Since(t0), err)
 		})
 	}
-	wg.Wait()
-	c.Elapsed = time.Since(start)
-	return c.LoadResult
+	return run
+}
+
+// wait waits for the operations in flight and returns what the run measured.
+func (r openRun) wait() LoadResult {
+	r.wg.Wait()
+	r.c.Elapsed = time.Since(r.start)
+	return r.c.LoadResult
 }
 
 type overloaded struct{}

@@ -64,7 +64,8 @@ func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
 // addressedOrders waits until at least want orders have a deposit address and returns their ids.
 func (h *harness) addressedOrders(ctx context.Context, want int) ([]string, error) {
 	var ids []string
-	ok := waitFor(ctx, 2*time.Minute, 200*time.Millisecond, func() bool {
+	budget := h.cfg.budget(2 * time.Minute)
+	ok := waitFor(ctx, budget, 200*time.Millisecond, func() bool {
 		orders, err := h.activeOrders(ctx)
 		if err != nil {
 			return false
@@ -78,7 +79,7 @@ func (h *harness) addressedOrders(ctx context.Context, want int) ([]string, erro
 		return len(ids) >= want
 	})
 	if !ok {
-		return nil, fmt.Errorf("only %d of %d orders got a deposit address within 2 minutes", len(ids), want)
+		return nil, fmt.Errorf("only %d of %d orders got a deposit address within %s", len(ids), want, budget)
 	}
 	return ids, nil
 }

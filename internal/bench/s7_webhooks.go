@@ -135,7 +135,7 @@ func (h *harness) webhookLatency(ctx context.Context, s *Scenario) error {
 		}
 	}
 	h.logf("  %d orders deposited; waiting for PENDING, PROCESSING and SUCCESS webhooks", len(orders))
-	timeout := 4*h.pollMax + h.cfg.sized(30*time.Second, 10*time.Second)
+	timeout := h.cfg.budget(4*h.pollMax + 30*time.Second)
 	complete := waitFor(ctx, timeout, 200*time.Millisecond, func() bool {
 		for _, o := range orders {
 			if _, ok := h.recv.ArrivedAt(o.id, 3); !ok {
@@ -204,7 +204,7 @@ func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 		if n := errNote("creating deliveries", res); n != "" {
 			s.note("%s", n)
 		}
-		waitFor(ctx, h.cfg.sized(2*time.Minute, 30*time.Second), 20*time.Millisecond, func() bool {
+		waitFor(ctx, h.cfg.budget(2*time.Minute), 20*time.Millisecond, func() bool {
 			return len(h.recv.ArrivalTimes(ids)) >= len(ids)
 		})
 		arrivals := h.recv.ArrivalTimes(ids)

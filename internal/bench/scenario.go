@@ -108,14 +108,14 @@ func (h *harness) statusCalls() int {
 	return n
 }
 
-// waitFor polls cond every interval until it holds or timeout passes.
+// waitFor polls cond every interval until it holds or timeout passes (never, for unbounded).
 func waitFor(ctx context.Context, timeout, interval time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
 	for {
 		if cond() {
 			return true
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if time.Since(start) > timeout || ctx.Err() != nil {
 			return false
 		}
 		time.Sleep(interval)

@@ -20,26 +20,35 @@ const (
 	btc  = "bip122:000000000019d6689c085ae165831e93/slip44:0"
 )
 
-// fakeProvider answers quotes after delay (honouring ctx unless ignoreCtx) with out or err.
+// fakeProvider answers quotes with out or err once hold is closed (at once when nil),
+// honouring ctx while it waits unless ignoreCtx.
 type fakeProvider struct {
 	provider.Provider // only ID and Quote are used by the router
 	id                swapv1.ProviderID
-	delay             time.Duration
+	hold              <-chan struct{}
 	ignoreCtx         bool
 	out               string
 	err               error
 	calls             atomic.Int32
 }
 
+// never is a hold that is never released: the provider does not answer in the test's life.
+var never = make(chan struct{})
+
+// noTimeout is a provider timeout no answer of a test comes near.
+const noTimeout = time.Hour
+
 func (f *fakeProvider) ID() swapv1.ProviderID { return f.id }
 
 func (f *fakeProvider) Quote(ctx context.Context, req provider.QuoteRequest) (provider.Quote, error) {
 	f.calls.Add(1)
 	if f.ignoreCtx {
-		time.Sleep(f.delay)
-	} else {
+		if f.hold != nil {
+			<-f.hold
+		}
+	} else if f.hold != nil {
 		select {
-		case <-time.After(f.delay):
+		case <-f.hold:
 		case <-ctx.Done():
 			return provider.Quote{}, ctx.Err() // an unclassified error, as a careless adapter would
 		}
@@ -53,7 +62,7 @@ func (f *fakeProvider) Quote(ctx context.Context, req provider.QuoteRequest) (pr
 func asset(id string) provider.Asset { return provider.Asset{AssetID: id, Chain: "x", Symbol: id} }
 
 // newRouter: both providers list eth and usdc; only route_A lists sol; only route_B lists btc.
-func newRouter(a, b *fakeProvider, timeout time.Duration) *Router {
+func newRouter(a, b provider.Provider, timeout time.Duration) *Router {
 	set := providerset.New()
 	cat := catalog.New()
 	set.Put(A, providerset.Entry{Provider: a, Enabled: true, Timeout: timeout})
@@ -80,7 +89,7 @@ func providerIDs(r Result) (cands, errs []swapv1.ProviderID) {
 func TestQuoteAsksBothAndPicksBest(t *testing.T) {
 	a := &fakeProvider{id: A, out: "990"}
 	b := &fakeProvider{id: B, out: "995"}
-	res := newRouter(a, b, time.Second).Quote(context.Background(), req(usdc))
+	res := newRouter(a, b, noTimeout).Quote(context.Background(), req(usdc))
 	cands, errs := providerIDs(res)
 	if !slices.Equal(cands, []swapv1.ProviderID{A, B}) || len(errs) != 0 {
 		t.Fatalf("candidates %v errors %v", cands, errs)
@@ -96,7 +105,7 @@ func TestQuoteAsksBothAndPicksBest(t *testing.T) {
 func TestQuoteAsksOnlyProvidersThatRouteThePair(t *testing.T) {
 	a := &fakeProvider{id: A, out: "1"}
 	b := &fakeProvider{id: B, out: "1"}
-	r := newRouter(a, b, time.Second)
+	r := newRouter(a, b, noTimeout)
 
 	res := r.Quote(context.Background(), req(sol))
 	if cands, _ := providerIDs(res); !slices.Equal(cands, []swapv1.ProviderID{A}) || b.calls.Load() != 0 {
@@ -116,7 +125,7 @@ func TestQuoteAsksOnlyProvidersThatRouteThePair(t *testing.T) {
 func TestQuoteSkipsDisabledProviders(t *testing.T) {
 	a := &fakeProvider{id: A, out: "1"}
 	b := &fakeProvider{id: B, out: "2"}
-	r := newRouter(a, b, time.Second)
+	r := newRouter(a, b, noTimeout)
 	r.Providers.Put(B, providerset.Entry{Provider: b, Enabled: false})
 	res := r.Quote(context.Background(), req(usdc))
 	if cands, _ := providerIDs(res); !slices.Equal(cands, []swapv1.ProviderID{A}) || b.calls.Load() != 0 {
@@ -127,7 +136,7 @@ func TestQuoteSkipsDisabledProviders(t *testing.T) {
 func TestQuoteKeepsPerProviderErrors(t *testing.T) {
 	a := &fakeProvider{id: A, err: &provider.Error{Kind: provider.KindAmountTooLow, Limit: "5000"}}
 	b := &fakeProvider{id: B, err: &provider.Error{Kind: provider.KindUnsupportedPair}}
-	res := newRouter(a, b, time.Second).Quote(context.Background(), req(usdc))
+	res := newRouter(a, b, noTimeout).Quote(context.Background(), req(usdc))
 	if _, errs := providerIDs(res); !slices.Equal(errs, []swapv1.ProviderID{A, B}) {
 		t.Fatalf("errors from %v", errs)
 	}
@@ -142,7 +151,7 @@ func TestQuoteKeepsPerProviderErrors(t *testing.T) {
 func TestQuoteRejectsMalformedCandidate(t *testing.T) {
 	a := &fakeProvider{id: A, out: "12.5"}
 	b := &fakeProvider{id: B, out: "10"}
-	res := newRouter(a, b, time.Second).Quote(context.Background(), req(usdc))
+	res := newRouter(a, b, noTimeout).Quote(context.Background(), req(usdc))
 	cands, errs := providerIDs(res)
 	if !slices.Equal(cands, []swapv1.ProviderID{B}) || !slices.Equal(errs, []swapv1.ProviderID{A}) {
 		t.Fatalf("candidates %v errors %v", cands, errs)
@@ -152,22 +161,19 @@ func TestQuoteRejectsMalformedCandidate(t *testing.T) {
 	}
 }
 
-// A slow provider times out on its own without delaying the other; the answer takes about
-// as long as the slowest call (its timeout), not the sum of the calls.
+// A provider that never answers times out on its own without holding back the other's
+// candidate, whether or not it honours its context: were the router to wait for it, Quote
+// would never return.
 func TestQuoteSlowProviderTimesOutAlone(t *testing.T) {
 	for _, ignoreCtx := range []bool{false, true} {
 		name := map[bool]string{false: "honours ctx", true: "ignores ctx"}[ignoreCtx]
 		t.Run(name, func(t *testing.T) {
-			const timeout = 300 * time.Millisecond
-			a := &fakeProvider{id: A, out: "1", delay: 200 * time.Millisecond}
-			b := &fakeProvider{id: B, out: "2", delay: 5 * time.Second, ignoreCtx: ignoreCtx}
-			start := time.Now()
-			res := newRouter(a, b, timeout).Quote(context.Background(), req(usdc))
-			elapsed := time.Since(start)
+			a := &fakeProvider{id: A, out: "1"}
+			b := &fakeProvider{id: B, out: "2", hold: never, ignoreCtx: ignoreCtx}
+			r := newRouter(a, b, noTimeout)
+			r.Providers.Put(B, providerset.Entry{Provider: b, Enabled: true, Timeout: 50 * time.Millisecond})
+			res := r.Quote(context.Background(), req(usdc))
 
-			if elapsed < timeout || elapsed > timeout+1500*time.Millisecond {
-				t.Errorf("took %v, want about the timeout %v (not 200ms+5s)", elapsed, timeout)
-			}
 			cands, errs := providerIDs(res)
 			if !slices.Equal(cands, []swapv1.ProviderID{A}) || !slices.Equal(errs, []swapv1.ProviderID{B}) {
 				t.Fatalf("candidates %v errors %v", cands, errs)
@@ -179,24 +185,40 @@ func TestQuoteSlowProviderTimesOutAlone(t *testing.T) {
 	}
 }
 
+// Each provider answers only once both have been asked: asked one after the other, the first
+// would wait for the second until its timeout.
 func TestQuoteConcurrentNotSequential(t *testing.T) {
-	a := &fakeProvider{id: A, out: "1", delay: time.Second}
-	b := &fakeProvider{id: B, out: "2", delay: time.Second}
-	start := time.Now()
-	res := newRouter(a, b, 0).Quote(context.Background(), req(usdc))
-	if elapsed := time.Since(start); elapsed > 1800*time.Millisecond {
-		t.Errorf("two 1s providers took %v: called one after the other", elapsed)
+	both := make(chan struct{})
+	var asked atomic.Int32
+	arrive := func() {
+		if asked.Add(1) == 2 {
+			close(both)
+		}
 	}
+	a := &barrierProvider{fakeProvider: fakeProvider{id: A, out: "1", hold: both}, arrive: arrive}
+	b := &barrierProvider{fakeProvider: fakeProvider{id: B, out: "2", hold: both}, arrive: arrive}
+	res := newRouter(a, b, noTimeout).Quote(context.Background(), req(usdc))
 	if len(res.Candidates) != 2 {
-		t.Errorf("candidates = %d", len(res.Candidates))
+		t.Errorf("candidates = %+v, errors = %+v", res.Candidates, res.Errors)
 	}
 }
 
+// barrierProvider calls arrive when asked, before waiting for its hold.
+type barrierProvider struct {
+	fakeProvider
+	arrive func()
+}
+
+func (p *barrierProvider) Quote(ctx context.Context, req provider.QuoteRequest) (provider.Quote, error) {
+	p.arrive()
+	return p.fakeProvider.Quote(ctx, req)
+}
+
 func TestQuoteRouterDefaultTimeout(t *testing.T) {
-	a := &fakeProvider{id: A, out: "1", delay: time.Second}
+	a := &fakeProvider{id: A, out: "1", hold: never}
 	b := &fakeProvider{id: B, out: "2"}
 	r := newRouter(a, b, 0)
-	r.DefaultTimeout = 100 * time.Millisecond
+	r.DefaultTimeout = 50 * time.Millisecond
 	res := r.Quote(context.Background(), req(usdc))
 	if _, errs := providerIDs(res); !slices.Equal(errs, []swapv1.ProviderID{A}) || res.Errors[0].Err.Kind != provider.KindTimeout {
 		t.Errorf("errors = %+v, want route_A timeout", res.Errors)
@@ -206,7 +228,7 @@ func TestQuoteRouterDefaultTimeout(t *testing.T) {
 func TestRatesOneBadTargetNeverFailsTheRest(t *testing.T) {
 	a := &fakeProvider{id: A, out: "7"}
 	b := &fakeProvider{id: B, err: &provider.Error{Kind: provider.KindUpstream, Detail: "503"}}
-	r := newRouter(a, b, time.Second)
+	r := newRouter(a, b, noTimeout)
 	r.MaxParallelTargets = 2
 	targets := []string{usdc, "unknown:asset", btc, sol}
 	rates := r.Rates(context.Background(), req(""), targets)
@@ -250,7 +272,7 @@ func (p *panicky) Quote(context.Context, provider.QuoteRequest) (provider.Quote,
 
 func TestQuoteSurvivesAdapterPanic(t *testing.T) {
 	a := &fakeProvider{id: A, out: "1"}
-	r := newRouter(a, &fakeProvider{id: B}, time.Second)
+	r := newRouter(a, &fakeProvider{id: B}, noTimeout)
 	r.Providers.Put(B, providerset.Entry{Provider: &panicky{fakeProvider{id: B}}, Enabled: true})
 	res := r.Quote(context.Background(), req(usdc))
 	if res.Best == nil || res.Best.ProviderID != A || len(res.Errors) != 1 || res.Errors[0].Err.Kind != provider.KindUpstream {

@@ -16,7 +16,7 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		name       string
 		status     int
 		body       string
-		delay      time.Duration
+		hang       bool // never answers: the call must time out
 		wantKind   provider.Kind
 		wantStatus int
 		wantDetail string
@@ -28,26 +28,32 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		{name: "404", status: 404, body: `{"message":"gone"}`, wantErr: true, wantKind: provider.KindNotFound, wantStatus: 404, wantDetail: "gone"},
 		{name: "400 message", status: 400, body: `{"message":"bad thing"}`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "bad thing"},
 		{name: "400 plain", status: 400, body: `plain words`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "plain words"},
-		{name: "slow", status: 200, body: `{}`, delay: 300 * time.Millisecond, wantErr: true, wantKind: provider.KindTimeout},
+		{name: "slow", status: 200, body: `{}`, hang: true, wantErr: true, wantKind: provider.KindTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			ended := make(chan struct{}) // releases a hanging handler so the server can close
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if got := r.Header.Get("Authorization"); got != "Bearer tok" {
 					t.Errorf("Authorization = %q", got)
 				}
-				if tt.delay > 0 {
+				if tt.hang {
 					select {
-					case <-time.After(tt.delay):
+					case <-ended:
 					case <-r.Context().Done():
-						return
 					}
+					return
 				}
 				w.WriteHeader(tt.status)
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			c, err := New(provider.Config{ID: "route_A", Endpoint: srv.URL + "/base", Token: "tok", Timeout: 100 * time.Millisecond})
+			defer close(ended)
+			timeout := time.Minute // no answer of a test comes near it
+			if tt.hang {
+				timeout = 50 * time.Millisecond
+			}
+			c, err := New(provider.Config{ID: "route_A", Endpoint: srv.URL + "/base", Token: "tok", Timeout: timeout})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +86,7 @@ func TestDoUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	c, _ := New(provider.Config{ID: "route_B", Endpoint: url, Timeout: time.Second})
+	c, _ := New(provider.Config{ID: "route_B", Endpoint: url, Timeout: time.Minute})
 	err := c.Do(context.Background(), Call{Method: "GET", Path: "/x"}, nil)
 	if !provider.IsKind(err, provider.KindUpstream) || !provider.IsRetryable(err) {
 		t.Fatalf("err = %v; want retryable upstream", err)

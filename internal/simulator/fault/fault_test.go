@@ -51,17 +51,18 @@ func TestWrap(t *testing.T) {
 	}
 }
 
+// A hang and an hour of latency both end when the request does (serve would not return
+// otherwise), without answering.
 func TestHangAndLatencyEndWithTheRequest(t *testing.T) {
 	in := NewInjector(1)
 	in.Set("route_A", "quote", Fault{Hang: true})
 	in.Set("route_A", "status", Fault{Latency: time.Hour})
 	for _, call := range []string{"quote", "status"} {
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		rec := serve(in, call, ctx)
 		cancel()
-		if time.Since(start) > 5*time.Second || rec.Body.Len() != 0 {
-			t.Fatalf("%s: waited %v, body %q", call, time.Since(start), rec.Body)
+		if rec.Body.Len() != 0 {
+			t.Fatalf("%s: body %q after the request ended", call, rec.Body)
 		}
 	}
 }
