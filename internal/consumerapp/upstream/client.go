@@ -96,8 +96,10 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
-	req.Header.Set("X-Key-Id", c.Key.ID)
-	req.Header.Set("Authorization", "Bearer "+c.Key.Secret)
+	if c.Key.ID != "" {
+		req.Header.Set("X-Key-Id", c.Key.ID)
+		req.Header.Set("Authorization", "Bearer "+c.Key.Secret)
+	}
 	req.Header.Set("Accept", "application/json")
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
