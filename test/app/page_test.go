@@ -73,7 +73,8 @@ func (p *page) choose(selector, value string) {
 // typeInto replaces a field's text by typing, as a user does.
 func (p *page) typeInto(selector, text string) {
 	GinkgoHelper()
-	p.run(chromedp.SetValue(chromedp.CSS(selector), ""), chromedp.SendKeys(chromedp.CSS(selector), text))
+	eval[bool](p, fmt.Sprintf(`(() => { document.querySelector(%q).value = ''; return true; })()`, selector))
+	p.run(chromedp.SendKeys(chromedp.CSS(selector), text))
 }
 
 func (p *page) click(selector string) {

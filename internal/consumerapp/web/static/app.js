@@ -256,7 +256,6 @@ function openOrder(order) {
   $('swap-section').hidden = true;
   $('quote-section').hidden = true;
   $('order-section').hidden = false;
-  $('simulate').hidden = !state.session.simulator;
   renderOrder(order);
   $('order-h').focus();
   watch(order.id);
@@ -274,6 +273,10 @@ function watch(id) {
 
 function renderOrder(o) {
   state.order = o;
+  // Once the swap is over, paying instructions would only mislead.
+  $('order-h').textContent = o.terminal ? 'Your swap' : '3. Send your deposit';
+  $('deposit-card').hidden = o.terminal;
+  $('simulate').hidden = o.terminal || !state.session.simulator;
   $('order-id').textContent = o.id;
   $('order-provider').textContent = o.providerId;
   $('deposit-amount').textContent = human(o.amount, o.originAsset);
