@@ -18,6 +18,9 @@ func newDevCommand() *cobra.Command {
 		Use:   "dev",
 		Short: "Run the whole system locally: control plane, CRDs, simulator, controllers, frontend",
 		Args:  cobra.NoArgs,
+		// Instead of the root's console logger, Run sends the logs to the data folder (after
+		// --reset wiped it), so the summary stays readable.
+		PersistentPreRun: func(*cobra.Command, []string) {},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// First signal: an orderly stop of every part. A second one: end the control
 			// plane at once and exit, rather than leave it running without us.

@@ -1,6 +1,6 @@
 // Command swaprouter is the swap routing service: `manager` runs controllers and the /v1
-// frontend against a cluster, `dev` runs the whole system locally, `keys` manages partner
-// API keys, `version` prints the build.
+// frontend against a cluster, `dev` runs the whole system locally, `app` serves the consumer
+// swap page and its backend, `keys` manages partner API keys, `version` prints the build.
 package main
 
 import (
@@ -35,6 +35,6 @@ func newRootCommand() *cobra.Command {
 	logOpts.BindFlags(logFlags)
 	root.PersistentFlags().AddGoFlagSet(logFlags)
 
-	root.AddCommand(newManagerCommand(), newDevCommand(), newKeysCommand(), newVersionCommand())
+	root.AddCommand(newManagerCommand(), newDevCommand(), newAppCommand(), newKeysCommand(), newVersionCommand())
 	return root
 }

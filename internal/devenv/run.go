@@ -15,8 +15,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/swaprouter/swaprouter/internal/consumerapp"
+	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
 )
@@ -36,6 +39,11 @@ type Options struct {
 	// WebhookReceiver runs a local receiver on ReceiverAddr that prints each verified event.
 	WebhookReceiver bool
 	ReceiverAddr    string
+	// App serves the consumer swap page on AppAddr, with the demo partner's key.
+	App     bool
+	AppAddr string
+	// Verbose prints the logs on the console instead of the data folder's log file.
+	Verbose bool
 }
 
 // DefaultOptions run everything on loopback with data under .swaprouter.
@@ -53,6 +61,8 @@ func DefaultOptions() Options {
 		SimulatorAddr: "127.0.0.1:18080",
 		Simulator:     simulator.Options{RouteAToken: "dev-route-a-token"},
 		ReceiverAddr:  "127.0.0.1:18090",
+		App:           true,
+		AppAddr:       "127.0.0.1:8088",
 	}
 }
 
@@ -68,6 +78,9 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Manager.MetricsAddr, "metrics-bind-address", o.Manager.MetricsAddr, "address of the Prometheus metrics endpoint")
 	fs.StringVar(&o.Manager.ProbeAddr, "health-probe-bind-address", o.Manager.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringVar(&o.Manager.PprofAddr, "pprof-bind-address", o.Manager.PprofAddr, "address of the pprof endpoints (empty disables)")
+	fs.BoolVar(&o.App, "app", o.App, "serve the consumer swap page")
+	fs.StringVar(&o.AppAddr, "app-address", o.AppAddr, "address of the consumer swap page")
+	fs.BoolVar(&o.Verbose, "verbose", o.Verbose, "print human-readable logs here instead of to the data folder's log file")
 }
 
 // Run starts the whole local system, writes dev.env, prints a walkthrough, and blocks until
@@ -86,6 +99,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
+	closeLog, err := SetupLogging(dataDir, o.Verbose, out)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 
 	envOpts := EnvOptions{
 		DataDir: dataDir, Manager: o.Manager, SimulatorAddr: o.SimulatorAddr, Simulator: o.Simulator,
@@ -114,44 +132,49 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		env.Stop()
 		fmt.Fprintln(out, "Stopped.")
 	}()
+	addrs := Addresses{API: env.FrontendURL, Simulator: env.SimulatorURL, Namespace: env.Namespace,
+		EnvFile: filepath.Join(o.DataDir, "dev.env")}
+	if !o.Verbose {
+		addrs.LogFile = filepath.Join(o.DataDir, LogFileName)
+	}
+	if o.Manager.MetricsAddr != "" && o.Manager.MetricsAddr != "0" {
+		addrs.Metrics = "http://" + o.Manager.MetricsAddr + "/metrics"
+	}
 	if receiver != nil {
 		receiver.SetSecret(env.WebhookSecret)
-		fmt.Fprintf(out, "Webhook receiver on %s verifies and prints every event.\n", envOpts.WebhookURL)
+		addrs.Receiver = envOpts.WebhookURL
+	}
+	if o.App {
+		if addrs.App, err = startApp(ctx, o.AppAddr, env); err != nil {
+			return err
+		}
 	}
 
-	vars := env.EnvFile()
-	envPath := filepath.Join(dataDir, "dev.env")
-	if err := writeEnvFile(envPath, vars); err != nil {
+	if err := writeEnvFile(filepath.Join(dataDir, "dev.env"), env.EnvFile()); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nswaprouter dev is running. Environment (also in %s):\n", envPath)
-	printEnv(out, vars)
-	fmt.Fprint(out, walkthrough(envPath))
+	fmt.Fprint(out, summary(addrs))
 
 	<-ctx.Done()
 	return nil
 }
 
-// walkthrough is the newcomer's first five minutes, printed at start.
-func walkthrough(envPath string) string {
-	return strings.ReplaceAll(`
-Walkthrough (in another shell):
-  source ENV
-  auth=(-H "X-Key-Id: $SWAPROUTER_KEY_ID" -H "Authorization: Bearer $SWAPROUTER_API_SECRET")
-  curl -s "${auth[@]}" "$SWAPROUTER_URL/v1/assets?chain=eth"
-  curl -s "${auth[@]}" -H 'Content-Type: application/json' "$SWAPROUTER_URL/v1/quote" \
-    -d '{"originAsset":"eip155:1/slip44:60","destinationAsset":"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501","amount":"100000000000000000","dry":true}'
-  curl -s "${auth[@]}" -H 'Content-Type: application/json' "$SWAPROUTER_URL/v1/order" \
-    -d '{"originAsset":"eip155:1/slip44:60","destinationAsset":"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501","amount":"100000000000000000","sender":"0x1111111111111111111111111111111111111111","recipient":"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin","providerId":"route_A"}'
-  # send the deposit on the simulated chain (use the order's depositAddress):
-  curl -s -H 'Content-Type: application/json' "$SIMULATOR_URL/chain/deposits" \
-    -d '{"depositAddress":"<depositAddress>","amount":"100000000000000000"}'
-  # poll every 10-15 s until SUCCESS:
-  curl -s "${auth[@]}" "$SWAPROUTER_URL/v1/order/<id>"
-  kubectl get swaporders -n "$SWAPROUTER_NAMESPACE"
-
-Ctrl-C stops everything.
-`, "ENV", envPath)
+// startApp serves the consumer swap page with the demo partner's key until ctx ends, its
+// "Simulate deposit" button wired to the simulator, and returns its URL.
+func startApp(ctx context.Context, addr string, env *Env) (string, error) {
+	app, err := consumerapp.New(consumerapp.Options{
+		APIURL: env.FrontendURL, Key: upstream.Key{ID: env.KeyID, Secret: env.Secret},
+		SimulatorURL: env.SimulatorURL, Log: ctrl.Log.WithName("app"),
+	})
+	if err != nil {
+		return "", err
+	}
+	ln, err := listen(addr)
+	if err != nil {
+		return "", fmt.Errorf("swap app: %w", err)
+	}
+	go func() { _ = app.Serve(ctx, ln) }()
+	return "http://" + ln.Addr().String(), nil
 }
 
 func ensureNamespace(ctx context.Context, c client.Client, name string) error {
@@ -178,10 +201,4 @@ func writeEnvFile(path string, env map[string]string) error {
 		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(env[k], "'", `'\''`))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o600)
-}
-
-func printEnv(out io.Writer, env map[string]string) {
-	for _, k := range sortedKeys(env) {
-		fmt.Fprintf(out, "  %s=%s\n", k, env[k])
-	}
 }

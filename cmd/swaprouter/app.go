@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/swaprouter/swaprouter/internal/consumerapp"
+)
+
+func newAppCommand() *cobra.Command {
+	var addr, keyDir string
+	var opts consumerapp.Options
+	cmd := &cobra.Command{
+		Use:   "app",
+		Short: "Serve the consumer swap page and its same-origin backend (a /v1 client holding a partner key)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key, err := consumerapp.LoadKey(keyDir)
+			if err != nil {
+				return err
+			}
+			opts.Key = key
+			opts.Log = ctrl.Log.WithName("app")
+			app, err := consumerapp.New(opts)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(cmd.OutOrStdout(), "Swap app on http://%s (calls %s)\n", ln.Addr(), opts.APIURL)
+			return app.Serve(ctx, ln)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&addr, "listen-address", "127.0.0.1:8088", "address of the page and its /api")
+	fs.StringVar(&opts.APIURL, "api-url", "http://127.0.0.1:8080", "base URL of the /v1 frontend")
+	fs.StringVar(&keyDir, "partner-key-dir", "/etc/swaprouter-app", "folder holding the partner key as files keyId and secret (a mounted Secret)")
+	fs.IntVar(&opts.PerSession, "per-session-per-minute", 60, "requests each end user's session may make per minute")
+	fs.IntVar(&opts.PerClientAddress, "per-client-address-per-minute", 300, "requests each client address may make per minute")
+	fs.StringVar(&opts.SimulatorURL, "simulator-url", "", "provider simulator URL; enables the page's \"Simulate deposit\" (dev only)")
+	return cmd
+}

@@ -1,0 +1,60 @@
+package consumerapp
+
+import "testing"
+
+func TestExplain(t *testing.T) {
+	tests := []struct {
+		code, detail string
+		status       int
+		message      string
+	}{
+		{"amount_too_low", "minimum is 1000", 400, "This amount is below what the route can swap."},
+		{"no provider supports this pair", "", 404, "No route swaps these two assets at the moment."},
+		{"rate limit exceeded", "", 429, "Too many requests right now."},
+		{"upstream timeout", "", 504, "The swap service is not answering right now."},
+		{"invalid address", "A Solana address is 32–44 base58 characters (no 0, O, I or l).", 400,
+			"A Solana address is 32–44 base58 characters (no 0, O, I or l)."},
+		{"something new", "the detail", 409, "the detail"},
+		{"something new", "internal detail", 500, "Something went wrong."}, // server details stay in logs
+	}
+	for _, tt := range tests {
+		p := explain(tt.code, tt.detail, tt.status)
+		if p.Message != tt.message || p.Action == "" || p.Code != tt.code {
+			t.Errorf("explain(%q) = %+v, want message %q and an action", tt.code, p, tt.message)
+		}
+	}
+}
+
+func TestReasonText(t *testing.T) {
+	tests := map[string]string{
+		"":                  "",
+		"IncompleteDeposit": "Less than the quoted amount arrived, so the deposit was sent back to your refund address.",
+		"SlippageExceeded":  "The provider reported: slippage exceeded.",
+	}
+	for reason, want := range tests {
+		if got := reasonText(reason); got != want {
+			t.Errorf("reasonText(%q) = %q, want %q", reason, got, want)
+		}
+	}
+}
+
+func TestSameOrigin(t *testing.T) {
+	want := csrfToken([]byte("k"), "sid")
+	tests := []struct {
+		name                   string
+		origin, site, host, tk string
+		ok                     bool
+	}{
+		{"page's own fetch", "http://127.0.0.1:8088", "same-origin", "127.0.0.1:8088", want, true},
+		{"no browser headers (curl with the token)", "", "", "127.0.0.1:8088", want, true},
+		{"missing token", "http://127.0.0.1:8088", "same-origin", "127.0.0.1:8088", "", false},
+		{"token of another session", "http://127.0.0.1:8088", "same-origin", "127.0.0.1:8088", csrfToken([]byte("k"), "other"), false},
+		{"cross-site form", "https://evil.example", "cross-site", "127.0.0.1:8088", want, false},
+		{"other origin, same site", "http://127.0.0.1:9999", "same-site", "127.0.0.1:8088", want, false},
+	}
+	for _, tt := range tests {
+		if got := sameOrigin(tt.origin, tt.site, tt.host, tt.tk, want); got != tt.ok {
+			t.Errorf("%s: sameOrigin = %v, want %v", tt.name, got, tt.ok)
+		}
+	}
+}

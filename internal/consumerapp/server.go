@@ -1,0 +1,223 @@
+// Package consumerapp is the consumer swap app: a web page (embedded, see package web) and its
+// same-origin backend under /api/. The backend is a client of /v1 like any partner: it holds
+// the partner key (the browser never sees it), throttles each end user so one cannot exhaust
+// the partner's budget, retries as the contract says, and pushes order status to the page
+// with server-sent events.
+package consumerapp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
+	"github.com/swaprouter/swaprouter/internal/consumerapp/web"
+	"github.com/swaprouter/swaprouter/internal/ratelimit"
+)
+
+// Options configure the app. Zero values of the limits and intervals take the defaults.
+type Options struct {
+	// APIURL is the /v1 frontend's base URL; Key the partner key the app calls it with.
+	APIURL string
+	Key    upstream.Key
+	// SimulatorURL, set only in the dev system, enables the page's "Simulate deposit".
+	SimulatorURL string
+	// PerSession and PerClientAddress are each end user's requests per minute.
+	PerSession, PerClientAddress int
+	// PollMin and PollMax bound the /v1 status poll behind each live status stream (the
+	// contract asks for 10–15 s).
+	PollMin, PollMax time.Duration
+	// AssetsTTL is how long the asset list is reused before /v1 is asked again.
+	AssetsTTL time.Duration
+	Log       logr.Logger
+	// HTTPClient calls /v1 and the simulator.
+	HTTPClient *http.Client
+}
+
+func (o Options) withDefaults() Options {
+	if o.PerSession <= 0 {
+		o.PerSession = 60
+	}
+	if o.PerClientAddress <= 0 {
+		o.PerClientAddress = 300
+	}
+	if o.PollMin <= 0 {
+		o.PollMin = 10 * time.Second
+	}
+	if o.PollMax < o.PollMin {
+		o.PollMax = max(o.PollMin, 15*time.Second)
+	}
+	if o.AssetsTTL <= 0 {
+		o.AssetsTTL = time.Minute
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 45 * time.Second}
+	}
+	return o
+}
+
+// Server is the app's HTTP handler.
+type Server struct {
+	opts     Options
+	api      *upstream.Client
+	sim      *upstream.Client // the simulated chain, without the partner key
+	csrfKey  []byte
+	throttle *throttle
+	assets   *assetCache
+	recent   *recentOrders
+	pokes    *pokes
+	handler  http.Handler
+}
+
+// New builds the app.
+func New(o Options) (*Server, error) {
+	o = o.withDefaults()
+	if o.APIURL == "" || o.Key.ID == "" || o.Key.Secret == "" {
+		return nil, errors.New("the app needs the /v1 URL and a partner key")
+	}
+	s := &Server{
+		opts:     o,
+		api:      &upstream.Client{BaseURL: o.APIURL, Key: o.Key, HTTP: o.HTTPClient, Log: o.Log.WithName("upstream")},
+		sim:      &upstream.Client{BaseURL: o.SimulatorURL, HTTP: o.HTTPClient, Log: o.Log.WithName("simulator")},
+		csrfKey:  make([]byte, 32),
+		throttle: &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress, now: time.Now},
+		recent:   newRecentOrders(),
+		pokes:    newPokes(),
+	}
+	_, _ = rand.Read(s.csrfKey)
+	s.assets = &assetCache{ttl: o.AssetsTTL, fetch: s.fetchAssets}
+
+	mux := http.NewServeMux()
+	api := func(pattern string, h func(http.ResponseWriter, *http.Request, string)) {
+		mux.Handle(pattern, s.guarded(h))
+	}
+	api("GET /api/session", s.sessionInfo)
+	api("GET /api/assets", s.listAssets)
+	api("POST /api/rates", s.rates)
+	api("POST /api/quote", s.quote)
+	api("GET /api/address-check", s.addressCheck)
+	api("GET /api/orders", s.listOrders)
+	api("POST /api/orders", s.createOrder)
+	api("GET /api/orders/{id}", s.getOrder)
+	api("GET /api/orders/{id}/events", s.orderEvents)
+	api("GET /api/orders/{id}/qr.png", s.qrCode)
+	api("POST /api/orders/{id}/deposit", s.depositHint)
+	api("POST /api/orders/{id}/simulate-deposit", s.simulateDeposit)
+	mux.Handle("/api/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeProblem(w, http.StatusNotFound, Problem{Code: "not found", Message: "No such page.", Action: "Reload the app."})
+	}))
+	mux.Handle("/", web.Handler())
+	s.handler = logged(o.Log, secured(mux))
+	return s, nil
+}
+
+// ServeHTTP serves the page and /api/.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Serve answers on ln until ctx ends, then drains in-flight requests briefly (live status
+// streams end with ctx).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// guarded gives a handler the user's session, and refuses what the throttle or the CSRF check
+// refuses before any /v1 budget is spent.
+func (s *Server) guarded(h func(http.ResponseWriter, *http.Request, string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid := session(w, r)
+		w.Header().Set("Cache-Control", "no-store")
+		if r.Method == http.MethodPost && !sameOrigin(r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site"), r.Host,
+			r.Header.Get(csrfHeader), csrfToken(s.csrfKey, sid)) {
+			writeProblem(w, http.StatusForbidden, Problem{Code: "csrf", Message: "This request did not come from the swap page.", Action: "Reload the page and try again."})
+			return
+		}
+		if ok, d := s.throttle.allow(sid, r); !ok {
+			w.Header().Set("Retry-After", strconv.FormatInt(d.RetryAfterSeconds(), 10))
+			p := explain("too many requests", "", http.StatusTooManyRequests)
+			p.Action = "Wait " + strconv.FormatInt(d.RetryAfterSeconds(), 10) + " seconds and try again."
+			writeProblem(w, http.StatusTooManyRequests, p)
+			return
+		}
+		h(w, r, sid)
+	})
+}
+
+// sessionInfo is what the page needs first: its CSRF token and what this deployment offers.
+func (s *Server) sessionInfo(w http.ResponseWriter, r *http.Request, sid string) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"csrfToken":   csrfToken(s.csrfKey, sid),
+		"simulator":   s.opts.SimulatorURL != "",
+		"pollSeconds": s.opts.PollMin.Seconds(),
+	})
+}
+
+// call sends one /v1 request on behalf of r's user. A non-2xx answer (after the contract's
+// retries) comes back as the Problem to show and the status to answer the page with.
+func (s *Server) call(r *http.Request, method, path string, body any, header http.Header) (*upstream.Response, *Problem, int) {
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("X-Request-Id", requestID(r.Context()))
+	resp, err := s.api.Do(r.Context(), method, path, body, header)
+	if err != nil {
+		logr.FromContextOrDiscard(r.Context()).Error(err, "/v1 unreachable", "path", path)
+		p := explain("unreachable", "", http.StatusBadGateway)
+		return nil, &p, http.StatusBadGateway
+	}
+	if resp.OK() {
+		return resp, nil, resp.Status
+	}
+	var e struct{ Error, Detail string }
+	_ = json.Unmarshal(resp.Body, &e)
+	status := resp.Status
+	if status >= 500 || status == http.StatusUnauthorized || status == http.StatusForbidden {
+		// The partner key or the service is at fault, not the user: log it, say "busy".
+		logr.FromContextOrDiscard(r.Context()).Info("/v1 refused", "path", path, "status", resp.Status, "error", e.Error, "detail", e.Detail)
+		status = http.StatusBadGateway
+		e.Error = "upstream error"
+	}
+	p := explain(e.Error, e.Detail, status)
+	return resp, &p, status
+}
+
+// pollInterval draws the next status poll delay uniformly from [PollMin, PollMax].
+func (s *Server) pollInterval() time.Duration {
+	return s.opts.PollMin + time.Duration(mrand.Int64N(int64(s.opts.PollMax-s.opts.PollMin)+1))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeProblem(w http.ResponseWriter, status int, p Problem) { writeJSON(w, status, p) }
+
+// decodeBody reads a small JSON body into v, answering 400 itself when it cannot.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeProblem(w, http.StatusBadRequest, explain("invalid request", "the form could not be read", http.StatusBadRequest))
+		return false
+	}
+	return true
+}

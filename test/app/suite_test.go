@@ -1,0 +1,147 @@
+// Package app drives the consumer swap page in a real browser (Debian's chromium, headless,
+// through chromedp) against the whole running system: control plane, controllers, the /v1
+// frontend, the provider simulator and the app's backend, all on 127.0.0.1.
+package app
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/swaprouter/swaprouter/internal/consumerapp"
+	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
+	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/system"
+)
+
+func TestSwapPage(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(60 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "consumer swap page in a browser")
+}
+
+// perSession is the app's per-user budget in this suite: enough for a whole journey, small
+// enough that the throttle spec reaches it quickly.
+const perSession = 40
+
+var (
+	env     *devenv.Env
+	appURL  string
+	seen    *traffic
+	browser context.Context
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	opts := system.DefaultOptions()
+	opts.Namespace = "app"
+	opts.FrontendAddr = "127.0.0.1:0"
+	opts.MetricsAddr = "0"
+	opts.ProbeAddr = "0"
+	var err error
+	// The simulator settles in a couple of seconds and providers are polled every second, as
+	// in test/e2e: the journeys take seconds, the logic is the production one.
+	env, err = devenv.Start(ctx, devenv.EnvOptions{
+		Manager:       opts,
+		SimulatorAddr: "127.0.0.1:0",
+		Simulator:     simulator.Options{StepDelay: 300 * time.Millisecond, RefundDelay: time.Second, DepositWindow: time.Minute},
+		PollMin:       time.Second, PollMax: 1500 * time.Millisecond,
+		Partner: "swapapp",
+		Out:     GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+
+	app, err := consumerapp.New(consumerapp.Options{
+		APIURL: env.FrontendURL, Key: upstream.Key{ID: env.KeyID, Secret: env.Secret},
+		SimulatorURL: env.SimulatorURL,
+		PerSession:   perSession, PerClientAddress: 100000,
+		PollMin: 300 * time.Millisecond, PollMax: 500 * time.Millisecond,
+		Log: ctrl.Log.WithName("app"),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	seen = &traffic{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	srv := &http.Server{Handler: seen.record(app), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	DeferCleanup(srv.Close)
+	appURL = "http://" + ln.Addr().String()
+
+	dir, err := os.MkdirTemp("", "swapapp-chromium-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	// Without the background-networking flags Chromium phones home at start, and here such
+	// connections are refused; a fresh profile keeps runs independent.
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath("/usr/bin/chromium"), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(dir),
+	)...)
+	var cancelBrowser context.CancelFunc
+	browser, cancelBrowser = chromedp.NewContext(alloc)
+	Expect(chromedp.Do(browser)).To(Succeed(), "starting /usr/bin/chromium (make tools installs it)")
+	DeferCleanup(func() { cancelBrowser(); cancelAlloc() })
+}, NodeTimeout(8*time.Minute))
+
+// traffic keeps every response the app sent the browser (headers and body), so a spec can
+// show the partner secret never left the server.
+type traffic struct {
+	mu        sync.Mutex
+	responses [][]byte
+}
+
+func (t *traffic) record(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &tee{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		var head bytes.Buffer
+		_ = w.Header().Write(&head)
+		t.mu.Lock()
+		t.responses = append(t.responses, append(head.Bytes(), rec.body.Bytes()...))
+		t.mu.Unlock()
+	})
+}
+
+func (t *traffic) contains(s string) (count int, found bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.responses {
+		if bytes.Contains(r, []byte(s)) {
+			return len(t.responses), true
+		}
+	}
+	return len(t.responses), false
+}
+
+type tee struct {
+	http.ResponseWriter
+	mu   sync.Mutex
+	body bytes.Buffer
+}
+
+func (t *tee) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	t.body.Write(b)
+	t.mu.Unlock()
+	return t.ResponseWriter.Write(b)
+}
+
+// Flush keeps server-sent events flowing through the recorder.
+func (t *tee) Flush() {
+	if f, ok := t.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
