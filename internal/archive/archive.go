@@ -42,6 +42,8 @@ type Entry struct {
 
 // Delivery summarises one WebhookDelivery.
 type Delivery struct {
+	// Name is the WebhookDelivery object's name.
+	Name        string               `json:"name"`
 	EventID     string               `json:"eventId"`
 	Sequence    int64                `json:"sequence"`
 	Phase       swapv1.DeliveryPhase `json:"phase"`
