@@ -50,10 +50,10 @@ $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl:
 	ENVTEST_DIR=$(ENVTEST_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-envtest.sh >/dev/null
 
 .PHONY: tools
-tools: ## Install the Debian packages the tests and the README walkthrough use (curl, jq).
-	@command -v curl >/dev/null && command -v jq >/dev/null || { \
-		echo "installing curl and jq with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq >/dev/null; }
+tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql).
+	@command -v curl >/dev/null && command -v jq >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing curl, jq and postgresql with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql >/dev/null; }
 
 .PHONY: test
 test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
@@ -85,5 +85,5 @@ image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-s
 	done
 
 .PHONY: run
-run: envtest build ## Run the embedded dev system (control plane, simulator, controllers, frontend).
+run: tools envtest build ## Run the embedded dev system (control plane, simulator, controllers, frontend).
 	bin/swaprouter dev $(ARGS)
