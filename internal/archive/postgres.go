@@ -54,9 +54,6 @@ func Open(dsn string) (*Postgres, error) {
 // Close ends the pool's connections.
 func (p *Postgres) Close() { p.pool.Close() }
 
-// Pool is the connection pool (for bulk loads in the benchmarks).
-func (p *Postgres) Pool() *pgxpool.Pool { return p.pool }
-
 // Migrate applies the embedded migrations not applied yet, under a PostgreSQL advisory lock
 // so replicas starting together migrate once.
 func (p *Postgres) Migrate(ctx context.Context) error {
