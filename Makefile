@@ -50,10 +50,10 @@ $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl:
 	ENVTEST_DIR=$(ENVTEST_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-envtest.sh >/dev/null
 
 .PHONY: tools
-tools: ## Install the Debian packages the tests and the README walkthrough use (curl, jq, chromium for the swap page's browser journeys).
-	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium || { \
-		echo "installing curl, jq and chromium with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq chromium >/dev/null; }
+tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, chromium).
+	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing curl, jq, postgresql and chromium with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql chromium >/dev/null; }
 
 .PHONY: test
 test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
@@ -85,5 +85,5 @@ image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-s
 	done
 
 .PHONY: run
-run: envtest build ## Run the embedded dev system (control plane, simulator, controllers, frontend, swap app).
+run: tools envtest build ## Run the embedded dev system (control plane, PostgreSQL, simulator, controllers, frontend, swap app).
 	bin/swaprouter dev $(ARGS)

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,10 +36,14 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := checkIdempotencyKey(key); err != nil {
 		return err
 	}
+	if err := checkClientReference(req.ClientReference); err != nil {
+		return err
+	}
 	canonical, _ := json.Marshal(req)
 	p := principal(r.Context())
 	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
 	spec.ProviderID = req.ProviderID
+	spec.ClientReference = req.ClientReference
 	order, err := s.place(r.Context(), p, placement{
 		spec:           spec,
 		idempotencyKey: key,
@@ -89,6 +94,14 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 
 	spec := pl.spec
 	spec.OrderID, spec.IdempotencyKeyHash = id, hash
+	archived, err := s.claim(ctx, &spec, pl.idempotencyKey != "")
+	if err != nil {
+		return nil, err
+	}
+	if archived != nil {
+		// The key's order ended and left etcd: the same answer as while it was live.
+		return s.settled(archived)
+	}
 	if pl.prepare != nil {
 		if err := pl.prepare(ctx, &spec); err != nil {
 			return nil, err
@@ -101,7 +114,7 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 	if len(p.Partner.Name) <= 63 {
 		order.Labels = map[string]string{auth.PartnerLabel: p.Partner.Name}
 	}
-	err := s.opts.Client.Create(ctx, order)
+	err = s.opts.Client.Create(ctx, order)
 	if apierrors.IsAlreadyExists(err) && pl.idempotencyKey != "" {
 		// A concurrent request with the same key won the race; this one follows it.
 		existing := &swapv1.SwapOrder{}
@@ -166,7 +179,8 @@ func (s *Server) settled(o *swapv1.SwapOrder) (*swapv1.SwapOrder, error) {
 	return o, nil
 }
 
-// GET /v1/order/{id} → the order record, from the cache.
+// GET /v1/order/{id} → the order record: live orders from the cache, ended ones from the
+// archive, in the same form.
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
 	o, err := s.findOrder(r, r.PathValue("id"))
 	if err != nil {
@@ -202,22 +216,25 @@ func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusAccepted, newOrderRecord(o))
 }
 
-// findOrder reads the caller's order with public id from the cache. A malformed id, a missing
-// order and another partner's order all answer the same 404.
+// findOrder reads the caller's order with public id: from the cache while it is live, else
+// from the archive. A malformed id, a missing order and another partner's order all answer
+// the same 404; an unreachable archive answers 503, since the order may well exist.
 func (s *Server) findOrder(r *http.Request, id string) (*swapv1.SwapOrder, error) {
 	infoFrom(r.Context()).orderID = id
 	if !orderid.Valid(id) {
 		return nil, orderNotFound()
 	}
-	o := &swapv1.SwapOrder{}
-	err := s.opts.Client.Get(r.Context(), client.ObjectKey{Namespace: s.opts.Namespace, Name: orderid.ObjectName(id)}, o)
-	if apierrors.IsNotFound(err) {
-		return nil, orderNotFound()
-	}
+	partner := principal(r.Context()).Partner.Name
+	o, err := s.findLive(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
-	if o.Spec.Partner != principal(r.Context()).Partner.Name || o.Spec.OrderID != id {
+	if o == nil {
+		if o, err = s.archivedOrder(r.Context(), partner, id); err != nil || o == nil {
+			return nil, cmp.Or(err, error(orderNotFound()))
+		}
+	}
+	if o.Spec.Partner != partner || o.Spec.OrderID != id {
 		return nil, orderNotFound()
 	}
 	return o, nil

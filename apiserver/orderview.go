@@ -35,6 +35,7 @@ type orderRecord struct {
 	CreatedAt            string                 `json:"createdAt"`
 	UpdatedAt            string                 `json:"updatedAt"`
 	History              []historyEntry         `json:"history"`
+	ClientReference      *string                `json:"clientReference"`
 }
 
 type historyEntry struct {
@@ -75,6 +76,7 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		CreatedAt:       timestamp(o.CreationTimestamp.Time),
 		UpdatedAt:       timestamp(o.CreationTimestamp.Time),
 		History:         make([]historyEntry, 0, len(st.History)),
+		ClientReference: optional(o.Spec.ClientReference),
 	}
 	// Before the reconciler's first word the order is waiting for its deposit address, which
 	// partners know as PENDING (with depositAddress still null).

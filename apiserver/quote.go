@@ -66,10 +66,15 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	if err := checkIdempotencyKey(key); err != nil {
 		return err
 	}
+	if err := checkClientReference(req.ClientReference); err != nil {
+		return err
+	}
 	req.Dry = new(bool) // canonical form: explicit false
 	canonical, _ := json.Marshal(req)
+	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
+	spec.ClientReference = req.ClientReference
 	order, err := s.place(r.Context(), p, placement{
-		spec:           req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo),
+		spec:           spec,
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {

@@ -46,6 +46,8 @@ type quoteRequest struct {
 	RefundTo  string `json:"refundTo,omitempty"`
 	// Dry defaults to true: without an explicit false the request only previews.
 	Dry *bool `json:"dry,omitempty"`
+	// ClientReference is the partner's own id of the order dry:false creates.
+	ClientReference string `json:"clientReference,omitempty"`
 }
 
 // orderRequest is the body of POST /v1/order.
@@ -55,6 +57,8 @@ type orderRequest struct {
 	Recipient  string            `json:"recipient"`
 	RefundTo   string            `json:"refundTo,omitempty"`
 	ProviderID swapv1.ProviderID `json:"providerId"`
+	// ClientReference is the partner's own id for the order, unique per partner.
+	ClientReference string `json:"clientReference,omitempty"`
 }
 
 // depositRequest is the body of POST /v1/order/{id}/deposit.
@@ -80,6 +84,7 @@ const (
 	maxSlippageBps  = 10000
 	maxIdemKeyLen   = 255
 	maxSearchLength = 100
+	maxClientRefLen = 64
 )
 
 // amountPattern: a positive integer in smallest units without leading zeros, at most 78
@@ -225,6 +230,14 @@ func (q *ratesRequest) validate() *apierror.Error {
 		if t == "" {
 			return apierror.Invalid("targets", "must not contain empty asset ids")
 		}
+	}
+	return nil
+}
+
+// checkClientReference validates an optional clientReference: visible ASCII, as the CRD.
+func checkClientReference(v string) *apierror.Error {
+	if v != "" && (len(v) > maxClientRefLen || !visibleASCII(v)) {
+		return apierror.Invalid("clientReference", "must be 1 to 64 visible ASCII characters")
 	}
 	return nil
 }

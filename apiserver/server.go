@@ -61,6 +61,8 @@ type Options struct {
 	Informers cache.Informers
 	Catalog   Catalog
 	Router    Router
+	// Archive holds terminal orders that left etcd; nil when the service runs without one.
+	Archive Archive
 	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
 	Log logr.Logger
 

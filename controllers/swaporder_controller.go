@@ -46,7 +46,6 @@ const (
 const (
 	DefaultExpiryGrace             = 10 * time.Minute
 	DefaultUnknownAfter            = 5
-	DefaultRetention               = 30 * 24 * time.Hour
 	DefaultRetryBase               = time.Second
 	DefaultRetryMax                = time.Minute
 	DefaultPollBackoffMax          = 5 * time.Minute
@@ -70,8 +69,8 @@ const (
 
 // SwapOrderReconciler walks a SwapOrder through its lifecycle (design.md "Order lifecycle"):
 // it obtains the deposit address, forwards deposit hints, polls the provider until the order
-// is terminal, ensures one WebhookDelivery per transition and deletes terminal orders after
-// the retention. Each reconcile takes exactly one step chosen by orders.NextStep from the
+// is terminal, ensures one WebhookDelivery per transition and writes terminal orders to the
+// archive. Each reconcile takes exactly one step chosen by orders.NextStep from the
 // status, makes at most one provider call and writes status once.
 type SwapOrderReconciler struct {
 	client.Client
@@ -91,8 +90,11 @@ type SwapOrderReconciler struct {
 	// UnknownAfter is the number of consecutive failed provider calls after which a tracked
 	// order becomes UNKNOWN.
 	UnknownAfter int32
-	// Retention is how long a terminal order (and what it owns) is kept after it ended.
-	Retention time.Duration
+	// Archive receives terminal orders; nil keeps them in etcd (nothing is ever deleted
+	// without the archive holding it). OrderTTLSweeper deletes archived ones.
+	Archive OrderArchiver
+	// ArchiveRetry is the wait before writing to an unavailable archive again.
+	ArchiveRetry time.Duration
 	// RetryBase and RetryMax bound the backoff of failed deposit-address creation: 1 s, 2 s,
 	// 4 s, ... so the frontend's bounded wait still sees a transient failure heal.
 	RetryBase, RetryMax time.Duration
@@ -167,8 +169,8 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	if r.UnknownAfter <= 0 {
 		r.UnknownAfter = DefaultUnknownAfter
 	}
-	if r.Retention <= 0 {
-		r.Retention = DefaultRetention
+	if r.ArchiveRetry <= 0 {
+		r.ArchiveRetry = DefaultArchiveRetry
 	}
 	if r.RetryBase <= 0 {
 		r.RetryBase = DefaultRetryBase
@@ -246,8 +248,8 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return r.createDeposit(ctx, p)
 	case orders.StepEmit:
 		return r.emit(ctx, p)
-	case orders.StepRetain:
-		return r.retain(ctx, p)
+	case orders.StepArchive:
+		return r.archiveOrder(ctx, p)
 	case orders.StepForwardHint:
 		return r.forwardHint(ctx, p)
 	case orders.StepPoll:

@@ -252,26 +252,6 @@ func (r *SwapOrderReconciler) webhookEnabled(ctx context.Context, o *swapv1.Swap
 	return partner.Spec.Webhook != nil && partner.Spec.Webhook.Enabled, nil
 }
 
-// retain deletes a terminal order once its retention has passed (the Job TTL pattern): until
-// then it comes back when the retention ends. The UID precondition keeps a recreated order of
-// the same name safe; background propagation lets the garbage collector remove what it owns.
-func (r *SwapOrderReconciler) retain(ctx context.Context, p *orderPass) (ctrl.Result, error) {
-	o := p.order
-	until, _ := orders.RetainUntil(&o.Status, o.CreationTimestamp.Time, r.Retention)
-	if p.now.Before(until) {
-		return ctrl.Result{RequeueAfter: until.Sub(p.now)}, nil
-	}
-	err := r.Delete(ctx, o, client.Preconditions{UID: &o.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return ctrl.Result{}, fmt.Errorf("deleting retained order: %w", err)
-	}
-	if err == nil {
-		retainedTotal.Inc()
-		p.log.Info("deleted terminal order after retention", "status", o.Status.Status, "retention", r.Retention)
-	}
-	return ctrl.Result{}, nil
-}
-
 func clipHashes(hashes []string) []string {
 	if len(hashes) > maxTxHashes {
 		hashes = hashes[len(hashes)-maxTxHashes:]

@@ -24,18 +24,12 @@ var (
 		Name:      "transitions_total",
 		Help:      "SwapOrder status transitions by previous (NEW for a new order) and new status.",
 	}, []string{"from", "to"})
-	retainedTotal = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "swaprouter",
-		Subsystem: "order",
-		Name:      "retention_deletions_total",
-		Help:      "Terminal SwapOrders deleted after their retention.",
-	})
 	ordersDesc = prometheus.NewDesc("swaprouter_orders",
 		"SwapOrders currently stored, by status (NEW: no deposit address yet).", []string{"status"}, nil)
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(transitionsTotal, retainedTotal, ordersCollector{})
+	ctrlmetrics.Registry.MustRegister(transitionsTotal, ordersCollector{})
 }
 
 // orderLister is the cache the orders gauge counts from; the latest manager set up wins.

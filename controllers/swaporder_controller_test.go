@@ -28,12 +28,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
@@ -52,12 +55,17 @@ type orderRig struct {
 	url       string
 	providers *providerset.Set
 	stop      func()
+	archive   OrderArchiver
+	ttl       time.Duration
 }
 
 type orderRigOptions struct {
 	sim              simulator.Options
 	pollMin, pollMax time.Duration
 	tune             func(r *SwapOrderReconciler)
+	// archive, when set, receives terminal orders; the TTL sweep deletes them after ttl.
+	archive OrderArchiver
+	ttl     time.Duration
 }
 
 func fastSim() simulator.Options {
@@ -79,7 +87,7 @@ func newOrderRig(o orderRigOptions) *orderRig {
 	srv := httptest.NewServer(sim.Handler())
 	DeferCleanup(srv.Close)
 
-	rig := &orderRig{ns: ns.Name, sim: sim, url: srv.URL}
+	rig := &orderRig{ns: ns.Name, sim: sim, url: srv.URL, archive: o.archive, ttl: o.ttl}
 	rig.setProviders(o.pollMin, o.pollMax)
 	rig.start(o.tune, nil)
 	DeferCleanup(func() { rig.stop() })
@@ -127,6 +135,11 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		tune(r)
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
+	if g.archive != nil {
+		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
+		Expect(mgr.Add(&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
+			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log})).To(Succeed())
+	}
 	g.stop = runTestManager(mgr)
 }
 
@@ -516,18 +529,53 @@ var _ = Describe("SwapOrder reconciler", func() {
 		})
 	})
 
-	Context("with a short retention", func() {
-		It("deletes terminal orders once expired and nothing else", func() {
-			g := newOrderRig(orderRigOptions{sim: fastSim(), tune: func(r *SwapOrderReconciler) { r.Retention = 2 * time.Second }})
+	Context("with the PostgreSQL archive", func() {
+		It("archives a terminal order before deleting it after the TTL, and keeps it in etcd while PostgreSQL is down", func() {
+			ctx := context.Background()
+			pg, stopPG, err := postgres.StartThrowaway(ctx, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(stopPG)
+			dsn, err := pg.CreateDatabase(ctx, "archive")
+			Expect(err).NotTo(HaveOccurred())
+			arch, err := archive.Open(dsn)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(arch.Close)
+			Expect(arch.Migrate(ctx)).To(Succeed())
+
+			g := newOrderRig(orderRigOptions{sim: fastSim(), archive: arch, ttl: time.Second})
+			gone := func(o *swapv1.SwapOrder) func() bool {
+				return func() bool {
+					return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), &swapv1.SwapOrder{}))
+				}
+			}
 			refused := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "1000000")
 			live := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
-			Eventually(g.status(refused)).WithTimeout(10 * time.Second).Should(Equal(swapv1.OrderFailed))
-			ended := g.get(refused).Status.History[0].At.Time
-			Eventually(func() bool {
-				return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(refused), &swapv1.SwapOrder{}))
-			}).WithTimeout(15 * time.Second).Should(BeTrue())
-			Expect(time.Now()).To(BeTemporally(">=", ended.Add(time.Second)))
-			Consistently(g.status(live)).WithTimeout(3 * time.Second).Should(Equal(swapv1.OrderPending))
+			Eventually(g.status(refused)).Should(Equal(swapv1.OrderFailed))
+			history := g.get(refused).Status.History
+			Eventually(gone(refused)).Should(BeTrue())
+			archived, err := arch.Get(ctx, "acme", refused.Spec.OrderID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(archived.Status.Status).To(Equal(swapv1.OrderFailed))
+			Expect(archived.Status.History).To(HaveLen(len(history)))
+			Expect(g.get(live).Status.Status).To(Equal(swapv1.OrderPending))
+
+			By("stopping PostgreSQL mid-run: the next terminal order stays in etcd and says why")
+			pg.Stop()
+			second := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "1000000")
+			Eventually(func() string {
+				c := meta.FindStatusCondition(g.get(second).Status.Conditions, ConditionArchived)
+				if c == nil {
+					return ""
+				}
+				return c.Reason
+			}).Should(Equal("ArchiveUnavailable"))
+			Expect(g.get(second).Labels).NotTo(HaveKey(swapv1.LabelArchived))
+
+			By("restarting PostgreSQL: the order is archived, then deleted")
+			Expect(pg.Restart(ctx, GinkgoWriter)).To(Succeed())
+			Eventually(gone(second)).Should(BeTrue())
+			_, err = arch.Get(ctx, "acme", second.Spec.OrderID)
+			Expect(err).NotTo(HaveOccurred())
 		})
 	})
 })

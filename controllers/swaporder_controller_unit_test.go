@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
@@ -99,8 +100,11 @@ func newUnitRig(t *testing.T, objs ...client.Object) *unitRig {
 			SwapType: swapv1.ExactInput, Sender: "0xsender", Recipient: "0xrecipient",
 		},
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme.New()).
-		WithObjects(append(objs, order)...).
+	b := fake.NewClientBuilder().WithScheme(scheme.New())
+	index.Each(func(obj client.Object, field string, extract client.IndexerFunc) {
+		b = b.WithIndex(obj, field, extract)
+	})
+	c := b.WithObjects(append(objs, order)...).
 		WithStatusSubresource(&swapv1.SwapOrder{}).Build()
 	rig := &unitRig{t: t, c: c, p: &fakeProvider{}, rec: events.NewFakeRecorder(100), now: unitStart,
 		key: client.ObjectKeyFromObject(order)}
@@ -218,8 +222,8 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 	if o.Status.ProviderStatus != "SUCCESS" || o.Status.OutTxHashes[0] != "0xout" || o.Status.AmountOut != "990" || o.Status.NextPollAt != nil {
 		t.Fatalf("terminal status: %+v", o.Status)
 	}
-	if res.RequeueAfter != DefaultRetention {
-		t.Fatalf("terminal order requeued in %v, want the retention", res.RequeueAfter)
+	if res.RequeueAfter != 0 {
+		t.Fatalf("terminal order without an archive requeued in %v; it should rest", res.RequeueAfter)
 	}
 	if c := condition(o, swapv1.ConditionReconciling); c.Status != metav1.ConditionFalse {
 		t.Fatalf("Reconciling on a terminal order: %+v", c)
@@ -497,25 +501,6 @@ func TestUnitEmissionRepeatIsHarmless(t *testing.T) {
 	}
 	if len(list.Items) != 1 || g.order().Status.NotifiedSeq != 1 {
 		t.Fatalf("%d deliveries, notifiedSeq %d", len(list.Items), g.order().Status.NotifiedSeq)
-	}
-}
-
-func TestUnitRetention(t *testing.T) {
-	g := newUnitRig(t)
-	g.r.Retention = time.Hour
-	g.p.createErr = &provider.Error{Kind: provider.KindRefused}
-	if res := g.settle(); res.RequeueAfter != time.Hour {
-		t.Fatalf("terminal order comes back in %v, want 1h", res.RequeueAfter)
-	}
-	g.now = g.now.Add(59 * time.Minute)
-	if res := g.step(); res.RequeueAfter != time.Minute {
-		t.Fatalf("comes back in %v, want 1m", res.RequeueAfter)
-	}
-	g.now = g.now.Add(time.Minute)
-	g.step()
-	err := g.c.Get(context.Background(), g.key, &swapv1.SwapOrder{})
-	if client.IgnoreNotFound(err) != nil || err == nil {
-		t.Fatalf("order not deleted after retention: %v", err)
 	}
 }
 

@@ -75,7 +75,7 @@ type DepositHint struct {
 
 // SwapOrderSpec is the order as the partner requested it. Everything but depositHint is
 // immutable once created.
-// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote)",message="the order spec is immutable except depositHint"
+// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote) && has(self.clientReference) == has(oldSelf.clientReference)",message="the order spec is immutable except depositHint"
 type SwapOrderSpec struct {
 	// OrderID is the public order id (ord_ + 26 base32 characters).
 	// +kubebuilder:validation:Pattern=`^ord_[a-z2-7]{26}$`
@@ -140,6 +140,12 @@ type SwapOrderSpec struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	IdempotencyKeyHash string `json:"idempotencyKeyHash,omitempty"`
+	// ClientReference is the partner's own id for the order, unique per partner.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[!-~]{1,64}$`
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
+	ClientReference string `json:"clientReference,omitempty"`
 	// DepositHint is set by POST /v1/order/{id}/deposit; the only mutable part of the spec.
 	// +optional
 	DepositHint *DepositHint `json:"depositHint,omitempty"`
@@ -157,6 +163,11 @@ type StatusTransition struct {
 	Reason string      `json:"reason,omitempty"`
 	At     metav1.Time `json:"at"`
 }
+
+// LabelArchived ("true") marks a terminal SwapOrder whose record the archive has confirmed:
+// the caches leave it out (they hold live orders only), and only such an order is ever
+// deleted, once its TTL has passed.
+const LabelArchived = "swap.swaprouter.dev/archived"
 
 // MaxHistory bounds status.history; older entries are dropped, seq keeps counting.
 const MaxHistory = 32

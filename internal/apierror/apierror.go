@@ -37,6 +37,11 @@ const (
 	MethodNotAllowed     Code = "method not allowed"
 	IdempotencyKeyReused Code = "idempotency key reused"
 	QuotaExceeded        Code = "quota exceeded"
+	// ArchiveUnavailable: the order archive (PostgreSQL) cannot be reached; retry later.
+	ArchiveUnavailable Code = "archive unavailable"
+	// ClientReferenceInUse: another order of the partner has this clientReference (orderId
+	// names it).
+	ClientReferenceInUse Code = "clientReference in use"
 )
 
 // statuses is the one place a code's HTTP status is decided.
@@ -61,6 +66,8 @@ var statuses = map[Code]int{
 	MethodNotAllowed:     http.StatusMethodNotAllowed,
 	IdempotencyKeyReused: http.StatusUnprocessableEntity,
 	QuotaExceeded:        http.StatusTooManyRequests,
+	ArchiveUnavailable:   http.StatusServiceUnavailable,
+	ClientReferenceInUse: http.StatusConflict,
 }
 
 // Status is the HTTP status every response with this code carries.
@@ -77,7 +84,7 @@ func Codes() []Code {
 		OriginNotAllowed, BodyTooLarge, UnknownAsset, UnsupportedPair, AmountTooLow, AmountTooHigh,
 		ProviderIDRequired, MissingTxHash, OrderNotFound, OrderTerminal, RateLimitExceeded,
 		UpstreamTimeout, UpstreamError, Internal, Unauthorized, InvalidRequest, NotFound,
-		MethodNotAllowed, IdempotencyKeyReused, QuotaExceeded,
+		MethodNotAllowed, IdempotencyKeyReused, QuotaExceeded, ArchiveUnavailable, ClientReferenceInUse,
 	}
 }
 
@@ -92,6 +99,8 @@ type Error struct {
 	Code     Code      `json:"error"`
 	Detail   string    `json:"detail,omitempty"`
 	Upstream *Upstream `json:"upstream,omitempty"`
+	// OrderID names the existing order a conflict is about.
+	OrderID string `json:"orderId,omitempty"`
 	// RetryAfterSeconds, when positive, is sent as the Retry-After header.
 	RetryAfterSeconds int64 `json:"-"`
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
@@ -29,11 +31,14 @@ import (
 // frontend), RoutingProviders for route_A and route_B and a demo partner with a fresh key.
 // `swaprouter dev`, the whole-journey suites and the benchmarks all start it through Start.
 type Env struct {
-	Plane     *ControlPlane
-	Client    client.Client
-	System    *system.System
-	Simulator *simulator.Simulator
-	Namespace string
+	Plane *ControlPlane
+	// Postgres is the order archive's local server (data under DataDir/postgres).
+	Postgres   *postgres.Server
+	ArchiveDSN string
+	Client     client.Client
+	System     *system.System
+	Simulator  *simulator.Simulator
+	Namespace  string
 
 	FrontendURL  string
 	SimulatorURL string
@@ -79,6 +84,11 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	if err := EnsureBinaries(o.Out); err != nil {
 		return nil, err
 	}
+	// Others may pass through (not read) the data folder: PostgreSQL runs as its own user
+	// when we are root.
+	if err := os.Chmod(o.DataDir, 0o711); err != nil {
+		return nil, err
+	}
 	plane, err := StartControlPlane(o.DataDir, o.Out)
 	if err != nil {
 		return nil, err
@@ -90,6 +100,15 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 			env = nil
 		}
 	}()
+	// Its own lifetime: Stop ends it after the manager, never before (Ctrl-C cancels ctx).
+	if env.Postgres, err = postgres.Start(context.Background(), postgres.Options{DataDir: filepath.Join(o.DataDir, "postgres")}); err != nil {
+		return env, err
+	}
+	if env.ArchiveDSN, err = env.Postgres.CreateDatabase(ctx, "swaprouter"); err != nil {
+		return env, err
+	}
+	o.Manager.ArchiveDSN = env.ArchiveDSN
+	fmt.Fprintf(o.Out, "PostgreSQL (order archive) on %s, data in %s.\n", env.Postgres.Addr, env.Postgres.DataDir())
 
 	if env.Client, err = client.New(plane.Config, client.Options{Scheme: scheme.New()}); err != nil {
 		return env, err
@@ -313,6 +332,9 @@ func (e *Env) Stop() {
 		}()
 	}
 	wg.Wait()
+	if e.Postgres != nil {
+		e.Postgres.Stop()
+	}
 	if e.Plane != nil {
 		_ = e.Plane.Stop()
 	}
@@ -321,11 +343,12 @@ func (e *Env) Stop() {
 // EnvFile is what dev.env holds.
 func (e *Env) EnvFile() map[string]string {
 	return map[string]string{
-		"SWAPROUTER_URL":        e.FrontendURL,
-		"SWAPROUTER_KEY_ID":     e.KeyID,
-		"SWAPROUTER_API_SECRET": e.Secret,
-		"SIMULATOR_URL":         e.SimulatorURL,
-		"KUBECONFIG":            e.Plane.KubeconfigPath,
-		"SWAPROUTER_NAMESPACE":  e.Namespace,
+		"SWAPROUTER_URL":         e.FrontendURL,
+		"SWAPROUTER_KEY_ID":      e.KeyID,
+		"SWAPROUTER_API_SECRET":  e.Secret,
+		"SIMULATOR_URL":          e.SimulatorURL,
+		"KUBECONFIG":             e.Plane.KubeconfigPath,
+		"SWAPROUTER_NAMESPACE":   e.Namespace,
+		"SWAPROUTER_ARCHIVE_DSN": e.ArchiveDSN,
 	}
 }

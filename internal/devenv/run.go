@@ -96,7 +96,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+	if err := os.MkdirAll(dataDir, 0o711); err != nil {
 		return err
 	}
 	closeLog, err := SetupLogging(dataDir, o.Verbose, out)

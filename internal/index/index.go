@@ -18,6 +18,8 @@ const (
 	OrderStatus = "status.status"
 	// OrderProvider indexes SwapOrders by spec.providerId.
 	OrderProvider = "spec.providerId"
+	// OrderClientReference indexes SwapOrders by ClientReferenceKey(partner, clientReference).
+	OrderClientReference = "spec.clientReference"
 	// PartnerKeyID indexes Partners by every spec.keys[].id.
 	PartnerKeyID = "spec.keys.id"
 	// DeliveryOrder indexes WebhookDeliveries by spec.orderId.
@@ -43,6 +45,13 @@ var definitions = []definition{
 	}},
 	{&swapv1.SwapOrder{}, OrderProvider, func(o client.Object) []string {
 		return []string{string(o.(*swapv1.SwapOrder).Spec.ProviderID)}
+	}},
+	{&swapv1.SwapOrder{}, OrderClientReference, func(o client.Object) []string {
+		spec := o.(*swapv1.SwapOrder).Spec
+		if spec.ClientReference == "" {
+			return nil
+		}
+		return []string{ClientReferenceKey(spec.Partner, spec.ClientReference)}
 	}},
 	{&swapv1.Partner{}, PartnerKeyID, func(o client.Object) []string {
 		keys := o.(*swapv1.Partner).Spec.Keys
@@ -81,3 +90,7 @@ func Each(fn func(obj client.Object, field string, extract client.IndexerFunc)) 
 		fn(d.obj, d.field, d.extract)
 	}
 }
+
+// ClientReferenceKey is the OrderClientReference value of a partner's reference (partner
+// names hold no '/').
+func ClientReferenceKey(partner, ref string) string { return partner + "/" + ref }

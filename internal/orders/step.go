@@ -14,8 +14,9 @@ const (
 	StepCreateDeposit Step = iota
 	// StepEmit ensures webhook deliveries for transitions not yet notified.
 	StepEmit
-	// StepRetain waits for, then performs, the deletion of a terminal order.
-	StepRetain
+	// StepArchive writes a terminal order to the archive and marks it archived; the TTL
+	// sweep deletes it later.
+	StepArchive
 	// StepForwardHint passes the partner's deposit hint to the provider.
 	StepForwardHint
 	// StepPoll asks the provider for the order's status (and judges deposit expiry).
@@ -30,8 +31,8 @@ func (s Step) String() string {
 		return "CreateDeposit"
 	case StepEmit:
 		return "Emit"
-	case StepRetain:
-		return "Retain"
+	case StepArchive:
+		return "Archive"
 	case StepForwardHint:
 		return "ForwardHint"
 	case StepPoll:
@@ -52,8 +53,10 @@ func NextStep(o *swapv1.SwapOrder, now time.Time) Step {
 		return StepCreateDeposit
 	case st.LastSeq > st.NotifiedSeq:
 		return StepEmit
+	case st.Status.IsTerminal() && o.Labels[swapv1.LabelArchived] == "true":
+		return StepWait
 	case st.Status.IsTerminal():
-		return StepRetain
+		return StepArchive
 	case HintPending(o):
 		return StepForwardHint
 	case st.NextPollAt == nil || !now.Before(st.NextPollAt.Time):

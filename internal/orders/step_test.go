@@ -27,7 +27,8 @@ func TestNextStep(t *testing.T) {
 		{"new order with an early hint", order(swapv1.SwapOrderStatus{}, hint), StepCreateDeposit},
 		{"unnotified transition", order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NextPollAt: earlier}, hint), StepEmit},
 		{"unnotified terminal transition", order(swapv1.SwapOrderStatus{Status: success, LastSeq: 3, NotifiedSeq: 2}, nil), StepEmit},
-		{"terminal", order(swapv1.SwapOrderStatus{Status: failed, LastSeq: 1, NotifiedSeq: 1}, hint), StepRetain},
+		{"terminal", order(swapv1.SwapOrderStatus{Status: failed, LastSeq: 1, NotifiedSeq: 1}, hint), StepArchive},
+		{"terminal and archived", archived(order(swapv1.SwapOrderStatus{Status: failed, LastSeq: 1, NotifiedSeq: 1}, hint)), StepWait},
 		{"hint to forward", order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1, NextPollAt: later}, hint), StepForwardHint},
 		{"hint forwarded already", order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1, NextPollAt: later, ForwardedTxHash: "0xabc"}, hint), StepWait},
 		{"changed hint", order(swapv1.SwapOrderStatus{Status: processing, LastSeq: 2, NotifiedSeq: 2, NextPollAt: later, ForwardedTxHash: "0xold"}, hint), StepForwardHint},
@@ -43,4 +44,9 @@ func TestNextStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+func archived(o *swapv1.SwapOrder) *swapv1.SwapOrder {
+	o.Labels = map[string]string{swapv1.LabelArchived: "true"}
+	return o
 }

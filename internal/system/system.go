@@ -7,9 +7,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -18,8 +21,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/apiserver"
 	"github.com/swaprouter/swaprouter/controllers"
+	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/netguard"
@@ -60,8 +65,13 @@ type Options struct {
 	OrderConcurrency int
 	// ProviderConcurrency caps concurrent order calls to one provider.
 	ProviderConcurrency int
-	// OrderRetention keeps terminal orders this long.
-	OrderRetention time.Duration
+	// OrderTTL keeps archived terminal orders this long in etcd.
+	OrderTTL time.Duration
+	// ArchiveDSN is the PostgreSQL order archive (empty: no archive, terminal orders are
+	// never deleted from etcd). ArchiveRetention deletes archived orders that ended longer
+	// ago (0 keeps them forever; their ids are kept forever either way).
+	ArchiveDSN       string
+	ArchiveRetention time.Duration
 	// DepositExpiryGrace is added to a provider's deposit deadline before DepositExpired.
 	DepositExpiryGrace time.Duration
 	// UnknownAfter is the number of consecutive failed polls before an order is UNKNOWN.
@@ -92,7 +102,7 @@ func DefaultOptions() Options {
 		APIShutdownTimeout:  25 * time.Second,
 		OrderConcurrency:    16,
 		ProviderConcurrency: 32,
-		OrderRetention:      30 * 24 * time.Hour,
+		OrderTTL:            time.Hour,
 		DepositExpiryGrace:  10 * time.Minute,
 		UnknownAfter:        5,
 		WebhookConcurrency:  8,
@@ -117,7 +127,9 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.APIShutdownTimeout, "api-shutdown-timeout", o.APIShutdownTimeout, "how long in-flight requests may finish on shutdown")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
 	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider")
-	fs.DurationVar(&o.OrderRetention, "order-retention", o.OrderRetention, "how long terminal orders are kept")
+	fs.DurationVar(&o.OrderTTL, "order-ttl", o.OrderTTL, "how long an archived terminal order stays in etcd")
+	fs.StringVar(&o.ArchiveDSN, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"), "PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN; empty keeps terminal orders in etcd)")
+	fs.DurationVar(&o.ArchiveRetention, "archive-retention", o.ArchiveRetention, "delete archived orders that ended longer ago (0 keeps them forever)")
 	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
 	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive failed provider polls before an order becomes UNKNOWN")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
@@ -148,6 +160,8 @@ type System struct {
 	Catalog   *catalog.Catalog
 	// Frontend is nil unless Options.Frontend.
 	Frontend *apiserver.Server
+	// Archive is nil without Options.ArchiveDSN.
+	Archive *archive.Postgres
 }
 
 // Frontend replicas run the RoutingProvider reconciler read-only (ReadOnly: true) to build
@@ -164,6 +178,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	}
 	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New()}
 	log := ctrl.Log.WithName("setup")
+	if err := sys.addArchive(o); err != nil {
+		return nil, err
+	}
 
 	// Every process needs the live providers: the controllers to track orders, the frontend
 	// to quote. Only the controllers write RoutingProvider status.
@@ -182,9 +199,17 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
-			Retention:               o.OrderRetention,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
+		}
+		if sys.Archive != nil {
+			orders.Archive = sys.Archive
+			if err := mgr.Add(&controllers.OrderTTLSweeper{
+				Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: sys.Archive,
+				Namespace: o.Namespace, TTL: o.OrderTTL, Log: ctrl.Log.WithName("order-ttl"),
+			}); err != nil {
+				return nil, err
+			}
 		}
 		if err := orders.SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("order controller: %w", err)
@@ -213,6 +238,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Router:      router,
 			Log:         ctrl.Log.WithName("apiserver"),
 			WaitTimeout: o.OrderWaitTimeout,
+			Archive:     frontendArchive(sys.Archive),
 
 			QuotaFlushInterval: o.QuotaFlushInterval,
 			ShutdownTimeout:    o.APIShutdownTimeout,
@@ -227,6 +253,35 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	}
 	log.Info("system assembled", "namespace", o.Namespace, "controllers", o.Controllers, "frontend", o.Frontend)
 	return sys, nil
+}
+
+// addArchive opens the archive (without connecting: the service starts while PostgreSQL is
+// down), migrates it in the background on every replica and prunes it on the leader.
+func (sys *System) addArchive(o Options) error {
+	if o.ArchiveDSN == "" {
+		ctrl.Log.WithName("setup").Info("no --archive-dsn: terminal orders stay in etcd and partners list live orders only")
+		return nil
+	}
+	a, err := archive.Open(o.ArchiveDSN)
+	if err != nil {
+		return err
+	}
+	sys.Archive = a
+	if err := sys.Manager.Add(&archive.Upkeep{Archive: a, Log: ctrl.Log.WithName("archive")}); err != nil {
+		return err
+	}
+	if o.Controllers && o.ArchiveRetention > 0 {
+		return sys.Manager.Add(&archive.Pruner{Archive: a, Retention: o.ArchiveRetention, Log: ctrl.Log.WithName("archive-retention")})
+	}
+	return nil
+}
+
+// frontendArchive keeps a nil *Postgres from becoming a non-nil interface.
+func frontendArchive(a *archive.Postgres) apiserver.Archive {
+	if a == nil {
+		return nil
+	}
+	return a
 }
 
 // newManager builds a manager with the shared scheme, cache scope, indexes and probes.
@@ -244,6 +299,9 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		// proportional to the service's own objects.
 		Cache: cache.Options{
 			DefaultNamespaces: map[string]cache.Config{o.Namespace: {}},
+			// Live orders only: an archived order leaves the cache, so memory follows the live
+			// orders, not the TTL window or an archive outage's backlog.
+			ByObject: map[client.Object]cache.ByObject{&swapv1.SwapOrder{}: {Label: liveOrders()}},
 			// managedFields are never read here and are a large share of each cached order.
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},
@@ -280,6 +338,15 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// liveOrders selects SwapOrders not yet archived.
+func liveOrders() labels.Selector {
+	req, err := labels.NewRequirement(swapv1.LabelArchived, selection.NotEquals, []string{"true"})
+	if err != nil {
+		panic(err) // a constant, valid requirement
+	}
+	return labels.NewSelector().Add(*req)
 }
 
 func ptr[T any](v T) *T { return &v }

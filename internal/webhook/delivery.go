@@ -19,17 +19,18 @@ const maxPayloadLen = 16384
 // current ones: the best knowledge at emission time.
 func EventFor(order *swapv1.SwapOrder, t swapv1.StatusTransition) webhooks.Event {
 	return webhooks.Event{
-		Version:        webhooks.EventVersion,
-		ID:             webhooks.EventID(order.Spec.OrderID, t.Seq),
-		Type:           webhooks.EventType,
-		OrderID:        order.Spec.OrderID,
-		ProviderID:     string(order.Spec.ProviderID),
-		Status:         string(t.Status),
-		PreviousStatus: string(t.PreviousStatus),
-		InTxHashes:     order.Status.InTxHashes,
-		OutTxHashes:    order.Status.OutTxHashes,
-		OccurredAt:     t.At.UTC(),
-		Sequence:       t.Seq,
+		Version:         webhooks.EventVersion,
+		ID:              webhooks.EventID(order.Spec.OrderID, t.Seq),
+		Type:            webhooks.EventType,
+		OrderID:         order.Spec.OrderID,
+		ProviderID:      string(order.Spec.ProviderID),
+		Status:          string(t.Status),
+		PreviousStatus:  string(t.PreviousStatus),
+		InTxHashes:      order.Status.InTxHashes,
+		OutTxHashes:     order.Status.OutTxHashes,
+		OccurredAt:      t.At.UTC(),
+		Sequence:        t.Seq,
+		ClientReference: order.Spec.ClientReference,
 	}
 }
 

@@ -30,6 +30,8 @@ type Event struct {
 	OutTxHashes    []string  `json:"outTxHashes"`
 	OccurredAt     time.Time `json:"occurredAt"`
 	Sequence       int64     `json:"sequence"`
+	// ClientReference is the partner's own id of the order, when it gave one.
+	ClientReference string `json:"clientReference,omitempty"`
 }
 
 // MarshalJSON writes OccurredAt in UTC and empty hash lists as [] rather than null, so every

@@ -1,0 +1,176 @@
+package apiserver
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/index"
+)
+
+const (
+	defaultListLimit = 20
+	maxListLimit     = 100
+)
+
+// orderPage is the answer of GET /v1/orders.
+type orderPage struct {
+	Orders     []orderRecord `json:"orders"`
+	NextCursor *string       `json:"nextCursor"`
+}
+
+// GET /v1/orders → the caller's orders, live (cache) and archived alike, newest first.
+func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
+	q, err := parseListQuery(r.URL.Query(), principal(r.Context()).Partner.Name)
+	if err != nil {
+		return err
+	}
+	var live swapv1.SwapOrderList
+	if err := s.opts.Client.List(r.Context(), &live, client.InNamespace(s.opts.Namespace),
+		client.MatchingFields{index.OrderPartner: q.Partner}); err != nil {
+		return err
+	}
+	var archived []*swapv1.SwapOrder
+	if s.opts.Archive != nil {
+		// One more than a page tells whether another page follows.
+		aq := q
+		aq.Limit++
+		if archived, err = s.opts.Archive.List(r.Context(), aq); err != nil {
+			return archiveError(err)
+		}
+	}
+	orders, next := mergePage(live.Items, archived, q)
+	page := orderPage{Orders: make([]orderRecord, 0, len(orders))}
+	for _, o := range orders {
+		page.Orders = append(page.Orders, newOrderRecord(o))
+	}
+	if next != nil {
+		c := encodeCursor(*next)
+		page.NextCursor = &c
+	}
+	return writeJSON(w, http.StatusOK, page)
+}
+
+// parseListQuery reads the filters, limit and cursor of GET /v1/orders.
+func parseListQuery(v url.Values, partner string) (archive.Query, error) {
+	q := archive.Query{Partner: partner, Limit: defaultListLimit,
+		Status: swapv1.OrderStatus(v.Get("status")), ProviderID: swapv1.ProviderID(v.Get("providerId")),
+		ClientReference: v.Get("clientReference")}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxListLimit {
+			return q, apierror.Invalid("limit", "must be an integer from 1 to 100")
+		}
+		q.Limit = n
+	}
+	switch q.Status {
+	case "", swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess, swapv1.OrderRefunded,
+		swapv1.OrderFailed, swapv1.OrderUnknown:
+	default:
+		return q, apierror.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, REFUNDED, FAILED, UNKNOWN")
+	}
+	if err := checkClientReference(q.ClientReference); err != nil {
+		return q, err
+	}
+	for field, dst := range map[string]*time.Time{"from": &q.From, "to": &q.To} {
+		if t := v.Get(field); t != "" {
+			parsed, err := time.Parse(time.RFC3339, t)
+			if err != nil {
+				return q, apierror.Invalid(field, "must be an RFC 3339 time, e.g. 2026-03-01T00:00:00Z")
+			}
+			*dst = parsed
+		}
+	}
+	if c := v.Get("cursor"); c != "" {
+		pos, ok := decodeCursor(c)
+		if !ok {
+			return q, apierror.Invalid("cursor", "must be a nextCursor value from an earlier page")
+		}
+		q.After = &pos
+	}
+	return q, nil
+}
+
+// mergePage returns the page of q from live and archived orders (each newest first or not;
+// an order in both is taken once, as it is live) and the cursor of the next page, nil on the
+// last. archived holds at most q.Limit+1 orders after q.After; live is filtered here.
+func mergePage(live []swapv1.SwapOrder, archived []*swapv1.SwapOrder, q archive.Query) ([]*swapv1.SwapOrder, *archive.Position) {
+	byID := map[string]*swapv1.SwapOrder{}
+	for _, o := range archived {
+		byID[o.Spec.OrderID] = o
+	}
+	for i := range live {
+		if o := &live[i]; matches(o, q) {
+			byID[o.Spec.OrderID] = o
+		}
+	}
+	all := make([]*swapv1.SwapOrder, 0, len(byID))
+	for _, o := range byID {
+		all = append(all, o)
+	}
+	slices.SortFunc(all, func(a, b *swapv1.SwapOrder) int {
+		pa, pb := position(a), position(b)
+		switch {
+		case pa.Before(pb):
+			return -1
+		case pb.Before(pa):
+			return 1
+		}
+		return 0
+	})
+	if len(all) <= q.Limit {
+		return all, nil
+	}
+	page := all[:q.Limit]
+	next := position(page[len(page)-1])
+	return page, &next
+}
+
+// matches applies q's filters and cursor to a live order.
+func matches(o *swapv1.SwapOrder, q archive.Query) bool {
+	status := o.Status.Status
+	if status == "" {
+		status = swapv1.OrderPending // as partners see a new order
+	}
+	created := o.CreationTimestamp.Time
+	return o.Spec.Partner == q.Partner &&
+		(q.Status == "" || status == q.Status) &&
+		(q.ProviderID == "" || o.Spec.ProviderID == q.ProviderID) &&
+		(q.ClientReference == "" || o.Spec.ClientReference == q.ClientReference) &&
+		(q.From.IsZero() || !created.Before(q.From)) &&
+		(q.To.IsZero() || created.Before(q.To)) &&
+		(q.After == nil || q.After.Before(position(o)))
+}
+
+func position(o *swapv1.SwapOrder) archive.Position {
+	return archive.Position{CreatedAt: o.CreationTimestamp.UTC(), OrderID: o.Spec.OrderID}
+}
+
+// cursor is the opaque nextCursor: where the last page ended.
+type cursor struct {
+	T  int64  `json:"t"`
+	ID string `json:"id"`
+}
+
+func encodeCursor(p archive.Position) string {
+	b, _ := json.Marshal(cursor{T: p.CreatedAt.Unix(), ID: p.OrderID})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (archive.Position, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" || len(c.ID) > 64 {
+		return archive.Position{}, false
+	}
+	return archive.Position{CreatedAt: time.Unix(c.T, 0).UTC(), OrderID: c.ID}, true
+}

@@ -1,0 +1,309 @@
+package archive
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orders"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Postgres is the archive in PostgreSQL. Every method fails fast with ErrUnavailable while
+// the database is unreachable or its schema not yet migrated.
+type Postgres struct {
+	pool     *pgxpool.Pool
+	migrated atomic.Bool
+}
+
+// Open prepares a connection pool for dsn without connecting: the service starts (and
+// serves live orders) while the database is down. Call Migrate before use.
+func Open(dsn string) (*Postgres, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("archive DSN: %w", err)
+	}
+	// A dead database must turn into a quick 503, not a hung request.
+	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > 3*time.Second {
+		cfg.ConnConfig.ConnectTimeout = 3 * time.Second
+	}
+	cfg.HealthCheckPeriod = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("archive pool: %w", err)
+	}
+	return &Postgres{pool: pool}, nil
+}
+
+// Close ends the pool's connections.
+func (p *Postgres) Close() { p.pool.Close() }
+
+// Migrate applies the embedded migrations not applied yet, under a PostgreSQL advisory lock
+// so replicas starting together migrate once.
+func (p *Postgres) Migrate(ctx context.Context) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return err
+	}
+	db := stdlib.OpenDBFromPool(p.pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrationsFS(), goose.WithSessionLocker(locker))
+	if err != nil {
+		return err
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return classify(fmt.Errorf("migrating the archive schema: %w", err))
+	}
+	p.migrated.Store(true)
+	return nil
+}
+
+// Ready reports nil when the database answers and the schema is migrated.
+func (p *Postgres) Ready(ctx context.Context) error {
+	if !p.migrated.Load() {
+		return fmt.Errorf("%w: schema not migrated yet", ErrUnavailable)
+	}
+	return classify(p.pool.Ping(ctx))
+}
+
+// Put writes e (insert or replace by order id) and records the order's id as taken.
+func (p *Postgres) Put(ctx context.Context, e Entry) error {
+	if err := p.Ready(ctx); err != nil {
+		return err
+	}
+	o := e.Order.DeepCopy()
+	o.ManagedFields = nil
+	object, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	deliveries, err := json.Marshal(nonNil(e.Deliveries))
+	if err != nil {
+		return err
+	}
+	ended, ok := orders.TerminalAt(&o.Status)
+	if !ok {
+		ended = o.CreationTimestamp
+	}
+	return classify(pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		// The order's id was usually reserved at creation; orders created without a key or a
+		// reference take it now, so no later request can be given it.
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO order_ids (order_id, partner, idempotency_key_hash, client_reference, reserved_at)
+			VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5)
+			ON CONFLICT (order_id) DO NOTHING`,
+			o.Spec.OrderID, o.Spec.Partner, o.Spec.IdempotencyKeyHash, o.Spec.ClientReference, o.CreationTimestamp.Time); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO orders (order_id, partner, status, provider_id, client_reference, created_at, ended_at, object, deliveries)
+			VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8, $9)
+			ON CONFLICT (order_id) DO UPDATE SET
+				status = EXCLUDED.status, ended_at = EXCLUDED.ended_at, archived_at = now(),
+				object = EXCLUDED.object, deliveries = EXCLUDED.deliveries`,
+			o.Spec.OrderID, o.Spec.Partner, string(o.Status.Status), string(o.Spec.ProviderID),
+			o.Spec.ClientReference, o.CreationTimestamp.Time, ended.Time, object, deliveries)
+		return err
+	}))
+}
+
+// Get returns partner's archived order id; ErrNotFound when there is none.
+func (p *Postgres) Get(ctx context.Context, partner, id string) (*swapv1.SwapOrder, error) {
+	if err := p.Ready(ctx); err != nil {
+		return nil, err
+	}
+	var object []byte
+	err := p.pool.QueryRow(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner).Scan(&object)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	return decode(object)
+}
+
+// Deliveries returns the webhook delivery summary stored with partner's order id.
+func (p *Postgres) Deliveries(ctx context.Context, partner, id string) ([]Delivery, error) {
+	if err := p.Ready(ctx); err != nil {
+		return nil, err
+	}
+	var raw []byte
+	err := p.pool.QueryRow(ctx, `SELECT deliveries FROM orders WHERE order_id = $1 AND partner = $2`, id, partner).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	var out []Delivery
+	return out, json.Unmarshal(raw, &out)
+}
+
+// List returns a page of q.Partner's archived orders matching q, newest first.
+func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, error) {
+	if err := p.Ready(ctx); err != nil {
+		return nil, err
+	}
+	where := []string{"partner = $1"}
+	args := []any{q.Partner}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if q.Status != "" {
+		add("status = ?", string(q.Status))
+	}
+	if q.ProviderID != "" {
+		add("provider_id = ?", string(q.ProviderID))
+	}
+	if q.ClientReference != "" {
+		add("client_reference = ?", q.ClientReference)
+	}
+	if !q.From.IsZero() {
+		add("created_at >= ?", q.From)
+	}
+	if !q.To.IsZero() {
+		add("created_at < ?", q.To)
+	}
+	if q.After != nil {
+		args = append(args, q.After.CreatedAt, q.After.OrderID)
+		where = append(where, fmt.Sprintf("(created_at, order_id) < ($%d, $%d)", len(args)-1, len(args)))
+	}
+	args = append(args, q.Limit)
+	sql := fmt.Sprintf(`SELECT object FROM orders WHERE %s ORDER BY created_at DESC, order_id DESC LIMIT $%d`,
+		strings.Join(where, " AND "), len(args))
+	rows, err := p.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	objects, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := make([]*swapv1.SwapOrder, 0, len(objects))
+	for _, b := range objects {
+		o, err := decode(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// Reserve records r's order id as taken by r.Partner with its key hash and reference, and
+// returns what is recorded for that id: r itself the first time, the earlier reservation
+// afterwards (the caller compares key hashes). A clientReference another order of the
+// partner holds is a *ReferenceTakenError.
+func (p *Postgres) Reserve(ctx context.Context, r Reservation) (Reservation, error) {
+	if err := p.Ready(ctx); err != nil {
+		return Reservation{}, err
+	}
+	var got Reservation
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO order_ids (order_id, partner, idempotency_key_hash, client_reference)
+			VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''))
+			ON CONFLICT (order_id) DO NOTHING`, r.OrderID, r.Partner, r.IdempotencyKeyHash, r.ClientReference)
+		if err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `
+			SELECT order_id, partner, coalesce(idempotency_key_hash, ''), coalesce(client_reference, '')
+			FROM order_ids WHERE order_id = $1`, r.OrderID).
+			Scan(&got.OrderID, &got.Partner, &got.IdempotencyKeyHash, &got.ClientReference)
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "order_ids_client_reference" {
+		owner, ferr := p.referenceOwner(ctx, r.Partner, r.ClientReference)
+		if ferr != nil {
+			return Reservation{}, ferr
+		}
+		return Reservation{}, &ReferenceTakenError{ClientReference: r.ClientReference, OrderID: owner}
+	}
+	return got, classify(err)
+}
+
+func (p *Postgres) referenceOwner(ctx context.Context, partner, ref string) (string, error) {
+	var id string
+	err := p.pool.QueryRow(ctx, `SELECT order_id FROM order_ids WHERE partner = $1 AND client_reference = $2`, partner, ref).Scan(&id)
+	return id, classify(err)
+}
+
+// Prune deletes archived orders that ended before cutoff, batch rows per statement (short
+// transactions, no long lock), and returns how many it deleted. Their ids stay taken.
+func (p *Postgres) Prune(ctx context.Context, cutoff time.Time, batch int) (int64, error) {
+	if err := p.Ready(ctx); err != nil {
+		return 0, err
+	}
+	var total int64
+	for {
+		tag, err := p.pool.Exec(ctx, `
+			DELETE FROM orders WHERE order_id IN (
+				SELECT order_id FROM orders WHERE ended_at < $1 ORDER BY ended_at LIMIT $2)`, cutoff, batch)
+		if err != nil {
+			return total, classify(err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < int64(batch) {
+			return total, nil
+		}
+	}
+}
+
+func decode(object []byte) (*swapv1.SwapOrder, error) {
+	o := &swapv1.SwapOrder{}
+	if err := json.Unmarshal(object, o); err != nil {
+		return nil, fmt.Errorf("decoding an archived order: %w", err)
+	}
+	return o, nil
+}
+
+// classify marks failures to reach the database as ErrUnavailable. An error PostgreSQL
+// itself answered (a constraint, a syntax error) is a bug or a conflict, not an outage.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && !strings.HasPrefix(pgErr.Code, "08") && !strings.HasPrefix(pgErr.Code, "57P") {
+		return err
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// migrationsFS is the embedded migrations folder, versioned by file name (goose).
+func migrationsFS() fs.FS {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the folder is embedded at build time
+	}
+	return sub
+}

@@ -1,0 +1,239 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
+)
+
+var server *postgres.Server
+
+func TestMain(m *testing.M) {
+	s, stop, err := postgres.StartThrowaway(context.Background(), os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting PostgreSQL:", err)
+		os.Exit(1)
+	}
+	server = s
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// open returns a migrated archive in a fresh database of its own.
+func open(t *testing.T) *Postgres {
+	t.Helper()
+	ctx := context.Background()
+	dsn, err := server.CreateDatabase(ctx, fmt.Sprintf("t%d", time.Now().UnixNano()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	if err := a.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Migrating again is a no-op, as at every restart.
+	if err := a.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func order(partner, id string, created time.Time, status swapv1.OrderStatus) *swapv1.SwapOrder {
+	o := &swapv1.SwapOrder{
+		ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: "swap", CreationTimestamp: metav1.NewTime(created),
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "x"}}},
+		Spec: swapv1.SwapOrderSpec{OrderID: id, Partner: partner, ProviderID: "route_A", Amount: "100",
+			OriginAsset: "eip155:1/slip44:60", DestinationAsset: "eip155:1/slip44:60", Sender: "s", Recipient: "r"},
+	}
+	o.Status.Status = status
+	o.Status.LastSeq = 2
+	o.Status.History = []swapv1.StatusTransition{
+		{Seq: 1, Status: swapv1.OrderPending, At: metav1.NewTime(created)},
+		{Seq: 2, Status: status, PreviousStatus: swapv1.OrderPending, At: metav1.NewTime(created.Add(time.Minute))},
+	}
+	return o
+}
+
+func id(n int) string { return fmt.Sprintf("ord_%026d", n) }
+
+func TestPutIsIdempotentAndKeepsTheWholeRecord(t *testing.T) {
+	a, ctx := open(t), context.Background()
+	o := order("acme", id(1), base, swapv1.OrderSuccess)
+	o.Status.InTxHashes = []string{"0xin"}
+	o.Status.OutTxHashes = []string{"0xout"}
+	if err := a.Put(ctx, Entry{Order: o}); err != nil {
+		t.Fatal(err)
+	}
+	done := time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC)
+	deliveries := []Delivery{{EventID: "evt_1", Sequence: 1, Phase: swapv1.DeliveryDelivered, Attempts: 2, LastCode: 204, CompletedAt: &done}}
+	if err := a.Put(ctx, Entry{Order: o, Deliveries: deliveries}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Get(ctx, "acme", o.Spec.OrderID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.OrderID != o.Spec.OrderID || got.Status.Status != swapv1.OrderSuccess ||
+		len(got.Status.History) != 2 || got.Status.OutTxHashes[0] != "0xout" || got.ManagedFields != nil {
+		t.Fatalf("archived order differs: %+v", got)
+	}
+	ds, err := a.Deliveries(ctx, "acme", o.Spec.OrderID)
+	if err != nil || len(ds) != 1 || ds[0].LastCode != 204 || !ds[0].CompletedAt.Equal(done) {
+		t.Fatalf("deliveries = %+v, %v", ds, err)
+	}
+	page, err := a.List(ctx, Query{Partner: "acme", Limit: 10})
+	if err != nil || len(page) != 1 {
+		t.Fatalf("two puts of one order list as %d orders (%v)", len(page), err)
+	}
+}
+
+func TestPartnersSeeOnlyTheirOwnOrders(t *testing.T) {
+	a, ctx := open(t), context.Background()
+	for i, p := range []string{"acme", "globex", "acme"} {
+		if err := a.Put(ctx, Entry{Order: order(p, id(i), base.Add(time.Duration(i)*time.Second), swapv1.OrderFailed)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Get(ctx, "acme", id(1)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("acme reads globex's order: %v", err)
+	}
+	page, err := a.List(ctx, Query{Partner: "globex", Limit: 100})
+	if err != nil || len(page) != 1 || page[0].Spec.OrderID != id(1) {
+		t.Fatalf("globex lists %v (%v)", page, err)
+	}
+}
+
+func TestListFiltersAndPagesWithoutGapsOrDuplicates(t *testing.T) {
+	a, ctx := open(t), context.Background()
+	const n = 10000
+	batch := make([]Entry, 0, n)
+	for i := range n {
+		status := swapv1.OrderSuccess
+		if i%3 == 0 {
+			status = swapv1.OrderRefunded
+		}
+		// Ten orders share each second, so the id breaks ties.
+		batch = append(batch, Entry{Order: order("acme", id(i), base.Add(time.Duration(i/10)*time.Second), status)})
+	}
+	for _, e := range batch {
+		if err := a.Put(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	var after *Position
+	var last Position
+	for pages := 0; ; pages++ {
+		page, err := a.List(ctx, Query{Partner: "acme", Limit: 100, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, o := range page {
+			pos := Position{o.CreationTimestamp.Time, o.Spec.OrderID}
+			if seen[o.Spec.OrderID] {
+				t.Fatalf("%s listed twice", o.Spec.OrderID)
+			}
+			if len(seen) > 0 && !last.Before(pos) {
+				t.Fatalf("%v listed after %v: not newest first", pos, last)
+			}
+			seen[o.Spec.OrderID], last = true, pos
+		}
+		after = &last
+	}
+	if len(seen) != n {
+		t.Fatalf("paged through %d orders, want %d", len(seen), n)
+	}
+
+	refunded, err := a.List(ctx, Query{Partner: "acme", Status: swapv1.OrderRefunded, Limit: 100,
+		From: base.Add(100 * time.Second), To: base.Add(130 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Seconds 100..129 hold orders 1000..1299; every third is REFUNDED.
+	if len(refunded) != 100 {
+		t.Fatalf("REFUNDED between 100 s and 130 s: %d orders, want 100", len(refunded))
+	}
+	for _, o := range refunded {
+		if o.Status.Status != swapv1.OrderRefunded || o.CreationTimestamp.Before(&metav1.Time{Time: base.Add(100 * time.Second)}) {
+			t.Fatalf("filter let %s (%s, %s) through", o.Spec.OrderID, o.Status.Status, o.CreationTimestamp)
+		}
+	}
+}
+
+func TestReserveKeepsIdsAndReferencesForever(t *testing.T) {
+	a, ctx := open(t), context.Background()
+	first := Reservation{OrderID: id(1), Partner: "acme", IdempotencyKeyHash: "h1", ClientReference: "inv-1"}
+	got, err := a.Reserve(ctx, first)
+	if err != nil || got != first {
+		t.Fatalf("first reservation: %+v, %v", got, err)
+	}
+	// A retry with another body finds the first request's hash.
+	got, err = a.Reserve(ctx, Reservation{OrderID: id(1), Partner: "acme", IdempotencyKeyHash: "h2"})
+	if err != nil || got != first {
+		t.Fatalf("second reservation of the id: %+v, %v", got, err)
+	}
+	_, err = a.Reserve(ctx, Reservation{OrderID: id(2), Partner: "acme", ClientReference: "inv-1"})
+	var taken *ReferenceTakenError
+	if !errors.As(err, &taken) || taken.OrderID != id(1) {
+		t.Fatalf("reused clientReference: %v", err)
+	}
+	if _, err := a.Reserve(ctx, Reservation{OrderID: id(3), Partner: "globex", ClientReference: "inv-1"}); err != nil {
+		t.Fatalf("another partner's equal clientReference: %v", err)
+	}
+
+	// Retention deletes the record, never the id.
+	o := order("acme", id(1), base, swapv1.OrderSuccess)
+	o.Spec.IdempotencyKeyHash, o.Spec.ClientReference = "h1", "inv-1"
+	if err := a.Put(ctx, Entry{Order: o}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Put(ctx, Entry{Order: order("acme", id(4), base.Add(48*time.Hour), swapv1.OrderSuccess)}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := a.Prune(ctx, base.Add(24*time.Hour), 1)
+	if err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want the one old order", n, err)
+	}
+	if _, err := a.Get(ctx, "acme", id(1)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("pruned order still readable: %v", err)
+	}
+	if _, err := a.Get(ctx, "acme", id(4)); err != nil {
+		t.Fatalf("recent order pruned: %v", err)
+	}
+	if got, err := a.Reserve(ctx, Reservation{OrderID: id(1), Partner: "acme", IdempotencyKeyHash: "h1"}); err != nil || got != first {
+		t.Fatalf("after pruning the id is %+v, %v; want it still taken", got, err)
+	}
+}
+
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	a, err := Open("postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	if err := a.Migrate(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Migrate against no server: %v", err)
+	}
+	if _, err := a.Get(ctx, "acme", id(1)); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Get against no server: %v", err)
+	}
+}
