@@ -36,6 +36,9 @@ type fakeProvider struct {
 }
 
 func (f *fakeProvider) ID() swapv1.ProviderID { return swapv1.ProviderRouteA }
+
+// IdempotentCreate: like both real providers, every create hands out a new address.
+func (f *fakeProvider) IdempotentCreate() bool { return false }
 func (f *fakeProvider) Assets(context.Context) ([]provider.Asset, error) {
 	return nil, nil
 }
@@ -51,8 +54,8 @@ func (f *fakeProvider) CreateDeposit(_ context.Context, req provider.DepositRequ
 		return provider.Deposit{}, f.createErr
 	}
 	return provider.Deposit{
-		DepositAddress: "0xdeposit-" + req.OrderID,
-		ProviderRef:    "ref-" + req.OrderID,
+		DepositAddress: fmt.Sprintf("0xdeposit-%s-%d", req.OrderID, f.creates),
+		ProviderRef:    fmt.Sprintf("ref-%s-%d", req.OrderID, f.creates),
 		Deadline:       unitStart.Add(time.Hour),
 		Quote:          provider.Quote{ProviderID: swapv1.ProviderRouteA, AmountIn: req.Amount, AmountOut: "990"},
 	}, nil
@@ -175,7 +178,7 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 	g := newUnitRig(t)
 	res := g.settle()
 	o := g.order()
-	if o.Status.Status != swapv1.OrderPending || o.Status.DepositAddress != "0xdeposit-ord_aaaaaaaaaaaaaaaaaaaaaaaaaa" ||
+	if o.Status.Status != swapv1.OrderPending || o.Status.DepositAddress != "0xdeposit-ord_aaaaaaaaaaaaaaaaaaaaaaaaaa-1" ||
 		o.Status.ProviderRef == "" || o.Status.DepositDeadline == nil || o.Status.Quote == nil {
 		t.Fatalf("after create: %+v", o.Status)
 	}

@@ -23,7 +23,7 @@ import (
 )
 
 // Assets of the simulator's table: ETH on Ethereum, SOL on Solana (both providers route it),
-// wNEAR (only route_A lists it) and DOGE (only route_B lists it), so wNEAR→DOGE has no route.
+// wNEAR (only route_A lists it) and TRX (only route_B lists it), so wNEAR→TRX has no route.
 const (
 	ethETH  = "eip155:1/slip44:60"
 	solSOL  = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501"
