@@ -128,8 +128,8 @@ func TestFixtureStatus(t *testing.T) {
 		}},
 		{"status-success-refund.json", provider.Status{
 			Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Raw: "SUCCESS", Reason: "PartiallyRefunded",
-			InTxHashes:  []string{"0xaaa0000000000000000000000000000000000000000000000000000000000001", "0xaaa0000000000000000000000000000000000000000000000000000000000002"},
-			OutTxHashes: []string{"4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn"},
+			InTxHashes:      []string{"0xaaa0000000000000000000000000000000000000000000000000000000000001", "0xaaa0000000000000000000000000000000000000000000000000000000000002"},
+			OutTxHashes:     []string{"4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn"},
 			DepositedAmount: "120000000000000000", AmountIn: "100000000000000000", AmountOut: "1321000000", RefundedAmount: "20000000000000000",
 		}},
 		// refundReason is free text, so the reason stays the stable "Refunded".
