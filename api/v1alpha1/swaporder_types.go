@@ -154,8 +154,11 @@ type StatusTransition struct {
 	// +optional
 	PreviousStatus OrderStatus `json:"previousStatus,omitempty"`
 	// +optional
-	Reason string      `json:"reason,omitempty"`
-	At     metav1.Time `json:"at"`
+	Reason string `json:"reason,omitempty"`
+	// Substatus is the order's substatus when the transition happened.
+	// +optional
+	Substatus OrderSubstatus `json:"substatus,omitempty"`
+	At        metav1.Time    `json:"at"`
 }
 
 // MaxHistory bounds status.history; older entries are dropped, seq keeps counting.
