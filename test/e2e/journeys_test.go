@@ -181,13 +181,27 @@ var _ = Describe("A partner's journey", func() {
 		expectWebhookPerTransition(done)
 	})
 
-	It("refunds an under-deposit", func() {
-		r := partner.post("/v1/order", orderRequest("route_B"))
+	It("refunds an under-deposit to 1Click", func() {
+		r := partner.post("/v1/order", orderRequest("route_A"))
 		Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
 		id := str(r.Body, "id")
 		simulateDeposit(str(r.Body, "depositAddress"), "10000000000000000") // a tenth of the amount
 		order := awaitStatus(partner, id, "REFUNDED")
-		Expect(str(order, "refundedAmount")).NotTo(BeEmpty())
+		Expect(str(order, "refundedAmount")).To(Equal("10000000000000000"))
+		Expect(str(order, "substatus")).To(Equal("REFUNDED"))
+		expectWebhookPerTransition(order)
+	})
+
+	It("swaps a smaller deposit to Chainflip, as Chainflip does above its minimum", func() {
+		r := partner.post("/v1/order", orderRequest("route_B"))
+		Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
+		id := str(r.Body, "id")
+		simulateDeposit(str(r.Body, "depositAddress"), "50000000000000000") // half the amount, about $150
+		order := awaitStatus(partner, id, "SUCCESS")
+		Expect(str(order, "amountIn")).To(Equal("50000000000000000"))
+		Expect(str(order, "depositedAmount")).To(Equal("50000000000000000"))
+		Expect(str(order, "substatus")).To(Equal("SETTLED"))
+		Expect(str(order, "providerStatus")).To(Equal("COMPLETED"))
 		expectWebhookPerTransition(order)
 	})
 

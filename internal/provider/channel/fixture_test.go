@@ -182,6 +182,18 @@ func TestFixtureStatus(t *testing.T) {
 			OutTxHashes:     []string{"0xout00000000000000000000000000000000000000000000000000000000001", "0xrefund000000000000000000000000000000000000000000000000000000001"},
 			DepositedAmount: "1000000000000000000", AmountIn: "750000000000000000", AmountOut: "1865677000", RefundedAmount: "249880000000000000",
 		}},
+		{"status-completed.json", provider.Status{
+			Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusSettled, Raw: "COMPLETED", Reason: "Settled",
+			InTxHashes:      []string{"0xdeposit0000000000000000000000000000000000000000000000000000001"},
+			OutTxHashes:     []string{"0xout00000000000000000000000000000000000000000000000000000000001"},
+			DepositedAmount: "1000000000000000000", AmountIn: "1000000000000000000", AmountOut: "2487610000",
+		}},
+		// A DCA chunk retried after missing the price floor: still swapping.
+		{"status-swapping-dca.json", provider.Status{
+			Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping, Raw: "SWAPPING", Reason: "Swapping",
+			InTxHashes:      []string{"0xdeposit0000000000000000000000000000000000000000000000000000001"},
+			DepositedAmount: "1000000000000000000",
+		}},
 		{"status-rejected.json", provider.Status{
 			Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Raw: "FAILED", Reason: "DepositRejected",
 			InTxHashes:      []string{"0xdeposit0000000000000000000000000000000000000000000000000000002"},

@@ -54,7 +54,7 @@ func NewBackend(t *testing.T, answers map[string]Answer) *Backend {
 		out := []byte(a.Body)
 		if a.File != "" {
 			var err error
-			if out, err = os.ReadFile(filepath.Join("testdata", a.File)); err != nil {
+			if out, err = readTestdata(a.File); err != nil {
 				t.Error(err)
 			}
 		}
@@ -66,6 +66,9 @@ func NewBackend(t *testing.T, answers map[string]Answer) *Backend {
 	b.URL = srv.URL
 	return b
 }
+
+// readTestdata reads a fixture of the calling test's package.
+func readTestdata(name string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", name)) }
 
 // Got returns the last request received for "METHOD path".
 func (b *Backend) Got(key string) (Request, bool) {
