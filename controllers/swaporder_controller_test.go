@@ -563,35 +563,30 @@ var _ = Describe("SwapOrder reconciler", func() {
 			Eventually(func() string { return deliveryPayloadSubstatus(g, o, 3) }).WithTimeout(10 * time.Second).Should(Equal("SETTLED"))
 		})
 
-		It("reports a partial fill as SUCCESS with PARTIAL_REFUND and the refunded amount", func() {
-			g := newOrderRig(orderRigOptions{sim: fastSim()})
-			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
-			Expect(g.sim.SetUnfilled(swapv1.ProviderRouteB, o.Status.DepositAddress, 2500)).To(BeTrue())
-			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
-			Expect(err).NotTo(HaveOccurred())
-			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
-			got := g.get(o)
-			Expect(got.Status.Substatus).To(Equal(swapv1.SubstatusPartialRefund))
-			Expect(got.Status.ProviderStatus).To(Equal("COMPLETED"))
-			Expect(got.Status.AmountIn).To(Equal("75000000"))
-			Expect(got.Status.RefundedAmount).To(Equal("25000000"))
-			Expect(got.Status.OutTxHashes).To(HaveLen(2), "the swap output and the refund")
-		})
-
-		It("refunds through refundEgress when the price floor cannot be met, never calling it a success", func() {
-			g := newOrderRig(orderRigOptions{sim: fastSim()})
-			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
-			Expect(g.sim.SetUnfilled(swapv1.ProviderRouteB, o.Status.DepositAddress, 10000)).To(BeTrue())
-			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
-			Expect(err).NotTo(HaveOccurred())
-			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderRefunded))
-			got := g.get(o)
-			Expect(got.Status.Substatus).To(Equal(swapv1.SubstatusRefunded))
-			Expect(got.Status.ProviderStatus).To(Equal("COMPLETED"))
-			Expect(got.Status.RefundedAmount).To(Equal("100000000"))
-			Expect(got.Status.AmountOut).To(BeEmpty())
-			Expect(historyOf(got)).NotTo(ContainElement(ContainSubstring("SUCCESS")))
-		})
+		// Chainflip's COMPLETED carries a swap egress, a refund egress or both: a partial fill is a
+		// success with the refund shown beside it; a refund alone is never a success.
+		DescribeTable("maps Chainflip's egresses onto SUCCESS or REFUNDED with the refunded amount",
+			func(unfilledBps int64, want swapv1.OrderStatus, substatus swapv1.OrderSubstatus, amountIn, refunded string, outTxs int) {
+				g := newOrderRig(orderRigOptions{sim: fastSim()})
+				o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
+				Expect(g.sim.SetUnfilled(swapv1.ProviderRouteB, o.Status.DepositAddress, unfilledBps)).To(BeTrue())
+				_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
+				Expect(err).NotTo(HaveOccurred())
+				Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(want))
+				got := g.get(o)
+				Expect(got.Status.Substatus).To(Equal(substatus))
+				Expect(got.Status.ProviderStatus).To(Equal("COMPLETED"))
+				Expect(got.Status.AmountIn).To(Equal(amountIn))
+				Expect(got.Status.RefundedAmount).To(Equal(refunded))
+				Expect(got.Status.OutTxHashes).To(HaveLen(outTxs))
+				Expect(historyOf(got)).NotTo(ContainElement(HaveSuffix(":FAILED")))
+				if want == swapv1.OrderRefunded {
+					Expect(historyOf(got)).NotTo(ContainElement(HaveSuffix(":SUCCESS")))
+				}
+			},
+			Entry("a partial fill", int64(2500), swapv1.OrderSuccess, swapv1.SubstatusPartialRefund, "75000000", "25000000", 2),
+			Entry("a missed price floor: refundEgress only", int64(10000), swapv1.OrderRefunded, swapv1.SubstatusRefunded, "", "100000000", 1),
+		)
 
 		It("fails a route_B exact-output order before any deposit address exists", func() {
 			g := newOrderRig(orderRigOptions{sim: fastSim()})

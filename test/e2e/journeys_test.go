@@ -162,9 +162,23 @@ var _ = Describe("A partner's journey", func() {
 		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "ID", "STATUS", "PROVIDER", "FROM", "TO", "AMOUNT", "AGE"))
 		Expect(string(out)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s+%s\s+%s\s+%s\s+%s\s`,
 			id, str(best, "providerId"), regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH))
+		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
+			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", wide)
+		Expect(strings.Fields(strings.SplitN(string(wide), "\n", 2)[0])).To(ContainElement("SUBSTATUS"))
+		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\sSETTLED\s`, id))
 	})
 
-	It("swaps an exact output amount", func() {
+	It("swaps an exact output amount, which only 1Click offers", func() {
+		By("quoting it: route_B answers a per-provider error, never a made-up quote")
+		dry := partner.post("/v1/quote", map[string]any{
+			"originAsset": ethETH, "destinationAsset": solSOL, "amount": "2000000000", "swapType": "EXACT_OUTPUT", "dry": true,
+		})
+		Expect(dry.Status).To(Equal(http.StatusOK), "%s", dry.Raw)
+		Expect(str(obj(dry.Body, "best"), "providerId")).To(Equal("route_A"))
+		errs, _ := dry.Body["errors"].([]any)
+		Expect(errs).To(ContainElement(HaveKeyWithValue("providerId", "route_B")), "%s", dry.Raw)
+
 		r := partner.post("/v1/quote", map[string]any{
 			"originAsset": ethETH, "destinationAsset": solSOL, "amount": "2000000000", // exactly 2 SOL out
 			"swapType": "EXACT_OUTPUT", "dry": false, "sender": sender, "recipient": solDest,
