@@ -240,7 +240,8 @@ func (a *Adapter) Status(ctx context.Context, ref provider.OrderRef) (provider.S
 			st.OutTxHashes = append(st.OutTxHashes, e.TxRef)
 		}
 	}
-	if e := cmp.Or(resp.RefundEgress, resp.FallbackEgress); e != nil && out.Status != swapv1.OrderFailed {
+	// Refunded means back at the refund address: shown once the provider says so.
+	if e := cmp.Or(resp.RefundEgress, resp.FallbackEgress); e != nil && (out.Status == swapv1.OrderRefunded || out.Status == swapv1.OrderSuccess) {
 		st.RefundedAmount = e.Amount
 	}
 	return st, nil

@@ -19,9 +19,9 @@ func TestAgainstSimulator(t *testing.T) {
 		},
 		Unlisted: [2]string{"base:ETH", "eth:ETH"},
 		Excluded: [2]string{"tron:TRX", "btc:BTC"},
-		// Chainflip ignores a deposit below its minimum, and rejects and refunds one to an
-		// expired channel.
-		UnderDeposit: providertest.Want{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositRejected"},
+		// Chainflip ignores a deposit below its minimum (the channel stays open for another
+		// one), and rejects and refunds one to an expired channel.
+		UnderDeposit: providertest.Want{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositIgnored"},
 		LateDeposit:  providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositRejected"},
 	}.Run(t)
 }
@@ -48,7 +48,9 @@ func TestMapStatus(t *testing.T) {
 		// deposit.failure with the refund witnessed, still on its way, or none at all.
 		{Facts{State: "FAILED", DepositFailed: true, Refund: true, RefundSent: true}, provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositRejected"}},
 		{Facts{State: "FAILED", DepositFailed: true, Refund: true}, provider.Outcome{Status: processing, Substatus: swapv1.SubstatusRefunding, Reason: "Refunding"}},
-		{Facts{State: "FAILED", DepositFailed: true}, provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositRejected"}},
+		// Ignored below the minimum: the open channel can still take a deposit that is swapped.
+		{Facts{State: "FAILED", DepositFailed: true}, provider.Outcome{Status: processing, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositIgnored"}},
+		{Facts{State: "FAILED", DepositFailed: true, Expired: true}, provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositRejected"}},
 		{Facts{State: "FAILED", Refund: true, RefundSent: true}, provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "Refunded"}},
 		{Facts{State: "FAILED", Fallback: true, FallbackSent: true}, provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "FallbackRefund"}},
 		{Facts{State: "FAILED", Fallback: true}, provider.Outcome{Status: processing, Substatus: swapv1.SubstatusRefunding, Reason: "Refunding"}},

@@ -11,7 +11,7 @@ import (
 // Facts are the parts of a v2 swap status that decide the normalized status.
 type Facts struct {
 	State string
-	// Expired: the deposit channel expired (meaningful while WAITING).
+	// Expired: the deposit channel expired.
 	Expired bool
 	// DepositFailed: the deposit itself was rejected or ignored (deposit.failure).
 	DepositFailed bool
@@ -26,8 +26,10 @@ type Facts struct {
 // success: COMPLETED with a refund egress alone is REFUNDED, and with both egresses (a partial
 // fill: part swapped, the rest refunded) SUCCESS with PARTIAL_REFUND so the refunded amount is
 // shown beside it. FAILED is REFUNDED when the funds were sent back (refund or fallback egress
-// witnessed), REFUNDING while that egress is still on its way, otherwise FAILED. An expired
-// channel without a deposit stays PENDING: the order reconciler owns the deposit deadline.
+// witnessed), REFUNDING while that egress is still on its way, and a deposit Chainflip ignored
+// without a refund (below its minimum) is FAILED only once the channel expired: until then a
+// new deposit can still be swapped. An expired channel without a deposit stays PENDING: the
+// order reconciler owns the deposit deadline.
 func MapStatus(f Facts) provider.Outcome {
 	switch f.State {
 	case "WAITING":
@@ -67,6 +69,10 @@ func MapStatus(f Facts) provider.Outcome {
 			return provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "FallbackRefund"}
 		case (f.Refund && !f.RefundFailed) || (f.Fallback && !f.FallbackFailed):
 			return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusRefunding, Reason: "Refunding"}
+		case f.DepositFailed && !f.Expired:
+			// The channel still accepts deposits and the status follows the latest one: a
+			// deposit that meets the minimum would still be swapped, so this is not over.
+			return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositIgnored"}
 		case f.DepositFailed:
 			return provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositRejected"}
 		case f.SwapOutFailed || f.RefundFailed || f.FallbackFailed:

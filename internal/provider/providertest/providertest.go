@@ -34,7 +34,7 @@ type Suite struct {
 	// ExactOutput: the provider quotes exact-output swaps; otherwise it refuses them with
 	// KindUnsupportedPair.
 	ExactOutput bool
-	// UnderDeposit is how a deposit of a tenth of the quoted input ends.
+	// UnderDeposit is where a deposit of a tenth of the quoted input comes to rest.
 	UnderDeposit Want
 	// LateDeposit is how a deposit after the deposit window ends.
 	LateDeposit Want
@@ -355,12 +355,12 @@ func (s Suite) testSettlement(t *testing.T) {
 			if got := sim.Stats().DepositSubmits[s.Provider]; (got == 1) != s.SubmitCounted {
 				t.Fatalf("deposit submits = %d; counted %v", got, s.SubmitCounted)
 			}
-			simtest.Eventually(t, 3*time.Second, "a terminal status", func() bool {
+			simtest.Eventually(t, 3*time.Second, "a terminal status or the one wanted", func() bool {
 				st, err = p.Status(ctx, ref)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return st.Status.IsTerminal()
+				return st.Status.IsTerminal() || (st.Status == tt.want.Status && st.Substatus == tt.want.Substatus)
 			})
 			if st.Status != tt.want.Status || st.Substatus != tt.want.Substatus || (tt.want.Reason != "" && st.Reason != tt.want.Reason) || st.Raw == "" {
 				t.Fatalf("final %+v; want %+v", st, tt.want)
