@@ -80,8 +80,13 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 }
 
 func providerDepositRequest(o *swapv1.SwapOrder) provider.DepositRequest {
+	var accepted string
+	if q := o.Spec.Quote; q != nil && q.ProviderID == o.Spec.ProviderID {
+		accepted = q.MinAmountOut
+	}
 	return provider.DepositRequest{
-		OrderID: o.Spec.OrderID,
+		OrderID:      o.Spec.OrderID,
+		MinAmountOut: accepted,
 		QuoteRequest: provider.QuoteRequest{
 			OriginAsset:      o.Spec.OriginAsset,
 			DestinationAsset: o.Spec.DestinationAsset,

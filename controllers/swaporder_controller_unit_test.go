@@ -663,3 +663,16 @@ func TestUnitIdlePollWritesNothing(t *testing.T) {
 		t.Fatalf("idle polls wrote the order: resourceVersion %s -> %s", before, after)
 	}
 }
+
+// The minimum the partner accepted reaches the provider only from that provider's candidate.
+func TestProviderDepositRequestCarriesAcceptedMinimum(t *testing.T) {
+	o := &swapv1.SwapOrder{Spec: swapv1.SwapOrderSpec{OrderID: "ord_x", ProviderID: swapv1.ProviderRouteB, Amount: "100",
+		Quote: &swapv1.QuoteCandidate{ProviderID: swapv1.ProviderRouteB, MinAmountOut: "95"}}}
+	if got := providerDepositRequest(o).MinAmountOut; got != "95" {
+		t.Fatalf("MinAmountOut = %q; want the accepted 95", got)
+	}
+	o.Spec.Quote.ProviderID = swapv1.ProviderRouteA
+	if got := providerDepositRequest(o).MinAmountOut; got != "" {
+		t.Fatalf("another provider's minimum %q was passed on", got)
+	}
+}

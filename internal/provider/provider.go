@@ -68,6 +68,9 @@ type DepositRequest struct {
 	// OrderID is the order's public id (for logs and errors; neither real protocol has a
 	// field that makes a create idempotent).
 	OrderID string
+	// MinAmountOut is the minimum output the partner accepted (the candidate the order was
+	// created from), empty when none; a provider that takes a price floor never goes below it.
+	MinAmountOut string
 	QuoteRequest
 }
 

@@ -163,13 +163,15 @@ func (a *Adapter) fees(in []fee) []swapv1.Fee {
 }
 
 // CreateDeposit quotes, then opens a deposit channel whose fill-or-kill floor is the order's
-// minimum output: a swap below it is refunded to the refund address, never executed.
+// minimum output (the fresh quote's after slippage, never below what the partner accepted): a
+// swap below it is refunded to the refund address, never executed.
 func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest) (provider.Deposit, error) {
 	p, err := a.price(ctx, req.QuoteRequest)
 	if err != nil {
 		return provider.Deposit{}, err
 	}
-	minPrice, err := MinPriceX128(p.candidate.MinAmountOut, p.raw.DepositAmount, p.src.Decimals, p.dst.Decimals)
+	minOut := maxAmount(p.candidate.MinAmountOut, req.MinAmountOut)
+	minPrice, err := MinPriceX128(minOut, p.raw.DepositAmount, p.src.Decimals, p.dst.Decimals)
 	if err != nil {
 		return provider.Deposit{}, &provider.Error{Provider: a.ID(), Kind: provider.KindRefused, Detail: err.Error()}
 	}

@@ -143,6 +143,26 @@ func TestFixtureOpenChannel(t *testing.T) {
 	}
 }
 
+// The partner accepted at least 2480 USDC; the fresh quote's floor (2468.952925) is lower, so
+// the channel's floor is what the partner accepted: ⌈2480000000 · 2^128 / 10^18⌉.
+func TestFixtureAcceptedMinimumRaisesTheFloor(t *testing.T) {
+	b, a := newBackend(t, healthy)
+	req := provider.DepositRequest{OrderID: "ord_x", MinAmountOut: "2480000000", QuoteRequest: quoteRequest(swapv1.ExactInput)}
+	if _, err := a.CreateDeposit(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	open, _ := b.Got("POST /api/openSwapDepositChannel")
+	var body struct {
+		FillOrKillParams struct {
+			MinPriceX128 string `json:"minPriceX128"`
+		} `json:"fillOrKillParams"`
+	}
+	_ = json.Unmarshal(open.Body, &body)
+	if body.FillOrKillParams.MinPriceX128 != "843900269963927389389169026431" {
+		t.Fatalf("minPriceX128 %s", body.FillOrKillParams.MinPriceX128)
+	}
+}
+
 func TestFixtureDCAOnlyOpensADCAChannel(t *testing.T) {
 	answers := map[string]providertest.Answer{
 		"GET /api/networkInfo": healthy["GET /api/networkInfo"],

@@ -40,3 +40,13 @@ func ceilDiv(a, b *big.Int) *big.Int {
 	}
 	return q
 }
+
+// maxAmount is the larger of two amount strings; an empty or malformed b leaves a.
+func maxAmount(a, b string) string {
+	x, okA := new(big.Int).SetString(a, 10)
+	y, okB := new(big.Int).SetString(b, 10)
+	if okA && okB && y.Cmp(x) > 0 {
+		return b
+	}
+	return a
+}

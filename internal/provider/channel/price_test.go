@@ -59,3 +59,11 @@ func TestMinPriceX128(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxAmount(t *testing.T) {
+	for _, tt := range [][3]string{{"5", "7", "7"}, {"7", "5", "7"}, {"5", "", "5"}, {"5", "x", "5"}, {"100000000000000000000", "99999999999999999999", "100000000000000000000"}} {
+		if got := maxAmount(tt[0], tt[1]); got != tt[2] {
+			t.Errorf("maxAmount(%s, %s) = %s; want %s", tt[0], tt[1], got, tt[2])
+		}
+	}
+}
