@@ -48,9 +48,10 @@ func TestCreateOrder(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &raw); err != nil {
 		t.Fatal(err)
 	}
-	fields := []string{"id", "status", "statusReason", "providerId", "originAsset", "destinationAsset", "amount", "swapType",
+	fields := []string{"id", "status", "statusReason", "substatus", "providerStatus", "providerId", "originAsset", "destinationAsset", "amount", "swapType",
 		"slippageToleranceBps", "sender", "recipient", "refundTo", "depositAddress", "depositMemo", "quote", "depositDeadline",
-		"inTxHashes", "outTxHashes", "amountIn", "amountOut", "refundedAmount", "createdAt", "updatedAt", "history"}
+		"inTxHashes", "outTxHashes", "amountIn", "amountOut", "depositedAmount", "refundedAmount", "createdAt", "updatedAt", "history",
+		"clientReference"}
 	for _, f := range fields {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("order record lacks %q", f)

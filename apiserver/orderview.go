@@ -14,6 +14,8 @@ type orderRecord struct {
 	ID                   string                 `json:"id"`
 	Status               swapv1.OrderStatus     `json:"status"`
 	StatusReason         *string                `json:"statusReason"`
+	Substatus            *string                `json:"substatus"`
+	ProviderStatus       *string                `json:"providerStatus"`
 	ProviderID           swapv1.ProviderID      `json:"providerId"`
 	OriginAsset          string                 `json:"originAsset"`
 	DestinationAsset     string                 `json:"destinationAsset"`
@@ -31,6 +33,7 @@ type orderRecord struct {
 	OutTxHashes          []string               `json:"outTxHashes"`
 	AmountIn             *string                `json:"amountIn"`
 	AmountOut            *string                `json:"amountOut"`
+	DepositedAmount      *string                `json:"depositedAmount"`
 	RefundedAmount       *string                `json:"refundedAmount"`
 	CreatedAt            string                 `json:"createdAt"`
 	UpdatedAt            string                 `json:"updatedAt"`
@@ -43,6 +46,7 @@ type historyEntry struct {
 	Status         swapv1.OrderStatus `json:"status"`
 	PreviousStatus *string            `json:"previousStatus"`
 	Reason         *string            `json:"reason"`
+	Substatus      *string            `json:"substatus"`
 	At             string             `json:"at"`
 }
 
@@ -53,6 +57,8 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		ID:                   o.Spec.OrderID,
 		Status:               st.Status,
 		StatusReason:         optional(st.StatusReason),
+		Substatus:            optional(string(st.Substatus)),
+		ProviderStatus:       optional(st.ProviderStatus),
 		ProviderID:           o.Spec.ProviderID,
 		OriginAsset:          o.Spec.OriginAsset,
 		DestinationAsset:     o.Spec.DestinationAsset,
@@ -72,6 +78,7 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		OutTxHashes:     nonNil(st.OutTxHashes),
 		AmountIn:        optional(st.AmountIn),
 		AmountOut:       optional(st.AmountOut),
+		DepositedAmount: optional(st.DepositedAmount),
 		RefundedAmount:  optional(st.RefundedAmount),
 		CreatedAt:       timestamp(o.CreationTimestamp.Time),
 		UpdatedAt:       timestamp(o.CreationTimestamp.Time),
@@ -92,6 +99,7 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 			Status:         h.Status,
 			PreviousStatus: optional(string(h.PreviousStatus)),
 			Reason:         optional(h.Reason),
+			Substatus:      optional(string(h.Substatus)),
 			At:             timestamp(h.At.Time),
 		})
 		if h.At.After(o.CreationTimestamp.Time) {

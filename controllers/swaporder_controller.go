@@ -31,12 +31,6 @@ import (
 
 // Annotations the order reconciler reads or writes.
 const (
-	// AnnotationCreatePending is set (to the RFC 3339 time) right before CreateDeposit and
-	// removed once the answer is in status. Found on an order without a status, it means a
-	// create may have reached the provider without its answer being recorded; the reconciler
-	// then repeats the create with the same order id, which the provider answers with the
-	// same deposit address.
-	AnnotationCreatePending = "swap.swaprouter.dev/create-pending"
 	// AnnotationHint may be changed (any value) to make the reconciler look at the order at
 	// once, e.g. by the frontend next to setting spec.depositHint.
 	AnnotationHint = "swap.swaprouter.dev/hint"
@@ -148,8 +142,8 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// hintAnnotationChanged lets a change of AnnotationHint through; status writes and our own
-// create-pending annotation change neither it nor the generation, so they never re-trigger.
+// hintAnnotationChanged lets a change of AnnotationHint through; status writes change neither
+// it nor the generation, so they never re-trigger.
 var hintAnnotationChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		return e.ObjectOld.GetAnnotations()[AnnotationHint] != e.ObjectNew.GetAnnotations()[AnnotationHint]
@@ -203,6 +197,9 @@ type orderPass struct {
 	now         time.Time
 	log         logr.Logger
 	transitions []swapv1.StatusTransition
+	// created is the deposit address the provider handed out in this pass, shown to nobody
+	// until the status write records it.
+	created string
 }
 
 // Reconcile runs one step of the order's lifecycle.
@@ -230,8 +227,8 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		switch {
 		case ferr == nil:
 		case err == nil && apierrors.IsConflict(ferr):
-			// Someone wrote the order since we read it: nothing is lost (the provider call
-			// is idempotent, the step repeats), so retry at once rather than growing the
+			// Someone wrote the order since we read it: the step repeats (an address created
+			// in this pass was counted as unshown), so retry at once rather than growing the
 			// error backoff towards minutes, which would stall a partner waiting for an address.
 			log.V(1).Info("order changed while reconciling; retrying", "reason", ferr.Error())
 			res = ctrl.Result{RequeueAfter: conflictRetry}
@@ -259,8 +256,9 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 }
 
 // finish writes the status when it changed (optimistically locked on the version read, so a
-// stale read can never overwrite newer history), then reports the transitions it recorded
-// and drops a create-pending mark whose answer is now in status.
+// stale read can never overwrite newer history), then reports the transitions it recorded.
+// A deposit address created in this pass but not written was shown to nobody and never will
+// be: it is counted, and the step repeats.
 func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 	order := p.order
 	key := client.ObjectKeyFromObject(order)
@@ -269,17 +267,16 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			if p.created != "" {
+				unshownAddressesTotal.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
+				p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", p.created, "error", err.Error())
+			}
 			return fmt.Errorf("writing order status: %w", err)
 		}
 		r.written.wrote(key, readVersion, order.ResourceVersion)
 	}
 	for _, t := range p.transitions {
 		r.report(order, t)
-	}
-	if _, marked := order.Annotations[AnnotationCreatePending]; marked && order.Status.Status != "" {
-		if err := r.setCreatePending(ctx, order, ""); err != nil {
-			return fmt.Errorf("clearing %s: %w", AnnotationCreatePending, err)
-		}
 	}
 	return nil
 }
@@ -328,25 +325,6 @@ func (r *SwapOrderReconciler) report(order *swapv1.SwapOrder, t swapv1.StatusTra
 	transitionsTotal.WithLabelValues(from, string(t.Status)).Inc()
 }
 
-// setCreatePending sets AnnotationCreatePending to value, or removes it when value is empty.
-func (r *SwapOrderReconciler) setCreatePending(ctx context.Context, order *swapv1.SwapOrder, value string) error {
-	base := order.DeepCopy()
-	if value == "" {
-		delete(order.Annotations, AnnotationCreatePending)
-	} else {
-		if order.Annotations == nil {
-			order.Annotations = map[string]string{}
-		}
-		order.Annotations[AnnotationCreatePending] = value
-	}
-	readVersion := base.ResourceVersion
-	if err := r.Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return err
-	}
-	r.written.wrote(client.ObjectKeyFromObject(order), readVersion, order.ResourceVersion)
-	return nil
-}
-
 // providerFor returns the order's provider entry; when it is missing the order records a
 // stalled attempt (and, once tracked long enough, becomes UNKNOWN) and retries with backoff.
 func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctrl.Result) {
@@ -356,7 +334,10 @@ func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctr
 		return entry, nil
 	}
 	st.ProviderErrors++
-	p.transition(orders.MissingProvider(st.Status, st.ProviderErrors, r.UnknownAfter))
+	change := orders.MissingProvider(st.Status, st.ProviderErrors, r.UnknownAfter)
+	next, reason := orders.Next(st, change)
+	st.Substatus = orders.Substatus(next, reason, st.Substatus, nil)
+	p.transition(change)
 	orders.SetConditions(st, p.order.Generation, orders.Issue{
 		Reason:  orders.ReasonProviderNotConfigured,
 		Message: fmt.Sprintf("provider %s is not configured", p.order.Spec.ProviderID),

@@ -19,9 +19,11 @@ import (
 // maxTxHashes is the CRD's bound on status.inTxHashes and status.outTxHashes.
 const maxTxHashes = 16
 
-// createDeposit obtains the deposit address. The create-pending mark is persisted before the
-// call, so a crash between the provider's answer and the status write is visible, and the
-// repeated call carries the same order id, for which the provider returns the same address.
+// createDeposit obtains the deposit address. Neither real provider makes a repeated create
+// return the same address, and no mark written before the call could change that, so none is
+// written: the guarantee a user sees is that only status.depositAddress is ever shown, and
+// the API lets it be written once. An answer that is lost (a timeout after the request was
+// sent, or a failed status write) may leave an address nobody is shown; those are counted.
 func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	o, st := p.order, &p.order.Status
 	entry, wait := r.providerFor(p)
@@ -34,12 +36,6 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 
-	if mark, ok := o.Annotations[AnnotationCreatePending]; ok {
-		p.log.Info("an earlier deposit creation has no recorded answer; repeating it with the same order id", "pendingSince", mark)
-	} else if err := r.setCreatePending(ctx, o, p.now.UTC().Format(time.RFC3339)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("marking deposit creation pending: %w", err)
-	}
-
 	var dep provider.Deposit
 	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
 		dep, err = entry.Provider.CreateDeposit(ctx, providerDepositRequest(o))
@@ -48,9 +44,12 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 	if err != nil {
 		pe := provider.AsError(err)
 		if pe.Retryable() {
+			if pe.Kind == provider.KindTimeout && !entry.Provider.IdempotentCreate() {
+				unshownAddressesTotal.WithLabelValues(string(o.Spec.ProviderID), unshownAnswerLost).Inc()
+			}
 			st.ProviderErrors++
 			orders.SetConditions(st, o.Generation, r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors), metav1.NewTime(p.now))
-			delay := orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax)
+			delay := max(orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax), pe.RetryAfter)
 			p.log.Info("deposit creation failed; retrying", "error", pe.Error(), "attempt", st.ProviderErrors, "retryIn", delay)
 			return ctrl.Result{RequeueAfter: delay}, nil
 		}
@@ -61,6 +60,7 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 
+	p.created = dep.DepositAddress
 	st.ProviderErrors = 0
 	st.DepositAddress = dep.DepositAddress
 	st.DepositMemo = dep.DepositMemo
@@ -73,14 +73,20 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		q.ProviderID = o.Spec.ProviderID
 		st.Quote = q
 	}
+	st.Substatus = swapv1.SubstatusAwaitingDeposit
 	p.transition(orders.Change{To: swapv1.OrderPending, Reason: orders.ReasonDepositAddressIssued})
 	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 	return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0), nil
 }
 
 func providerDepositRequest(o *swapv1.SwapOrder) provider.DepositRequest {
+	var accepted string
+	if q := o.Spec.Quote; q != nil && q.ProviderID == o.Spec.ProviderID {
+		accepted = q.MinAmountOut
+	}
 	return provider.DepositRequest{
-		OrderID: o.Spec.OrderID,
+		OrderID:      o.Spec.OrderID,
+		MinAmountOut: accepted,
 		QuoteRequest: provider.QuoteRequest{
 			OriginAsset:      o.Spec.OriginAsset,
 			DestinationAsset: o.Spec.DestinationAsset,
@@ -148,7 +154,10 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 	if err != nil {
 		pe := provider.AsError(err)
 		st.ProviderErrors++
-		p.transition(orders.ObserveError(st.Status, pe, st.ProviderErrors, r.UnknownAfter, expired))
+		change := orders.ObserveError(st.Status, pe, st.ProviderErrors, r.UnknownAfter, expired)
+		next, reason := orders.Next(st, change)
+		st.Substatus = orders.Substatus(next, reason, st.Substatus, nil)
+		p.transition(change)
 		issue := orders.Issue{}
 		if pe.Kind != provider.KindNotFound {
 			issue = r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors)
@@ -156,7 +165,7 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 		orders.SetConditions(st, o.Generation, issue, metav1.NewTime(p.now))
 		backoff := time.Duration(0)
 		if pe.Retryable() {
-			backoff = orders.Backoff(st.ProviderErrors, entry.PollMin, r.PollBackoffMax)
+			backoff = max(orders.Backoff(st.ProviderErrors, entry.PollMin, r.PollBackoffMax), pe.RetryAfter)
 		}
 		p.log.Info("status poll failed", "error", pe.Error(), "consecutive", st.ProviderErrors)
 		return r.schedulePoll(p, entry.PollMin, entry.PollMax, backoff), nil
@@ -172,8 +181,12 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 	}
 	setIfNonEmpty(&st.AmountIn, got.AmountIn)
 	setIfNonEmpty(&st.AmountOut, got.AmountOut)
+	setIfNonEmpty(&st.DepositedAmount, got.DepositedAmount)
 	setIfNonEmpty(&st.RefundedAmount, got.RefundedAmount)
-	if !p.transition(orders.Observe(st.Status, got, expired)) && got.Status == st.Status && got.Reason != "" && !st.Status.IsTerminal() {
+	change := orders.Observe(st.Status, got, expired)
+	next, reason := orders.Next(st, change)
+	st.Substatus = orders.Substatus(next, reason, st.Substatus, &got)
+	if !p.transition(change) && got.Status == st.Status && got.Reason != "" && !st.Status.IsTerminal() {
 		// Same status, finer provider step (DepositSeen → Swapping): keep the reason current
 		// without a transition, so history and webhooks report only status changes.
 		st.StatusReason = got.Reason

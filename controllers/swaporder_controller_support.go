@@ -15,6 +15,12 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
+// Reasons of unshownAddressesTotal.
+const (
+	unshownStatusWriteFailed = "status_write_failed"
+	unshownAnswerLost        = "answer_lost"
+)
+
 // Order metrics. Provider call latency is swaprouter_provider_call_duration_seconds from
 // internal/provider/metrics, measured by the instrumented adapters in the providerset.
 var (
@@ -24,12 +30,22 @@ var (
 		Name:      "transitions_total",
 		Help:      "SwapOrder status transitions by previous (NEW for a new order) and new status.",
 	}, []string{"from", "to"})
+	// unshownAddressesTotal counts deposit addresses a provider handed out that no user was
+	// ever shown: only status.depositAddress is shown, and it is written once.
+	unshownAddressesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "swaprouter",
+		Subsystem: "order",
+		Name:      "unshown_deposit_addresses_total",
+		Help: "Deposit addresses a provider created for an order but nobody was shown, by provider and reason " +
+			"(status_write_failed: the answer could not be recorded; answer_lost: a create without idempotency timed out " +
+			"after it was sent, so the provider may have created one).",
+	}, []string{"provider", "reason"})
 	ordersDesc = prometheus.NewDesc("swaprouter_orders",
 		"SwapOrders currently stored, by status (NEW: no deposit address yet).", []string{"status"}, nil)
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(transitionsTotal, ordersCollector{})
+	ctrlmetrics.Registry.MustRegister(transitionsTotal, unshownAddressesTotal, ordersCollector{})
 }
 
 // orderLister is the cache the orders gauge counts from; the latest manager set up wins.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/simulator/market"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
 // orderRig is one namespace with the real simulator on 127.0.0.1, adapters built by the
@@ -167,15 +169,20 @@ func newOrderID() string {
 	return "ord_" + strings.ToLower(base32.StdEncoding.EncodeToString(b))[:26]
 }
 
-// createOrder creates a 100 USDC eth → arb order (amount overrides it) for partner "acme".
+// createOrder creates an exact-input order from → to for partner "acme".
 func (g *orderRig) createOrder(p swapv1.ProviderID, from, to, amount string) *swapv1.SwapOrder {
+	GinkgoHelper()
+	return g.createOrderOf(p, from, to, amount, swapv1.ExactInput)
+}
+
+func (g *orderRig) createOrderOf(p swapv1.ProviderID, from, to, amount string, st swapv1.SwapType) *swapv1.SwapOrder {
 	GinkgoHelper()
 	id := newOrderID()
 	o := &swapv1.SwapOrder{
 		ObjectMeta: metav1.ObjectMeta{Name: strings.ReplaceAll(id, "_", "-"), Namespace: g.ns},
 		Spec: swapv1.SwapOrderSpec{
 			OrderID: id, Partner: "acme", ProviderID: p, OriginAsset: from, DestinationAsset: to,
-			Amount: amount, SwapType: swapv1.ExactInput,
+			Amount: amount, SwapType: st,
 			Sender: "0x1111111111111111111111111111111111111111", Recipient: "0x2222222222222222222222222222222222222222",
 		},
 	}
@@ -211,6 +218,21 @@ func (g *orderRig) partner(enabled bool) {
 			URL: "https://partner.example/hooks", Enabled: enabled, SecretRef: swapv1.SecretKeyRef{Name: "hook", Key: "secret"},
 		}},
 	})).To(Succeed())
+}
+
+// deliveryPayloadSubstatus is the substatus in the webhook payload of the order's transition
+// seq, empty while there is no delivery.
+func deliveryPayloadSubstatus(g *orderRig, o *swapv1.SwapOrder, seq int64) string {
+	GinkgoHelper()
+	var list swapv1.WebhookDeliveryList
+	Expect(k8sClient.List(context.Background(), &list, client.InNamespace(g.ns))).To(Succeed())
+	for _, d := range list.Items {
+		var ev webhooks.Event
+		if json.Unmarshal([]byte(d.Spec.Payload), &ev) == nil && ev.OrderID == o.Spec.OrderID && ev.Sequence == seq {
+			return ev.Substatus
+		}
+	}
+	return ""
 }
 
 func historyOf(o *swapv1.SwapOrder) []string {
@@ -266,7 +288,7 @@ var _ = Describe("SwapOrder reconciler", func() {
 				Expect(o.Status.ProviderRef).NotTo(BeEmpty())
 				Expect(o.Status.DepositDeadline).NotTo(BeNil())
 				Expect(o.Status.Quote).NotTo(BeNil())
-				Eventually(func() map[string]string { return g.get(o).Annotations }).WithTimeout(5 * time.Second).ShouldNot(HaveKey(AnnotationCreatePending))
+				Expect(o.Status.Substatus).To(Equal(swapv1.SubstatusAwaitingDeposit))
 
 				successes := metricSum("swaprouter_order_transitions_total", map[string]string{"to": "SUCCESS"})
 				polls := metricSum("swaprouter_provider_call_duration_seconds", map[string]string{"provider": string(p), "call": "status", "outcome": "ok"})
@@ -354,14 +376,13 @@ var _ = Describe("SwapOrder reconciler", func() {
 			Eventually(func() int32 { return g.get(o).Status.ProviderErrors }).WithTimeout(10 * time.Second).Should(BeNumerically(">=", 3))
 			got := g.get(o)
 			Expect(got.Status.Status).To(BeEmpty())
-			Expect(got.Annotations).To(HaveKey(AnnotationCreatePending))
 			Expect(meta.FindStatusCondition(got.Status.Conditions, swapv1.ConditionStalled).Status).To(Equal(metav1.ConditionTrue))
 
 			g.sim.ClearFaults()
 			o = g.awaitAddress(o)
 			Expect(o.Status.ProviderErrors).To(BeZero())
 			Expect(meta.FindStatusCondition(o.Status.Conditions, swapv1.ConditionStalled).Status).To(Equal(metav1.ConditionFalse))
-			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA]).To(Equal(map[string]int{o.Spec.OrderID: 1}))
+			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA]).To(Equal(map[string]int{o.Spec.Recipient: 1}))
 		})
 
 		It("goes UNKNOWN while the provider is unreachable and back when it answers", func() {
@@ -384,7 +405,7 @@ var _ = Describe("SwapOrder reconciler", func() {
 			Expect(g.sim.Restore(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderPending))
 			Expect(historyOf(g.get(o))).To(Equal([]string{"1:PENDING", "2:UNKNOWN", "3:PENDING"}))
-			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][o.Spec.OrderID]).To(Equal(1))
+			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][o.Spec.Recipient]).To(Equal(1))
 		})
 
 		It("forwards a deposit hint exactly once", func() {
@@ -490,8 +511,8 @@ var _ = Describe("SwapOrder reconciler", func() {
 		})
 	})
 
-	Context("when the manager dies between the provider's answer and the status write", func() {
-		It("gets the same deposit address after a restart, never a second one", func() {
+	Context("when the provider's answer cannot be recorded", func() {
+		It("shows exactly one deposit address, a working one, and counts the ones nobody saw", func() {
 			g := newOrderRig(orderRigOptions{sim: fastSim()})
 			g.stop()
 			var failed atomic.Int32
@@ -500,32 +521,99 @@ var _ = Describe("SwapOrder reconciler", func() {
 					SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 						if _, ok := obj.(*swapv1.SwapOrder); ok && sub == "status" {
 							failed.Add(1)
-							return errors.New("injected: process died before the status write")
+							return errors.New("injected: the status write did not happen")
 						}
 						return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 					},
 				})
 			})
+			unshown := func() float64 {
+				return metricSum("swaprouter_order_unshown_deposit_addresses_total", map[string]string{"provider": "route_A", "reason": "status_write_failed"})
+			}
+			before := unshown()
 			o := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
-			Eventually(func() int { return g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][o.Spec.OrderID] }).
-				WithTimeout(10 * time.Second).Should(Equal(1))
 			Eventually(failed.Load).WithTimeout(10 * time.Second).Should(BeNumerically(">=", 1))
 			g.stop()
-			crashed := g.get(o)
-			Expect(crashed.Status.DepositAddress).To(BeEmpty())
-			Expect(crashed.Annotations).To(HaveKey(AnnotationCreatePending))
-			creates := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallQuote]
+			Expect(g.get(o).Status.DepositAddress).To(BeEmpty())
+			lost := g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][o.Spec.Recipient]
+			Expect(lost).To(BeNumerically(">=", 1), "1Click created addresses whose answers were lost")
+			Expect(unshown() - before).To(BeNumerically("==", lost))
 
 			g.start(nil, nil)
 			o = g.awaitAddress(o)
-			Expect(g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallQuote]).To(BeNumerically(">", creates), "the create was repeated")
-			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA]).To(Equal(map[string]int{o.Spec.OrderID: 1}))
-			Eventually(func() map[string]string { return g.get(o).Annotations }).WithTimeout(5 * time.Second).ShouldNot(HaveKey(AnnotationCreatePending))
+			Expect(g.sim.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][o.Spec.Recipient]).To(Equal(lost+1), "one more, the one shown")
+			Expect(unshown() - before).To(BeNumerically("==", lost))
 
-			// The address recorded is the provider's: a deposit to it settles the order.
+			// The address shown is the provider's: a deposit to it settles the order.
 			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
 			Expect(err).NotTo(HaveOccurred())
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+			Expect(g.get(o).Status.DepositAddress).To(Equal(o.Status.DepositAddress))
+		})
+	})
+
+	Context("with real-provider behaviours", func() {
+		It("shows INCOMPLETE_DEPOSIT with the amount received, then settles once the user tops up", func() {
+			sim := fastSim()
+			sim.RefundDelay = time.Minute // time for the reconciler to see the incomplete deposit
+			g := newOrderRig(orderRigOptions{sim: sim})
+			g.partner(true)
+			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			_, err := g.sim.Deposit(o.Status.DepositAddress, "60000000")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(func() swapv1.OrderSubstatus { return g.get(o).Status.Substatus }).WithTimeout(15 * time.Second).
+				Should(Equal(swapv1.SubstatusIncompleteDeposit))
+			got := g.get(o)
+			Expect(got.Status.Status).To(Equal(swapv1.OrderProcessing))
+			Expect(got.Status.DepositedAmount).To(Equal("60000000"))
+			Expect(got.Status.ProviderStatus).To(Equal("INCOMPLETE_DEPOSIT"))
+
+			_, err = g.sim.Deposit(o.Status.DepositAddress, "40000000")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
+			got = g.get(o)
+			Expect(got.Status.Substatus).To(Equal(swapv1.SubstatusSettled))
+			Expect(got.Status.DepositedAmount).To(Equal("100000000"))
+			Expect(got.Status.RefundedAmount).To(BeEmpty())
+			Expect(got.Status.InTxHashes).To(HaveLen(2))
+			Expect(historyOf(got)).To(Equal([]string{"1:PENDING", "2:PROCESSING", "3:SUCCESS"}))
+			// The webhook of the SUCCESS transition carries its substatus.
+			Eventually(func() string { return deliveryPayloadSubstatus(g, o, 3) }).WithTimeout(10 * time.Second).Should(Equal("SETTLED"))
+		})
+
+		// Chainflip's COMPLETED carries a swap egress, a refund egress or both: a partial fill is a
+		// success with the refund shown beside it; a refund alone is never a success.
+		DescribeTable("maps Chainflip's egresses onto SUCCESS or REFUNDED with the refunded amount",
+			func(unfilledBps int64, want swapv1.OrderStatus, substatus swapv1.OrderSubstatus, amountIn, refunded string, outTxs int) {
+				g := newOrderRig(orderRigOptions{sim: fastSim()})
+				o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
+				Expect(g.sim.SetUnfilled(swapv1.ProviderRouteB, o.Status.DepositAddress, unfilledBps)).To(BeTrue())
+				_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
+				Expect(err).NotTo(HaveOccurred())
+				Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(want))
+				got := g.get(o)
+				Expect(got.Status.Substatus).To(Equal(substatus))
+				Expect(got.Status.ProviderStatus).To(Equal("COMPLETED"))
+				Expect(got.Status.AmountIn).To(Equal(amountIn))
+				Expect(got.Status.RefundedAmount).To(Equal(refunded))
+				Expect(got.Status.OutTxHashes).To(HaveLen(outTxs))
+				Expect(historyOf(got)).NotTo(ContainElement(HaveSuffix(":FAILED")))
+				if want == swapv1.OrderRefunded {
+					Expect(historyOf(got)).NotTo(ContainElement(HaveSuffix(":SUCCESS")))
+				}
+			},
+			Entry("a partial fill", int64(2500), swapv1.OrderSuccess, swapv1.SubstatusPartialRefund, "75000000", "25000000", 2),
+			Entry("a missed price floor: refundEgress only", int64(10000), swapv1.OrderRefunded, swapv1.SubstatusRefunded, "", "100000000", 1),
+		)
+
+		It("fails a route_B exact-output order before any deposit address exists", func() {
+			g := newOrderRig(orderRigOptions{sim: fastSim()})
+			exact := g.createOrderOf(swapv1.ProviderRouteB, usdcEth, usdcArb, "90000000", swapv1.ExactOutput)
+			Eventually(g.status(exact)).WithTimeout(10 * time.Second).Should(Equal(swapv1.OrderFailed))
+			got := g.get(exact)
+			Expect(got.Status.StatusReason).To(Equal(orders.ReasonUnsupportedPair))
+			Expect(got.Status.DepositAddress).To(BeEmpty())
+			Expect(g.sim.Stats().Calls[swapv1.ProviderRouteB]).To(BeEmpty(), "refused without asking Chainflip")
 		})
 	})
 

@@ -2,9 +2,11 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/index"
@@ -37,6 +40,9 @@ type fakeProvider struct {
 }
 
 func (f *fakeProvider) ID() swapv1.ProviderID { return swapv1.ProviderRouteA }
+
+// IdempotentCreate: like both real providers, every create hands out a new address.
+func (f *fakeProvider) IdempotentCreate() bool { return false }
 func (f *fakeProvider) Assets(context.Context) ([]provider.Asset, error) {
 	return nil, nil
 }
@@ -52,8 +58,8 @@ func (f *fakeProvider) CreateDeposit(_ context.Context, req provider.DepositRequ
 		return provider.Deposit{}, f.createErr
 	}
 	return provider.Deposit{
-		DepositAddress: "0xdeposit-" + req.OrderID,
-		ProviderRef:    "ref-" + req.OrderID,
+		DepositAddress: fmt.Sprintf("0xdeposit-%s-%d", req.OrderID, f.creates),
+		ProviderRef:    fmt.Sprintf("ref-%s-%d", req.OrderID, f.creates),
 		Deadline:       unitStart.Add(time.Hour),
 		Quote:          provider.Quote{ProviderID: swapv1.ProviderRouteA, AmountIn: req.Amount, AmountOut: "990"},
 	}, nil
@@ -179,12 +185,12 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 	g := newUnitRig(t)
 	res := g.settle()
 	o := g.order()
-	if o.Status.Status != swapv1.OrderPending || o.Status.DepositAddress != "0xdeposit-ord_aaaaaaaaaaaaaaaaaaaaaaaaaa" ||
+	if o.Status.Status != swapv1.OrderPending || o.Status.DepositAddress != "0xdeposit-ord_aaaaaaaaaaaaaaaaaaaaaaaaaa-1" ||
 		o.Status.ProviderRef == "" || o.Status.DepositDeadline == nil || o.Status.Quote == nil {
 		t.Fatalf("after create: %+v", o.Status)
 	}
-	if _, ok := o.Annotations[AnnotationCreatePending]; ok {
-		t.Fatal("create-pending annotation left behind")
+	if o.Status.Substatus != swapv1.SubstatusAwaitingDeposit || o.Status.History[0].Substatus != swapv1.SubstatusAwaitingDeposit {
+		t.Fatalf("substatus %q, history %+v; want AWAITING_DEPOSIT", o.Status.Substatus, o.Status.History)
 	}
 	if want := 12 * time.Second; res.RequeueAfter != want || !o.Status.NextPollAt.Equal(&metav1.Time{Time: unitStart.Add(want)}) {
 		t.Fatalf("next poll in %v at %v, want %v", res.RequeueAfter, o.Status.NextPollAt, want)
@@ -294,9 +300,6 @@ func TestUnitCreateRetriesTransientFailures(t *testing.T) {
 		if o.Status.Status != "" || o.Status.ProviderErrors != int32(i+1) {
 			t.Fatalf("after failure %d: %+v", i+1, o.Status)
 		}
-		if o.Annotations[AnnotationCreatePending] == "" {
-			t.Fatal("create-pending mark missing while the outcome is open")
-		}
 		if c := condition(o, swapv1.ConditionReconciling); c.Status != metav1.ConditionTrue || c.Reason != "ProviderUnavailable" {
 			t.Fatalf("Reconciling = %+v", c)
 		}
@@ -305,6 +308,51 @@ func TestUnitCreateRetriesTransientFailures(t *testing.T) {
 	g.settle()
 	if o := g.order(); o.Status.Status != swapv1.OrderPending || o.Status.ProviderErrors != 0 || g.p.creates != 4 {
 		t.Fatalf("after recovery: %+v, %d creates", o.Status, g.p.creates)
+	}
+}
+
+// A provider without idempotency may have created an address whose answer never made it into
+// status; the order still shows exactly one address, and the lost ones are counted.
+func TestUnitLostCreateAnswersAreCounted(t *testing.T) {
+	unshown := func(reason string) float64 {
+		return testutil.ToFloat64(unshownAddressesTotal.WithLabelValues(string(swapv1.ProviderRouteA), reason))
+	}
+	writeFailed, answerLost := unshown(unshownStatusWriteFailed), unshown(unshownAnswerLost)
+	g := newUnitRig(t)
+
+	// A 503 is an answer: nothing was created.
+	g.p.createErr = &provider.Error{Kind: provider.KindUpstream, Detail: "503", RetryAfter: 30 * time.Second}
+	if res := g.step(); res.RequeueAfter != 30*time.Second {
+		t.Fatalf("retry after %v; want the provider's Retry-After", res.RequeueAfter)
+	}
+	// A timeout after the request left: the provider may have created an address.
+	g.p.createErr = &provider.Error{Kind: provider.KindTimeout, Detail: "no answer in time"}
+	g.step()
+	if got := unshown(unshownAnswerLost) - answerLost; got != 1 {
+		t.Fatalf("answer_lost counted %v; want 1", got)
+	}
+
+	// The provider answers, but the status write fails: that address is never shown.
+	g.p.createErr = nil
+	var failNext atomic.Bool
+	failNext.Store(true)
+	g.r.Client = interceptor.NewClient(g.c.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if failNext.Swap(false) {
+				return errors.New("injected: status write failed")
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	if _, err := g.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: g.key}); err == nil {
+		t.Fatal("a failed status write was not reported")
+	}
+	if o := g.order(); o.Status.DepositAddress != "" || unshown(unshownStatusWriteFailed)-writeFailed != 1 {
+		t.Fatalf("address %q shown, status_write_failed counted %v", o.Status.DepositAddress, unshown(unshownStatusWriteFailed)-writeFailed)
+	}
+	g.settle()
+	if o := g.order(); o.Status.DepositAddress != "0xdeposit-ord_aaaaaaaaaaaaaaaaaaaaaaaaaa-4" || g.p.creates != 4 {
+		t.Fatalf("address %q after %d creates; want the fourth", o.Status.DepositAddress, g.p.creates)
 	}
 }
 
@@ -598,5 +646,18 @@ func TestUnitIdlePollWritesNothing(t *testing.T) {
 	}
 	if after := g.order().ResourceVersion; after != before {
 		t.Fatalf("idle polls wrote the order: resourceVersion %s -> %s", before, after)
+	}
+}
+
+// The minimum the partner accepted reaches the provider only from that provider's candidate.
+func TestProviderDepositRequestCarriesAcceptedMinimum(t *testing.T) {
+	o := &swapv1.SwapOrder{Spec: swapv1.SwapOrderSpec{OrderID: "ord_x", ProviderID: swapv1.ProviderRouteB, Amount: "100",
+		Quote: &swapv1.QuoteCandidate{ProviderID: swapv1.ProviderRouteB, MinAmountOut: "95"}}}
+	if got := providerDepositRequest(o).MinAmountOut; got != "95" {
+		t.Fatalf("MinAmountOut = %q; want the accepted 95", got)
+	}
+	o.Spec.Quote.ProviderID = swapv1.ProviderRouteA
+	if got := providerDepositRequest(o).MinAmountOut; got != "" {
+		t.Fatalf("another provider's minimum %q was passed on", got)
 	}
 }

@@ -32,6 +32,42 @@ func (s OrderStatus) IsTerminal() bool {
 	return s == OrderSuccess || s == OrderRefunded || s == OrderFailed
 }
 
+// OrderSubstatus is a normalized detail of an order's status that tells a user what to do
+// or what is happening; the six statuses stay the contract's.
+// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED
+// +kubebuilder:validation:MaxLength=24
+type OrderSubstatus string
+
+const (
+	// SubstatusAwaitingDeposit: nothing arrived yet; the user should send the deposit.
+	SubstatusAwaitingDeposit OrderSubstatus = "AWAITING_DEPOSIT"
+	// SubstatusDepositSeen: the deposit transaction is known but not yet confirmed.
+	SubstatusDepositSeen OrderSubstatus = "DEPOSIT_SEEN"
+	// SubstatusIncompleteDeposit: less than required arrived; the user can top up, or wait
+	// for the refund (depositedAmount says how much arrived).
+	SubstatusIncompleteDeposit OrderSubstatus = "INCOMPLETE_DEPOSIT"
+	// SubstatusSwapping: the deposit is being swapped.
+	SubstatusSwapping OrderSubstatus = "SWAPPING"
+	// SubstatusSending: the output (or a refund) is on its way.
+	SubstatusSending OrderSubstatus = "SENDING"
+	// SubstatusSettled: the recipient received the whole output.
+	SubstatusSettled OrderSubstatus = "SETTLED"
+	// SubstatusPartialRefund: SUCCESS for part of the deposit, the rest refunded
+	// (refundedAmount).
+	SubstatusPartialRefund OrderSubstatus = "PARTIAL_REFUND"
+	// SubstatusRefunding: the provider decided to refund and is sending it back.
+	SubstatusRefunding OrderSubstatus = "REFUNDING"
+	// SubstatusRefunded: the deposit went back to the refund address.
+	SubstatusRefunded OrderSubstatus = "REFUNDED"
+	// SubstatusDepositWindowClosed: the provider stopped accepting deposits to the address.
+	SubstatusDepositWindowClosed OrderSubstatus = "DEPOSIT_WINDOW_CLOSED"
+	// SubstatusDepositRejected: the provider refused the deposit itself (for example below
+	// its minimum) and did not send it back.
+	SubstatusDepositRejected OrderSubstatus = "DEPOSIT_REJECTED"
+	// SubstatusProviderFailed: the provider reports a failure without a refund.
+	SubstatusProviderFailed OrderSubstatus = "PROVIDER_FAILED"
+)
+
 // SwapType says which side of the swap is fixed.
 // +kubebuilder:validation:Enum=EXACT_INPUT;EXACT_OUTPUT
 // +kubebuilder:validation:MaxLength=12

@@ -9,9 +9,9 @@ import (
 type ProviderProtocol string
 
 const (
-	// ProtocolOneClick is the NEAR Intents 1Click API v0 shape.
+	// ProtocolOneClick is the NEAR Intents 1Click API v0.
 	ProtocolOneClick ProviderProtocol = "oneclick"
-	// ProtocolChannel is a deposit-channel protocol in the style of Chainflip's swap service.
+	// ProtocolChannel is the Chainflip swap backend (deposit channels), as its public SDK calls it.
 	ProtocolChannel ProviderProtocol = "channel"
 )
 

@@ -160,8 +160,11 @@ type StatusTransition struct {
 	// +optional
 	PreviousStatus OrderStatus `json:"previousStatus,omitempty"`
 	// +optional
-	Reason string      `json:"reason,omitempty"`
-	At     metav1.Time `json:"at"`
+	Reason string `json:"reason,omitempty"`
+	// Substatus is the order's substatus when the transition happened.
+	// +optional
+	Substatus OrderSubstatus `json:"substatus,omitempty"`
+	At        metav1.Time    `json:"at"`
 }
 
 // LabelArchived ("true") marks a terminal SwapOrder whose record the archive has confirmed:
@@ -172,7 +175,9 @@ const LabelArchived = "swap.swaprouter.dev/archived"
 // MaxHistory bounds status.history; older entries are dropped, seq keeps counting.
 const MaxHistory = 32
 
-// SwapOrderStatus is what the reconciler learned from the provider.
+// SwapOrderStatus is what the reconciler learned from the provider. Once recorded, the deposit
+// address never changes: a user is only ever shown one address per order.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.depositAddress) || (has(self.depositAddress) && self.depositAddress == oldSelf.depositAddress)",message="the deposit address of an order can never change"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !(oldSelf.status in ['SUCCESS','REFUNDED','FAILED']) || (has(self.status) && self.status == oldSelf.status)",message="a terminal status (SUCCESS, REFUNDED, FAILED) can never change"
 type SwapOrderStatus struct {
 	// Status is the normalized order status; empty until the provider gave a deposit address.
@@ -181,6 +186,9 @@ type SwapOrderStatus struct {
 	// StatusReason says why the order is in its status (CamelCase, stable, no timestamps).
 	// +optional
 	StatusReason string `json:"statusReason,omitempty"`
+	// Substatus is the normalized detail of the status (what the user should do or expect).
+	// +optional
+	Substatus OrderSubstatus `json:"substatus,omitempty"`
 	// ProviderStatus is the raw status the provider reported last.
 	// +optional
 	ProviderStatus string `json:"providerStatus,omitempty"`
@@ -212,6 +220,9 @@ type SwapOrderStatus struct {
 	// AmountOut is the settled output amount.
 	// +optional
 	AmountOut string `json:"amountOut,omitempty"`
+	// DepositedAmount is what arrived at the deposit address so far, as the provider saw it.
+	// +optional
+	DepositedAmount string `json:"depositedAmount,omitempty"`
 	// +optional
 	RefundedAmount string `json:"refundedAmount,omitempty"`
 	// ForwardedTxHash is the deposit hint already passed to the provider (forwarded once).
@@ -252,6 +263,7 @@ type SwapOrderStatus struct {
 // +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.originAsset`
 // +kubebuilder:printcolumn:name="To",type=string,JSONPath=`.spec.destinationAsset`
 // +kubebuilder:printcolumn:name="Amount",type=string,JSONPath=`.spec.amount`
+// +kubebuilder:printcolumn:name="Substatus",type=string,JSONPath=`.status.substatus`,priority=1
 // +kubebuilder:printcolumn:name="Partner",type=string,JSONPath=`.spec.partner`,priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.statusReason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

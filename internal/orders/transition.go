@@ -126,8 +126,9 @@ func defaultReason(s swapv1.OrderStatus) string {
 	return ReasonProviderStatusUnmapped
 }
 
-// Apply records c on st: status, reason, the next seq and a history entry, dropping the
-// oldest entries beyond swapv1.MaxHistory. It returns the entry, or false when c is zero or
+// Apply records c on st: status, reason, the next seq and a history entry (with st's
+// substatus, which the caller sets first), dropping the oldest entries beyond
+// swapv1.MaxHistory. It returns the entry, or false when c is zero or
 // st is already terminal (terminal statuses are absorbing).
 func Apply(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) (swapv1.StatusTransition, bool) {
 	if c.IsZero() || st.Status.IsTerminal() {
@@ -139,6 +140,7 @@ func Apply(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) (swapv1.StatusT
 		Status:         c.To,
 		PreviousStatus: st.Status,
 		Reason:         c.Reason,
+		Substatus:      st.Substatus,
 		At:             at,
 	}
 	st.Status = c.To

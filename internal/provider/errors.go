@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
@@ -65,6 +66,8 @@ type Error struct {
 	// Limit is the minimum (KindAmountTooLow) or maximum (KindAmountTooHigh) amount.
 	Limit    string
 	Upstream *Upstream
+	// RetryAfter is the provider's Retry-After (408, 425, 429, 503), zero when none.
+	RetryAfter time.Duration
 	// Err is the underlying cause, if any.
 	Err error
 }

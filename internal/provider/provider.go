@@ -20,9 +20,13 @@ type Provider interface {
 	Assets(ctx context.Context) ([]Asset, error)
 	// Quote prices a swap without creating anything at the provider.
 	Quote(ctx context.Context, req QuoteRequest) (Quote, error)
-	// CreateDeposit obtains a deposit address for an order. req.OrderID is the provider-side
-	// idempotency key: calling twice with the same id yields the same address.
+	// CreateDeposit obtains a deposit address for an order. Whether calling twice for the same
+	// order yields the same address is the provider's property, see IdempotentCreate.
 	CreateDeposit(ctx context.Context, req DepositRequest) (Deposit, error)
+	// IdempotentCreate reports whether a repeated CreateDeposit for the same order returns the
+	// same address. When false, every successful call may hand out a new address, and an
+	// address whose answer was lost (timeout, failed status write) was never shown to anyone.
+	IdempotentCreate() bool
 	// Status reports the provider's view of an order.
 	Status(ctx context.Context, ref OrderRef) (Status, error)
 	// SubmitDeposit forwards the user's deposit transaction hash.
@@ -61,8 +65,12 @@ type Quote = swapv1.QuoteCandidate
 
 // DepositRequest creates a deposit address for an order.
 type DepositRequest struct {
-	// OrderID is the order's public id, passed to the provider as its idempotency key.
+	// OrderID is the order's public id (for logs and errors; neither real protocol has a
+	// field that makes a create idempotent).
 	OrderID string
+	// MinAmountOut is the minimum output the partner accepted (the candidate the order was
+	// created from), empty when none; a provider that takes a price floor never goes below it.
+	MinAmountOut string
 	QuoteRequest
 }
 
@@ -84,19 +92,31 @@ type OrderRef struct {
 	ProviderRef    string
 }
 
+// Outcome is what an adapter's status mapping decides: the normalized status, its substatus
+// and a stable CamelCase reason.
+type Outcome struct {
+	Status    swapv1.OrderStatus
+	Substatus swapv1.OrderSubstatus
+	Reason    string
+}
+
 // Status is the provider's view of an order, already mapped onto the contract's statuses.
 type Status struct {
 	// Status is the normalized status.
 	Status swapv1.OrderStatus
+	// Substatus is the normalized detail (what the user should do or expect).
+	Substatus swapv1.OrderSubstatus
 	// Raw is the provider's own status string.
 	Raw string
 	// Reason is a stable CamelCase explanation (e.g. "DepositSeen", "IncompleteDeposit").
-	Reason         string
-	InTxHashes     []string
-	OutTxHashes    []string
-	AmountIn       string
-	AmountOut      string
-	RefundedAmount string
+	Reason      string
+	InTxHashes  []string
+	OutTxHashes []string
+	// DepositedAmount is what arrived at the deposit address, empty when unknown.
+	DepositedAmount string
+	AmountIn        string
+	AmountOut       string
+	RefundedAmount  string
 }
 
 // Config is what every adapter needs to reach its provider.

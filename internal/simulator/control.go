@@ -47,6 +47,17 @@ type forgetRequest struct {
 	DepositAddress string            `json:"depositAddress"`
 }
 
+type unfilledRequest struct {
+	Provider       swapv1.ProviderID `json:"provider"`
+	DepositAddress string            `json:"depositAddress"`
+	// UnfilledBps is the share of the input refunded instead of swapped (10000: all).
+	UnfilledBps int64 `json:"unfilledBps"`
+}
+
+type dcaRequest struct {
+	Mode DCAMode `json:"mode"`
+}
+
 // mountControl serves:
 //
 //	GET    /control/stats                      -> Stats
@@ -56,6 +67,8 @@ type forgetRequest struct {
 //	DELETE /control/faults                     -> 204
 //	POST   /control/forget  {provider, depositAddress} -> 204, 404 when unknown
 //	POST   /control/restore {provider, depositAddress} -> 204, 404 when not forgotten
+//	POST   /control/unfilled {provider, depositAddress, unfilledBps} -> 204, 404 when unknown
+//	PUT    /control/dca {mode: "" | "also" | "only"}   -> 204 (route_B's quote types)
 func (s *Simulator) mountControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /control/stats", func(w http.ResponseWriter, _ *http.Request) {
 		wire.JSON(w, http.StatusOK, s.Stats())
@@ -106,6 +119,33 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 			wire.Error(w, http.StatusNotFound, "provider does not know this deposit address")
 			return
 		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /control/unfilled", func(w http.ResponseWriter, r *http.Request) {
+		var req unfilledRequest
+		if !wire.Decode(w, r, &req) {
+			return
+		}
+		if req.UnfilledBps < 0 || req.UnfilledBps > 10000 {
+			wire.Error(w, http.StatusBadRequest, "unfilledBps must be within 0..10000")
+			return
+		}
+		if !s.SetUnfilled(req.Provider, req.DepositAddress, req.UnfilledBps) {
+			wire.Error(w, http.StatusNotFound, "provider does not know this deposit address")
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("PUT /control/dca", func(w http.ResponseWriter, r *http.Request) {
+		var req dcaRequest
+		if !wire.Decode(w, r, &req) {
+			return
+		}
+		if !slices.Contains([]DCAMode{DCANone, DCAAlso, DCAOnly}, req.Mode) {
+			wire.Error(w, http.StatusBadRequest, `mode must be "", "also" or "only"`)
+			return
+		}
+		s.SetDCA(req.Mode)
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("POST /control/restore", func(w http.ResponseWriter, r *http.Request) {

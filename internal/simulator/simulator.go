@@ -1,7 +1,7 @@
 // Package simulator is the provider simulator: one http.Handler serving route_A's protocol
-// (1Click-shaped) under /route_A, route_B's (Chainflip-style deposit channels) under
-// /route_B, the simulated chains under /chain and a control API under /control. Everything
-// the control API does is also a Go method, for in-process tests.
+// (the NEAR Intents 1Click API v0) under /route_A, route_B's (the Chainflip swap backend)
+// under /route_B, the simulated chains under /chain and a control API under /control.
+// Everything the control API does is also a Go method, for in-process tests.
 package simulator
 
 import (
@@ -42,8 +42,18 @@ const (
 	CallStatus = oneclickapi.CallStatus
 	CallSubmit = oneclickapi.CallSubmit
 	// route_B (channel)
-	CallAssets = channelapi.CallAssets
-	CallOpen   = channelapi.CallOpen
+	CallNetworkInfo = channelapi.CallNetworkInfo
+	CallOpen        = channelapi.CallOpen
+)
+
+// DCAMode says which quote types route_B answers (see channelapi).
+type DCAMode = channelapi.DCAMode
+
+// DCA modes.
+const (
+	DCANone = channelapi.DCANone
+	DCAAlso = channelapi.DCAAlso
+	DCAOnly = channelapi.DCAOnly
 )
 
 // Options set the simulator's speed and behaviour. Zero values take the dev defaults.
@@ -55,7 +65,8 @@ type Options struct {
 	RefundDelay time.Duration
 	// DepositWindow is how long after creation a deposit is accepted. Default 30m.
 	DepositWindow time.Duration
-	// Seed makes addresses, hashes and error-rate draws reproducible. Default 1.
+	// Seed makes hashes and error-rate draws reproducible; addresses also depend on the clock,
+	// so a restarted simulator never hands out an address of an earlier run. Default 1.
 	Seed uint64
 	// RouteAToken, when set, is the bearer token route_A requires (1Click uses a JWT).
 	RouteAToken string
@@ -104,6 +115,7 @@ type Simulator struct {
 	mu       sync.Mutex
 	calls    map[swapv1.ProviderID]map[string]int
 	deposits int
+	dca      DCAMode
 }
 
 // New builds a simulator.
@@ -122,7 +134,7 @@ func New(opts Options) *Simulator {
 	}
 	mux := http.NewServeMux()
 	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken)}.Routes())
-	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, "")}.Routes())
+	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, ""), DCA: s.dcaMode}.Routes())
 	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
 	s.mountControl(mux)
 	s.handler = mux
@@ -178,6 +190,30 @@ func (s *Simulator) SetFault(p swapv1.ProviderID, call string, f Fault) {
 func (s *Simulator) ClearFaults() {
 	s.faults.Clear()
 	s.opts.Logger.Info("faults cleared")
+}
+
+// SetDCA makes route_B's quotes REGULAR only (DCANone), REGULAR and DCA (DCAAlso), or DCA only
+// (DCAOnly).
+func (s *Simulator) SetDCA(m DCAMode) {
+	s.mu.Lock()
+	s.dca = m
+	s.mu.Unlock()
+	s.opts.Logger.Info("dca quotes set", "mode", m)
+}
+
+func (s *Simulator) dcaMode() DCAMode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dca
+}
+
+// SetUnfilled makes the swap of the order at depositAddress fill only part of its input: bps
+// of it (10000: all) cannot be filled at the order's price and is refunded beside the output.
+// It reports whether the provider knows the order.
+func (s *Simulator) SetUnfilled(p swapv1.ProviderID, depositAddress string, bps int64) bool {
+	ok := s.book.SetUnfilled(p, depositAddress, min(max(bps, 0), 10000))
+	s.opts.Logger.Info("unfilled share set", "provider", p, "depositAddress", depositAddress, "bps", bps, "known", ok)
+	return ok
 }
 
 // Forget makes the provider lose the order at depositAddress, as if it had never created it.
@@ -237,8 +273,9 @@ func (s *Simulator) DepositTx(depositAddress, amount, txHash string) (string, er
 type Stats struct {
 	// Calls counts requests per provider per call (faulted ones included).
 	Calls map[swapv1.ProviderID]map[string]int `json:"calls"`
-	// DepositAddressesCreated counts addresses created per provider per client reference
-	// (the order id); more than 1 means an order got a second address.
+	// DepositAddressesCreated counts addresses created per provider per recipient address
+	// (neither real protocol carries the service's order id); with one order per recipient,
+	// more than 1 means an order got a second address.
 	DepositAddressesCreated map[swapv1.ProviderID]map[string]int `json:"depositAddressesCreated"`
 	// DepositSubmits counts deposit-submit calls received per provider.
 	DepositSubmits map[swapv1.ProviderID]int `json:"depositSubmits"`

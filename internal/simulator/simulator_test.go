@@ -40,7 +40,9 @@ func TestProvidersPriceDifferently(t *testing.T) {
 	var a struct{ Quote struct{ AmountOut string } }
 	code := do(t, "POST", base+"/route_A/v0/quote", map[string]any{
 		"dry": true, "swapType": "EXACT_INPUT", "slippageTolerance": 100,
-		"originAsset": "nep141:eth.omft.near", "destinationAsset": "nep141:sol.omft.near", "amount": "1000000000000000000",
+		"originAsset": "nep141:eth.omft.near", "depositType": "ORIGIN_CHAIN", "destinationAsset": "nep141:sol.omft.near", "amount": "1000000000000000000",
+		"refundTo": "0x000000000000000000000000000000000000dEaD", "refundType": "ORIGIN_CHAIN",
+		"recipient": "11111111111111111111111111111111", "recipientType": "DESTINATION_CHAIN", "deadline": "2030-01-01T00:00:00Z",
 	}, &a)
 	if code != 200 {
 		t.Fatalf("route_A quote: %d", code)
@@ -57,13 +59,9 @@ func TestProvidersPriceDifferently(t *testing.T) {
 
 func TestChainAndControlAPI(t *testing.T) {
 	sim, base := simtest.Start(t, simtest.FastOptions())
-	var open struct{ DepositAddress, DepositChannelID string }
-	code := do(t, "POST", base+"/route_B/v2/swap/deposit-channel", map[string]any{
-		"srcChain": "Ethereum", "srcAsset": "USDC", "destChain": "Solana", "destAsset": "SOL", "amount": "100000000",
-		"destAddress": "So1ana", "fillOrKillParams": map[string]any{"refundAddress": "0xabc", "retryDurationBlocks": 100, "minPrice": "0"},
-		"clientReference": "ord_ctl",
-	}, &open)
-	if code != 200 || open.DepositAddress == "" {
+	var open struct{ DepositAddress, ID string }
+	code := do(t, "POST", base+"/route_B/api/openSwapDepositChannel", openBody("0"), &open)
+	if code != 201 || open.DepositAddress == "" {
 		t.Fatalf("open channel: %d %+v", code, open)
 	}
 	var tx struct{ TxHash string }
@@ -78,14 +76,14 @@ func TestChainAndControlAPI(t *testing.T) {
 	}
 	var st struct{ State string }
 	simtest.Eventually(t, 2*time.Second, "COMPLETED", func() bool {
-		do(t, "GET", base+"/route_B/v2/swaps/"+open.DepositChannelID, nil, &st)
+		do(t, "GET", base+"/route_B/v2/swaps/"+open.ID, nil, &st)
 		return st.State == "COMPLETED"
 	})
 
 	if code := do(t, "PUT", base+"/control/faults/route_B/status", map[string]any{"errorRate": 1, "status": 500}, nil); code != 204 {
 		t.Fatalf("set fault: %d", code)
 	}
-	if code := do(t, "GET", base+"/route_B/v2/swaps/"+open.DepositChannelID, nil, nil); code != 500 {
+	if code := do(t, "GET", base+"/route_B/v2/swaps/"+open.ID, nil, nil); code != 500 {
 		t.Fatalf("faulted status: %d", code)
 	}
 	var faults []map[string]any
@@ -104,17 +102,111 @@ func TestChainAndControlAPI(t *testing.T) {
 
 	var stats simulator.Stats
 	do(t, "GET", base+"/control/stats", nil, &stats)
-	if stats.Calls["route_B"][simulator.CallOpen] != 1 || stats.DepositAddressesCreated["route_B"]["ord_ctl"] != 1 || stats.Deposits != 1 {
+	if stats.Calls["route_B"][simulator.CallOpen] != 1 || stats.DepositAddressesCreated["route_B"]["So1ana"] != 1 || stats.Deposits != 1 {
 		t.Fatalf("stats = %+v", stats)
 	}
 	if code := do(t, "POST", base+"/control/forget", map[string]string{"provider": "route_B", "depositAddress": open.DepositAddress}, nil); code != 204 {
 		t.Fatalf("forget: %d", code)
 	}
-	if code := do(t, "GET", base+"/route_B/v2/swaps/"+open.DepositChannelID, nil, nil); code != 404 {
+	if code := do(t, "GET", base+"/route_B/v2/swaps/"+open.ID, nil, nil); code != 404 {
 		t.Fatalf("status after forget: %d", code)
 	}
 	if code := do(t, "POST", base+"/control/forget", map[string]string{"provider": "route_B", "depositAddress": open.DepositAddress}, nil); code != 404 {
 		t.Fatalf("second forget: %d", code)
+	}
+}
+
+// openBody is a real openSwapDepositChannel body for 100 USDC on Ethereum to SOL.
+func openBody(minPriceX128 string) map[string]any {
+	return map[string]any{
+		"srcAsset": map[string]string{"chain": "Ethereum", "asset": "USDC"}, "destAsset": map[string]string{"chain": "Solana", "asset": "SOL"},
+		"amount": "100000000", "destAddress": "So1ana",
+		"fillOrKillParams": map[string]any{"refundAddress": "0xabc", "retryDurationBlocks": 50, "minPriceX128": minPriceX128, "maxOraclePriceSlippage": nil},
+	}
+}
+
+// A channel whose price floor the market cannot meet refunds the deposit instead of swapping.
+func TestChannelPriceFloor(t *testing.T) {
+	sim, base := simtest.Start(t, simtest.FastOptions())
+	var open struct{ DepositAddress, ID string }
+	// 2^200: far above any price.
+	if code := do(t, "POST", base+"/route_B/api/openSwapDepositChannel", openBody("1606938044258990275541962092341162602522202993782792835301376"), &open); code != 201 {
+		t.Fatalf("open channel: %d", code)
+	}
+	if _, err := sim.Deposit(open.DepositAddress, "100000000"); err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		State        string
+		SwapEgress   *struct{ Amount string }
+		RefundEgress *struct{ Amount, TxRef string }
+	}
+	simtest.Eventually(t, 2*time.Second, "COMPLETED", func() bool {
+		do(t, "GET", base+"/route_B/v2/swaps/"+open.ID, nil, &st)
+		return st.State == "COMPLETED"
+	})
+	if st.SwapEgress != nil || st.RefundEgress == nil || st.RefundEgress.Amount != "100000000" || st.RefundEgress.TxRef == "" {
+		t.Fatalf("status %+v; want the whole deposit refunded and nothing swapped", st)
+	}
+}
+
+func TestDCAQuotesOnDemand(t *testing.T) {
+	_, base := simtest.Start(t, simtest.FastOptions())
+	q := url.Values{"srcChain": {"Ethereum"}, "srcAsset": {"ETH"}, "destChain": {"Solana"}, "destAsset": {"SOL"}, "amount": {"1000000000000000000"}}
+	for mode, want := range map[string][]string{"": {"REGULAR"}, "also": {"REGULAR", "DCA"}, "only": {"DCA"}} {
+		if code := do(t, "PUT", base+"/control/dca", map[string]string{"mode": mode}, nil); code != 204 {
+			t.Fatalf("set dca %q: %d", mode, code)
+		}
+		var quotes []struct {
+			Type      string
+			DcaParams *struct{ NumberOfChunks int }
+		}
+		if code := do(t, "GET", base+"/route_B/v2/quote?"+q.Encode(), nil, &quotes); code != 200 || len(quotes) != len(want) {
+			t.Fatalf("mode %q: %d %+v", mode, code, quotes)
+		}
+		for i, qt := range quotes {
+			if qt.Type != want[i] || (qt.Type == "DCA") != (qt.DcaParams != nil) {
+				t.Fatalf("mode %q: quote %d is %+v; want %s", mode, i, qt, want[i])
+			}
+		}
+	}
+	if code := do(t, "PUT", base+"/control/dca", map[string]string{"mode": "sometimes"}, nil); code != 400 {
+		t.Fatalf("bad mode: %d", code)
+	}
+}
+
+func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
+	_, base := simtest.Start(t, simtest.FastOptions())
+	if code := do(t, "PUT", base+"/control/faults/route_A/*", map[string]any{"errorRate": 1, "status": 429, "retryAfter": "4s"}, nil); code != 204 {
+		t.Fatalf("set fault: %d", code)
+	}
+	resp, err := http.Get(base + "/route_A/v0/tokens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Message string }
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "4" || body.Message != "Too many requests, please try again later" {
+		t.Fatalf("got %d Retry-After %q body %+v", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
+
+func TestUnfilledControl(t *testing.T) {
+	_, base := simtest.Start(t, simtest.FastOptions())
+	var open struct{ DepositAddress string }
+	do(t, "POST", base+"/route_B/api/openSwapDepositChannel", openBody("0"), &open)
+	body := map[string]any{"provider": "route_B", "depositAddress": open.DepositAddress, "unfilledBps": 2500}
+	if code := do(t, "POST", base+"/control/unfilled", body, nil); code != 204 {
+		t.Fatalf("unfilled: %d", code)
+	}
+	body["depositAddress"] = "nowhere"
+	if code := do(t, "POST", base+"/control/unfilled", body, nil); code != 404 {
+		t.Fatalf("unfilled of an unknown address: %d", code)
+	}
+	body["unfilledBps"] = 10001
+	if code := do(t, "POST", base+"/control/unfilled", body, nil); code != 400 {
+		t.Fatalf("unfilled out of range: %d", code)
 	}
 }
 

@@ -25,6 +25,7 @@ func EventFor(order *swapv1.SwapOrder, t swapv1.StatusTransition) webhooks.Event
 		OrderID:         order.Spec.OrderID,
 		ProviderID:      string(order.Spec.ProviderID),
 		Status:          string(t.Status),
+		Substatus:       string(t.Substatus),
 		PreviousStatus:  string(t.PreviousStatus),
 		InTxHashes:      order.Status.InTxHashes,
 		OutTxHashes:     order.Status.OutTxHashes,

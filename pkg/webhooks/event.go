@@ -19,12 +19,15 @@ const EventVersion = "1"
 // per-order sequence). Receivers update their records by OrderID and may order events of one
 // order by Sequence; duplicates (same ID) are harmless.
 type Event struct {
-	Version        string    `json:"version"`
-	ID             string    `json:"id"`
-	Type           string    `json:"type"`
-	OrderID        string    `json:"orderId"`
-	ProviderID     string    `json:"providerId"`
-	Status         string    `json:"status"`
+	Version    string `json:"version"`
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	OrderID    string `json:"orderId"`
+	ProviderID string `json:"providerId"`
+	Status     string `json:"status"`
+	// Substatus is the normalized detail of Status when it changed (what the user should do
+	// or expect, e.g. INCOMPLETE_DEPOSIT, PARTIAL_REFUND); absent when there is none.
+	Substatus      string    `json:"substatus,omitempty"`
 	PreviousStatus string    `json:"previousStatus"`
 	InTxHashes     []string  `json:"inTxHashes"`
 	OutTxHashes    []string  `json:"outTxHashes"`

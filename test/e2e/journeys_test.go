@@ -23,7 +23,7 @@ import (
 )
 
 // Assets of the simulator's table: ETH on Ethereum, SOL on Solana (both providers route it),
-// wNEAR (only route_A lists it) and DOGE (only route_B lists it), so wNEAR→DOGE has no route.
+// wNEAR (only route_A lists it) and TRX (only route_B lists it), so wNEAR→TRX has no route.
 const (
 	ethETH  = "eip155:1/slip44:60"
 	solSOL  = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501"
@@ -162,9 +162,23 @@ var _ = Describe("A partner's journey", func() {
 		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "ID", "STATUS", "PROVIDER", "FROM", "TO", "AMOUNT", "AGE"))
 		Expect(string(out)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s+%s\s+%s\s+%s\s+%s\s`,
 			id, str(best, "providerId"), regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH))
+		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
+			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", wide)
+		Expect(strings.Fields(strings.SplitN(string(wide), "\n", 2)[0])).To(ContainElement("SUBSTATUS"))
+		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\sSETTLED\s`, id))
 	})
 
-	It("swaps an exact output amount", func() {
+	It("swaps an exact output amount, which only 1Click offers", func() {
+		By("quoting it: route_B answers a per-provider error, never a made-up quote")
+		dry := partner.post("/v1/quote", map[string]any{
+			"originAsset": ethETH, "destinationAsset": solSOL, "amount": "2000000000", "swapType": "EXACT_OUTPUT", "dry": true,
+		})
+		Expect(dry.Status).To(Equal(http.StatusOK), "%s", dry.Raw)
+		Expect(str(obj(dry.Body, "best"), "providerId")).To(Equal("route_A"))
+		errs, _ := dry.Body["errors"].([]any)
+		Expect(errs).To(ContainElement(HaveKeyWithValue("providerId", "route_B")), "%s", dry.Raw)
+
 		r := partner.post("/v1/quote", map[string]any{
 			"originAsset": ethETH, "destinationAsset": solSOL, "amount": "2000000000", // exactly 2 SOL out
 			"swapType": "EXACT_OUTPUT", "dry": false, "sender": sender, "recipient": solDest,
@@ -181,13 +195,27 @@ var _ = Describe("A partner's journey", func() {
 		expectWebhookPerTransition(done)
 	})
 
-	It("refunds an under-deposit", func() {
-		r := partner.post("/v1/order", orderRequest("route_B"))
+	It("refunds an under-deposit to 1Click", func() {
+		r := partner.post("/v1/order", orderRequest("route_A"))
 		Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
 		id := str(r.Body, "id")
 		simulateDeposit(str(r.Body, "depositAddress"), "10000000000000000") // a tenth of the amount
 		order := awaitStatus(partner, id, "REFUNDED")
-		Expect(str(order, "refundedAmount")).NotTo(BeEmpty())
+		Expect(str(order, "refundedAmount")).To(Equal("10000000000000000"))
+		Expect(str(order, "substatus")).To(Equal("REFUNDED"))
+		expectWebhookPerTransition(order)
+	})
+
+	It("swaps a smaller deposit to Chainflip, as Chainflip does above its minimum", func() {
+		r := partner.post("/v1/order", orderRequest("route_B"))
+		Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
+		id := str(r.Body, "id")
+		simulateDeposit(str(r.Body, "depositAddress"), "50000000000000000") // half the amount, about $150
+		order := awaitStatus(partner, id, "SUCCESS")
+		Expect(str(order, "amountIn")).To(Equal("50000000000000000"))
+		Expect(str(order, "depositedAmount")).To(Equal("50000000000000000"))
+		Expect(str(order, "substatus")).To(Equal("SETTLED"))
+		Expect(str(order, "providerStatus")).To(Equal("COMPLETED"))
 		expectWebhookPerTransition(order)
 	})
 
@@ -257,6 +285,7 @@ var _ = Describe("A partner's journey", func() {
 			return len(list.Items)
 		}
 		before := countOrders()
+		addressesBefore := env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][solDest]
 		key := fmt.Sprintf("burst-%d", time.Now().UnixNano())
 		const n = 50
 		results := make([]response, n)
@@ -276,7 +305,7 @@ var _ = Describe("A partner's journey", func() {
 			Expect(str(r.Body, "depositAddress")).To(Equal(address))
 		}
 		Expect(countOrders()).To(Equal(before+1), "one SwapOrder for the 50 requests")
-		Expect(env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][id]).To(Equal(1),
+		Expect(env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteB][solDest]).To(Equal(addressesBefore+1),
 			"the provider issued exactly one deposit address")
 	})
 

@@ -164,9 +164,11 @@ func (g *rig) verify(want map[string]swapv1.OrderStatus) tally {
 		}
 		Expect(st.Status).To(Equal(want[id]), id)
 
-		// Exactly one deposit address per order.
-		created := stats.DepositAddressesCreated[o.Spec.ProviderID][id]
-		Expect(created).To(Equal(1), "%s: deposit addresses created at %s", id, o.Spec.ProviderID)
+		// One address shown per order (status.depositAddress is written once). Neither real
+		// provider is idempotent, so a create whose answer was lost in a crash leaves an
+		// address nobody was shown: reported, not hidden.
+		created := stats.DepositAddressesCreated[o.Spec.ProviderID][o.Spec.Recipient]
+		Expect(created).To(BeNumerically(">=", 1), "%s: deposit addresses created at %s", id, o.Spec.ProviderID)
 		t.extraAddresses += created - 1
 
 		// No transition lost: seq contiguous from 1, each entry continuing the previous one.

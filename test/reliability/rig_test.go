@@ -3,6 +3,7 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -380,8 +381,11 @@ func (g *rig) placeOrder(p *process, idemKey string, via swapv1.ProviderID) stri
 	if p == nil || p.url == "" || p.life.dead.Load() {
 		return ""
 	}
-	body := fmt.Sprintf(`{"originAsset":%q,"destinationAsset":%q,"amount":%q,"sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222","providerId":%q}`,
-		ethAsset, usdcAsset, amount, via)
+	// A recipient per order: the providers' protocols carry no order id, so the simulator
+	// counts addresses per recipient.
+	recipient := fmt.Sprintf("0x%x", sha256.Sum256([]byte(idemKey)))[:42]
+	body := fmt.Sprintf(`{"originAsset":%q,"destinationAsset":%q,"amount":%q,"sender":"0x1111111111111111111111111111111111111111","recipient":%q,"providerId":%q}`,
+		ethAsset, usdcAsset, amount, recipient, via)
 	req, err := http.NewRequest(http.MethodPost, p.url+"/v1/order", strings.NewReader(body))
 	if err != nil {
 		return ""

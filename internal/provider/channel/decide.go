@@ -8,67 +8,109 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
-// ChannelFacts are the parts of a channel status that decide the normalized status.
-type ChannelFacts struct {
+// Facts are the parts of a v2 swap status that decide the normalized status.
+type Facts struct {
 	State string
-	// Expired: the channel expired (meaningful while WAITING).
+	// Expired: the deposit channel expired.
 	Expired bool
-	// Refunded: a refund egress exists; SwapOutput: a swap egress exists.
-	Refunded, SwapOutput bool
+	// DepositFailed: the deposit itself was rejected or ignored (deposit.failure).
+	DepositFailed bool
+	// SwapOut, Refund, Fallback: an egress of that kind exists. *Sent: it was witnessed on its
+	// chain (COMPLETED implies every egress was); *Failed: its broadcast was aborted or ignored.
+	SwapOut, Refund, Fallback                   bool
+	RefundSent, FallbackSent                    bool
+	SwapOutFailed, RefundFailed, FallbackFailed bool
 }
 
-// MapStatus maps a channel state onto the contract's statuses with a stable reason.
-// COMPLETED means funds left the protocol: a swap egress is SUCCESS (a partial refund beside
-// it is the excess of an exact-output swap), a refund egress alone is REFUNDED. An expired
-// channel without a deposit stays PENDING: the order reconciler owns the deposit deadline.
-func MapStatus(f ChannelFacts) (swapv1.OrderStatus, string) {
+// MapStatus maps Chainflip's swap states onto the contract's statuses. A refund is never a
+// success: COMPLETED with a refund egress alone is REFUNDED, and with both egresses (a partial
+// fill: part swapped, the rest refunded) SUCCESS with PARTIAL_REFUND so the refunded amount is
+// shown beside it. FAILED is REFUNDED when the funds were sent back (refund or fallback egress
+// witnessed), REFUNDING while that egress is still on its way, and a deposit Chainflip ignored
+// without a refund (below its minimum) is FAILED only once the channel expired: until then a
+// new deposit can still be swapped. An expired channel without a deposit stays PENDING: the
+// order reconciler owns the deposit deadline.
+func MapStatus(f Facts) provider.Outcome {
 	switch f.State {
 	case "WAITING":
 		if f.Expired {
-			return swapv1.OrderPending, "DepositChannelExpired"
+			return provider.Outcome{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusDepositWindowClosed, Reason: "DepositChannelExpired"}
 		}
-		return swapv1.OrderPending, "AwaitingDeposit"
+		return provider.Outcome{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit, Reason: "AwaitingDeposit"}
 	case "RECEIVING":
-		return swapv1.OrderProcessing, "DepositSeen"
+		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositSeen, Reason: "DepositSeen"}
 	case "SWAPPING":
-		return swapv1.OrderProcessing, "Swapping"
-	case "SENDING":
-		if f.Refunded {
-			return swapv1.OrderProcessing, "Refunding"
+		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping, Reason: "Swapping"}
+	case "SENDING", "SENT":
+		if f.Refund && !f.SwapOut {
+			return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusRefunding, Reason: "Refunding"}
 		}
-		return swapv1.OrderProcessing, "Sending"
-	case "SENT":
-		return swapv1.OrderProcessing, "Sent"
+		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSending, Reason: "Sending"}
 	case "COMPLETED":
 		switch {
-		case f.SwapOutput:
-			return swapv1.OrderSuccess, "Settled"
-		case f.Refunded:
-			return swapv1.OrderRefunded, "Refunded"
+		case f.SwapOut && f.Refund:
+			return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Reason: "PartiallyRefunded"}
+		case f.SwapOut:
+			return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusSettled, Reason: "Settled"}
+		case f.Refund:
+			return provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "Refunded"}
 		}
-		return swapv1.OrderUnknown, "CompletedWithoutEgress"
+		return provider.Outcome{Status: swapv1.OrderUnknown, Reason: "CompletedWithoutEgress"}
 	case "FAILED":
-		return swapv1.OrderFailed, "ProviderFailed"
+		// A failed deposit or swap whose funds are on their way back is not over yet: it
+		// ends REFUNDED once the refund is witnessed, never FAILED.
+		switch {
+		case f.Refund && !f.RefundFailed && f.RefundSent:
+			if f.DepositFailed {
+				return provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositRejected"}
+			}
+			return provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "Refunded"}
+		case f.Fallback && !f.FallbackFailed && f.FallbackSent:
+			return provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "FallbackRefund"}
+		case (f.Refund && !f.RefundFailed) || (f.Fallback && !f.FallbackFailed):
+			return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusRefunding, Reason: "Refunding"}
+		case f.DepositFailed && !f.Expired:
+			// The channel still accepts deposits and the status follows the latest one: a
+			// deposit that meets the minimum would still be swapped, so this is not over.
+			return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositIgnored"}
+		case f.DepositFailed:
+			return provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositRejected"}
+		case f.SwapOutFailed || f.RefundFailed || f.FallbackFailed:
+			return provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusProviderFailed, Reason: "EgressFailed"}
+		}
+		return provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusProviderFailed, Reason: "ProviderFailed"}
 	}
-	return swapv1.OrderUnknown, "UnrecognizedProviderStatus"
+	return provider.Outcome{Status: swapv1.OrderUnknown, Reason: "UnrecognizedProviderStatus"}
 }
 
 var (
-	belowRE = regexp.MustCompile(`below minimum swap amount \((\d+)\)`)
-	aboveRE = regexp.MustCompile(`above maximum swap amount \((\d+)\)`)
+	belowRE      = regexp.MustCompile(`below minimum swap amount \((\d+)\)`)
+	ingressFeeRE = regexp.MustCompile(`lower than estimated ingress fee \((\d+)\)`)
+	aboveRE      = regexp.MustCompile(`above maximum swap amount \((\d+)\)`)
 )
 
-// refine reads the swap service's 400 messages ("expected amount is below minimum swap
-// amount (N)").
+// refine reads the backend's 400 messages: "expected amount is below minimum swap amount (N)",
+// "amount is lower than estimated ingress fee (N)", "expected amount is above maximum swap
+// amount (N)", "insufficient liquidity for the requested amount", "Requested assets cannot be
+// swapped", and the output-side minimums ("... lower than the egress fee (N)", "... lower than
+// minimum egress amount (N)") whose N is in the destination asset, so no input limit is named.
 func refine(msg string) (provider.Kind, string, bool) {
-	if m := belowRE.FindStringSubmatch(msg); m != nil {
-		return provider.KindAmountTooLow, m[1], true
+	for _, re := range []*regexp.Regexp{belowRE, ingressFeeRE} {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			return provider.KindAmountTooLow, m[1], true
+		}
 	}
 	if m := aboveRE.FindStringSubmatch(msg); m != nil {
 		return provider.KindAmountTooHigh, m[1], true
 	}
-	if strings.Contains(msg, "not supported") {
+	switch {
+	case strings.Contains(msg, "insufficient liquidity"):
+		return provider.KindAmountTooHigh, "", true
+	case strings.Contains(msg, "cannot be swapped"):
 		return provider.KindUnsupportedPair, "", true
+	case strings.Contains(msg, "lower than the egress fee"), strings.Contains(msg, "lower than minimum egress amount"),
+		strings.Contains(msg, "lower than ingress fee"):
+		return provider.KindAmountTooLow, "", true
 	}
 	return 0, "", false
 }
@@ -82,4 +124,18 @@ func slippageBps(requested *int32, recommendedPercent float64) int64 {
 		return int64(recommendedPercent*100 + 0.5)
 	}
 	return provider.DefaultSlippageBps
+}
+
+// pickQuote chooses among the backend's quotes: the REGULAR one when offered (it settles in one
+// swap), else the first DCA one; ok is false for an empty answer.
+func pickQuote(qs []quote) (quote, bool) {
+	for _, q := range qs {
+		if q.Type == "REGULAR" {
+			return q, true
+		}
+	}
+	if len(qs) == 0 {
+		return quote{}, false
+	}
+	return qs[0], true
 }

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +95,9 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 	}
 	up := &provider.Upstream{Status: resp.StatusCode, Path: call.String()}
 	switch {
+	case retryLater(resp.StatusCode):
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: message(body), Upstream: up,
+			RetryAfter: RetryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	case resp.StatusCode >= 500:
 		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider error", Upstream: up}
 	case resp.StatusCode == http.StatusNotFound:
@@ -152,6 +156,32 @@ func (c *Client) transportError(ctx context.Context, call Call, err error) error
 		return &provider.Error{Provider: c.provider, Kind: provider.KindTimeout, Detail: "no answer in time", Upstream: up, Err: err}
 	}
 	return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider unreachable", Upstream: up, Err: err}
+}
+
+// retryLater: statuses that say "not now" rather than "never" (408, 425, 429, 503); the same
+// request may succeed later, so they are retryable even where they are 4xx.
+func retryLater(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	}
+	return false
+}
+
+// RetryAfter reads a Retry-After header: delay-seconds or an HTTP date; zero when absent,
+// malformed or already past.
+func RetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // message extracts the {"message": "..."} both protocols use for errors, else a bounded

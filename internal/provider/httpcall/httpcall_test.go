@@ -20,6 +20,8 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		wantKind   provider.Kind
 		wantStatus int
 		wantDetail string
+		retryAfter string
+		wantAfter  time.Duration
 		wantErr    bool
 	}{
 		{name: "ok", status: 200, body: `{"x":"y"}`},
@@ -28,6 +30,10 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		{name: "404", status: 404, body: `{"message":"gone"}`, wantErr: true, wantKind: provider.KindNotFound, wantStatus: 404, wantDetail: "gone"},
 		{name: "400 message", status: 400, body: `{"message":"bad thing"}`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "bad thing"},
 		{name: "400 plain", status: 400, body: `plain words`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "plain words"},
+		{name: "429 with Retry-After", status: 429, body: `{"message":"Too many requests, please try again later"}`, retryAfter: "7", wantErr: true,
+			wantKind: provider.KindUpstream, wantStatus: 429, wantDetail: "Too many requests, please try again later", wantAfter: 7 * time.Second},
+		{name: "503 with Retry-After", status: 503, body: `{"message":"The swap service is currently unavailable due to maintenance"}`, retryAfter: "2", wantErr: true,
+			wantKind: provider.KindUpstream, wantStatus: 503, wantAfter: 2 * time.Second},
 		{name: "slow", status: 200, body: `{}`, hang: true, wantErr: true, wantKind: provider.KindTimeout},
 	}
 	for _, tt := range tests {
@@ -43,6 +49,9 @@ func TestDoClassifiesAnswers(t *testing.T) {
 					case <-r.Context().Done():
 					}
 					return
+				}
+				if tt.retryAfter != "" {
+					w.Header().Set("Retry-After", tt.retryAfter)
 				}
 				w.WriteHeader(tt.status)
 				_, _ = w.Write([]byte(tt.body))
@@ -78,7 +87,27 @@ func TestDoClassifiesAnswers(t *testing.T) {
 			if tt.wantDetail != "" && pe.Detail != tt.wantDetail {
 				t.Fatalf("detail = %q; want %q", pe.Detail, tt.wantDetail)
 			}
+			if pe.RetryAfter != tt.wantAfter {
+				t.Fatalf("retry after = %v; want %v", pe.RetryAfter, tt.wantAfter)
+			}
 		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := map[string]time.Duration{
+		"":                              0,
+		"30":                            30 * time.Second,
+		"-5":                            0,
+		"soon":                          0,
+		"Fri, 02 Jan 2026 03:05:05 GMT": time.Minute,
+		"Fri, 02 Jan 2026 03:00:00 GMT": 0,
+	}
+	for v, want := range tests {
+		if got := RetryAfter(v, now); got != want {
+			t.Errorf("RetryAfter(%q) = %v; want %v", v, got, want)
+		}
 	}
 }
 

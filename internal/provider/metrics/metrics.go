@@ -82,6 +82,8 @@ type instrumented struct{ next provider.Provider }
 
 func (m instrumented) ID() swapv1.ProviderID { return m.next.ID() }
 
+func (m instrumented) IdempotentCreate() bool { return m.next.IdempotentCreate() }
+
 // Unwrap returns the adapter being measured.
 func (m instrumented) Unwrap() provider.Provider { return m.next }
 

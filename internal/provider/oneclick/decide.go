@@ -8,27 +8,32 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
-// MapStatus maps a 1Click execution status onto the contract's statuses with a stable reason.
-// KNOWN_DEPOSIT_TX and INCOMPLETE_DEPOSIT are PROCESSING: the provider has seen funds, and an
-// order never goes back from PROCESSING to PENDING.
-func MapStatus(raw string) (swapv1.OrderStatus, string) {
+// MapStatus maps a 1Click execution status onto the contract's statuses. KNOWN_DEPOSIT_TX and
+// INCOMPLETE_DEPOSIT are PROCESSING (the provider has seen funds, and an order never goes back
+// from PROCESSING to PENDING); the substatus INCOMPLETE_DEPOSIT tells the user to top up or
+// wait for the refund. SUCCESS with a refunded amount (an excess or an unfilled share sent
+// back) is PARTIAL_REFUND, so the refund is shown beside the success, never hidden in it.
+func MapStatus(raw string, refunded bool) provider.Outcome {
 	switch raw {
 	case "PENDING_DEPOSIT":
-		return swapv1.OrderPending, "AwaitingDeposit"
+		return provider.Outcome{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit, Reason: "AwaitingDeposit"}
 	case "KNOWN_DEPOSIT_TX":
-		return swapv1.OrderProcessing, "DepositSeen"
+		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositSeen, Reason: "DepositSeen"}
 	case "INCOMPLETE_DEPOSIT":
-		return swapv1.OrderProcessing, "IncompleteDeposit"
+		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusIncompleteDeposit, Reason: "IncompleteDeposit"}
 	case "PROCESSING":
-		return swapv1.OrderProcessing, "Swapping"
+		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping, Reason: "Swapping"}
 	case "SUCCESS":
-		return swapv1.OrderSuccess, "Settled"
+		if refunded {
+			return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Reason: "PartiallyRefunded"}
+		}
+		return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusSettled, Reason: "Settled"}
 	case "REFUNDED":
-		return swapv1.OrderRefunded, "Refunded"
+		return provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "Refunded"}
 	case "FAILED":
-		return swapv1.OrderFailed, "ProviderFailed"
+		return provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusProviderFailed, Reason: "ProviderFailed"}
 	}
-	return swapv1.OrderUnknown, "UnrecognizedProviderStatus"
+	return provider.Outcome{Status: swapv1.OrderUnknown, Reason: "UnrecognizedProviderStatus"}
 }
 
 // isReason accepts a provider's refundReason as our Reason only when it is already a stable

@@ -1,18 +1,18 @@
-// Package oneclick is the adapter for providers speaking the NEAR Intents 1Click API v0
-// (route_A by default): GET /v0/tokens, POST /v0/quote, GET /v0/status, POST
-// /v0/deposit/submit, with a bearer token.
+// Package oneclick is the adapter for the NEAR Intents 1Click API v0 (route_A by default):
+// GET /v0/tokens, POST /v0/quote, GET /v0/status, POST /v0/deposit/submit, with the JWT from
+// the RoutingProvider's Secret as a bearer token.
 //
-// Idempotency: 1Click's QuoteRequest has no client-reference field (referral is a public,
-// lower-case analytics tag, not a key), so the order id travels in an `Idempotency-Key`
-// header on the non-dry quote. The simulator honours it; a real 1Click ignores it, and then
-// only the order reconciler's create-pending guard prevents a second deposit address.
+// 1Click's QuoteRequest has no idempotency field (referral is a public analytics tag, not a
+// key): every non-dry quote creates a new deposit address, so IdempotentCreate is false.
 package oneclick
 
 import (
 	"cmp"
 	"context"
+	"math"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -22,9 +22,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/httpcall"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// IdempotencyHeader carries the order id on the quote that creates the deposit address.
-const IdempotencyHeader = "Idempotency-Key"
 
 const (
 	// tokenTTL is how long the token list is trusted for CAIP-19 lookups.
@@ -55,6 +52,9 @@ func New(cfg provider.Config) (*Adapter, error) {
 
 // ID is the provider id.
 func (a *Adapter) ID() swapv1.ProviderID { return a.c.Provider() }
+
+// IdempotentCreate: a repeated non-dry quote creates another deposit address.
+func (a *Adapter) IdempotentCreate() bool { return false }
 
 // Assets lists the provider's tokens with CAIP-19 ids; tokens on chains outside the chain
 // table are skipped.
@@ -92,13 +92,13 @@ func AssetID(blockchain, contract string) (string, bool) {
 
 // Quote prices a swap (dry quote: no deposit address).
 func (a *Adapter) Quote(ctx context.Context, req provider.QuoteRequest) (provider.Quote, error) {
-	q, _, err := a.quote(ctx, req, true, "")
+	q, _, err := a.quote(ctx, req, true)
 	return q, err
 }
 
 // CreateDeposit asks for a non-dry quote, which carries the deposit address.
 func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest) (provider.Deposit, error) {
-	q, raw, err := a.quote(ctx, req.QuoteRequest, false, req.OrderID)
+	q, raw, err := a.quote(ctx, req.QuoteRequest, false)
 	if err != nil {
 		return provider.Deposit{}, err
 	}
@@ -113,7 +113,7 @@ func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest
 	return d, nil
 }
 
-func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool, orderID string) (provider.Quote, quote, error) {
+func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool) (provider.Quote, quote, error) {
 	origin, err := a.token(ctx, req.OriginAsset)
 	if err != nil {
 		return provider.Quote{}, quote{}, err
@@ -121,6 +121,10 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 	dest, err := a.token(ctx, req.DestinationAsset)
 	if err != nil {
 		return provider.Quote{}, quote{}, err
+	}
+	refundTo, recipient := cmp.Or(req.RefundTo, req.Sender), req.Recipient
+	if dry { // 1Click requires both even for a dry quote; a preview may not know them yet
+		refundTo, recipient = cmp.Or(refundTo, placeholder(origin.Asset.Chain)), cmp.Or(recipient, placeholder(dest.Asset.Chain))
 	}
 	slippage := int64(provider.DefaultSlippageBps)
 	if req.SlippageBps != nil {
@@ -131,16 +135,12 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 		swapType = swapv1.ExactInput
 	}
 	body := quoteRequest{
-		Dry: dry, SwapType: string(swapType), SlippageTolerance: slippage,
-		OriginAsset: origin, DepositType: "ORIGIN_CHAIN", DestinationAsset: dest, Amount: req.Amount,
-		RefundTo: cmp.Or(req.RefundTo, req.Sender), RefundType: "ORIGIN_CHAIN",
-		Recipient: req.Recipient, RecipientType: "DESTINATION_CHAIN",
+		Dry: dry, DepositMode: "SIMPLE", SwapType: string(swapType), SlippageTolerance: slippage,
+		OriginAsset: origin.Token, DepositType: "ORIGIN_CHAIN", DestinationAsset: dest.Token, Amount: req.Amount,
+		RefundTo: refundTo, RefundType: "ORIGIN_CHAIN", Recipient: recipient, RecipientType: "DESTINATION_CHAIN",
 		Deadline: a.now().Add(requestedDeadline).UTC().Format(time.RFC3339),
 	}
 	call := httpcall.Call{Method: http.MethodPost, Path: "/v0/quote", Body: body}
-	if orderID != "" {
-		call.Header = http.Header{IdempotencyHeader: {orderID}}
-	}
 	var resp quoteResponse
 	if err := a.c.Do(ctx, call, &resp); err != nil {
 		return provider.Quote{}, quote{}, httpcall.Refine(err, refine)
@@ -149,17 +149,17 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 	return q, resp.Quote, err
 }
 
-// token finds the 1Click asset id of a CAIP-19 id; an asset the provider does not list makes
-// the pair unsupported.
-func (a *Adapter) token(ctx context.Context, assetID string) (string, error) {
+// token finds the 1Click token of a CAIP-19 id; an asset the provider does not list makes the
+// pair unsupported.
+func (a *Adapter) token(ctx context.Context, assetID string) (assetindex.Entry[string], error) {
 	e, ok, err := a.tokens.Lookup(ctx, assetID)
 	if err != nil {
-		return "", err
+		return e, err
 	}
 	if !ok {
-		return "", &provider.Error{Provider: a.ID(), Kind: provider.KindUnsupportedPair, Detail: "asset not listed: " + assetID}
+		return e, &provider.Error{Provider: a.ID(), Kind: provider.KindUnsupportedPair, Detail: "asset not listed: " + assetID}
 	}
-	return e.Token, nil
+	return e, nil
 }
 
 func (a *Adapter) candidate(q quote, swapType swapv1.SwapType) (provider.Quote, error) {
@@ -167,7 +167,7 @@ func (a *Adapter) candidate(q quote, swapType swapv1.SwapType) (provider.Quote, 
 		return provider.Quote{}, &provider.Error{Provider: a.ID(), Kind: provider.KindUpstream, Detail: "quote without amounts",
 			Upstream: &provider.Upstream{Status: http.StatusOK, Path: "POST /v0/quote"}}
 	}
-	c := provider.Quote{ProviderID: a.ID(), AmountIn: q.AmountIn, AmountOut: q.AmountOut, EstimatedTimeSeconds: q.TimeEstimate}
+	c := provider.Quote{ProviderID: a.ID(), AmountIn: q.AmountIn, AmountOut: q.AmountOut, EstimatedTimeSeconds: int64(math.Ceil(q.TimeEstimate))}
 	if swapType == swapv1.ExactOutput {
 		c.MaxAmountIn = q.AmountIn // 1Click takes amountIn and refunds what the swap did not need
 	} else {
@@ -189,14 +189,15 @@ func (a *Adapter) Status(ctx context.Context, ref provider.OrderRef) (provider.S
 	if err := a.c.Do(ctx, call, &resp); err != nil {
 		return provider.Status{}, err
 	}
-	st, reason := MapStatus(resp.Status)
-	if st == swapv1.OrderRefunded && isReason(resp.SwapDetails.RefundReason) {
-		reason = resp.SwapDetails.RefundReason
+	d := resp.SwapDetails
+	out := MapStatus(resp.Status, isPositive(d.RefundedAmount))
+	if out.Status == swapv1.OrderRefunded && isReason(d.RefundReason) {
+		out.Reason = d.RefundReason
 	}
 	return provider.Status{
-		Status: st, Raw: resp.Status, Reason: reason,
-		InTxHashes: hashes(resp.SwapDetails.OriginChainTxHashes), OutTxHashes: hashes(resp.SwapDetails.DestinationChainTxHashes),
-		AmountIn: resp.SwapDetails.AmountIn, AmountOut: resp.SwapDetails.AmountOut, RefundedAmount: resp.SwapDetails.RefundedAmount,
+		Status: out.Status, Substatus: out.Substatus, Raw: resp.Status, Reason: out.Reason,
+		InTxHashes: hashes(d.OriginChainTxHashes), OutTxHashes: hashes(d.DestinationChainTxHashes),
+		DepositedAmount: d.DepositedAmount, AmountIn: d.AmountIn, AmountOut: d.AmountOut, RefundedAmount: d.RefundedAmount,
 	}, nil
 }
 
@@ -207,6 +208,9 @@ func (a *Adapter) SubmitDeposit(ctx context.Context, ref provider.OrderRef, hint
 	var resp executionStatusResponse
 	return a.c.Do(ctx, httpcall.Call{Method: http.MethodPost, Path: "/v0/deposit/submit", Body: body}, &resp)
 }
+
+// isPositive reports whether an amount string is a positive integer.
+func isPositive(s string) bool { return provider.IsAmount(s) && strings.TrimLeft(s, "0") != "" }
 
 func hashes(ts []transactionDetails) []string {
 	out := make([]string, 0, len(ts))

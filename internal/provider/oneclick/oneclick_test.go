@@ -23,7 +23,10 @@ func TestAgainstSimulator(t *testing.T) {
 		Unlisted:      [2]string{"doge:DOGE", "eth:ETH"},
 		Excluded:      [2]string{"tron:USDT", "btc:BTC"},
 		SubmitCounted: true,
-		RefundReasons: true,
+		ExactOutput:   true,
+		// 1Click waits for a top-up, then refunds and says why.
+		UnderDeposit: providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "IncompleteDeposit"},
+		LateDeposit:  providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositAfterDeadline"},
 	}.Run(t)
 }
 
@@ -48,24 +51,25 @@ func TestBearerToken(t *testing.T) {
 
 func TestMapStatus(t *testing.T) {
 	tests := []struct {
-		raw    string
-		want   swapv1.OrderStatus
-		reason string
+		raw      string
+		refunded bool
+		want     provider.Outcome
 	}{
-		{"PENDING_DEPOSIT", swapv1.OrderPending, "AwaitingDeposit"},
-		{"KNOWN_DEPOSIT_TX", swapv1.OrderProcessing, "DepositSeen"},
-		{"INCOMPLETE_DEPOSIT", swapv1.OrderProcessing, "IncompleteDeposit"},
-		{"PROCESSING", swapv1.OrderProcessing, "Swapping"},
-		{"SUCCESS", swapv1.OrderSuccess, "Settled"},
-		{"REFUNDED", swapv1.OrderRefunded, "Refunded"},
-		{"FAILED", swapv1.OrderFailed, "ProviderFailed"},
-		{"SOMETHING_NEW", swapv1.OrderUnknown, "UnrecognizedProviderStatus"},
-		{"", swapv1.OrderUnknown, "UnrecognizedProviderStatus"},
+		{"PENDING_DEPOSIT", false, provider.Outcome{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit, Reason: "AwaitingDeposit"}},
+		{"KNOWN_DEPOSIT_TX", false, provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositSeen, Reason: "DepositSeen"}},
+		// The user must act: top up or wait for the refund.
+		{"INCOMPLETE_DEPOSIT", false, provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusIncompleteDeposit, Reason: "IncompleteDeposit"}},
+		{"PROCESSING", false, provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping, Reason: "Swapping"}},
+		{"SUCCESS", false, provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusSettled, Reason: "Settled"}},
+		{"SUCCESS", true, provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Reason: "PartiallyRefunded"}},
+		{"REFUNDED", true, provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "Refunded"}},
+		{"FAILED", false, provider.Outcome{Status: swapv1.OrderFailed, Substatus: swapv1.SubstatusProviderFailed, Reason: "ProviderFailed"}},
+		{"SOMETHING_NEW", false, provider.Outcome{Status: swapv1.OrderUnknown, Reason: "UnrecognizedProviderStatus"}},
+		{"", false, provider.Outcome{Status: swapv1.OrderUnknown, Reason: "UnrecognizedProviderStatus"}},
 	}
 	for _, tt := range tests {
-		got, reason := MapStatus(tt.raw)
-		if got != tt.want || reason != tt.reason {
-			t.Errorf("MapStatus(%q) = %s, %s; want %s, %s", tt.raw, got, reason, tt.want, tt.reason)
+		if got := MapStatus(tt.raw, tt.refunded); got != tt.want {
+			t.Errorf("MapStatus(%q, %v) = %+v; want %+v", tt.raw, tt.refunded, got, tt.want)
 		}
 	}
 }

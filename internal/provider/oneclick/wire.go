@@ -1,8 +1,9 @@
 package oneclick
 
-// Wire types, named after the public 1Click SDK (QuoteRequest, QuoteResponse, Quote,
-// TokenResponse, GetExecutionStatusResponse, SwapDetails, TransactionDetails,
-// SubmitDepositTxRequest). Only the fields the adapter uses are decoded.
+// Wire types of the 1Click API v0 as the public SDK's models (generated from its OpenAPI
+// document) define them: TokenResponse, QuoteRequest, QuoteResponse, Quote,
+// GetExecutionStatusResponse, SwapDetails, TransactionDetails, SubmitDepositTxRequest. Only
+// the fields the adapter reads are decoded; unknown fields are ignored.
 
 type tokenResponse struct {
 	AssetID         string  `json:"assetId"`
@@ -15,6 +16,7 @@ type tokenResponse struct {
 
 type quoteRequest struct {
 	Dry               bool   `json:"dry"`
+	DepositMode       string `json:"depositMode"`
 	SwapType          string `json:"swapType"`
 	SlippageTolerance int64  `json:"slippageTolerance"`
 	OriginAsset       string `json:"originAsset"`
@@ -29,14 +31,16 @@ type quoteRequest struct {
 }
 
 type quote struct {
-	DepositAddress string `json:"depositAddress"`
-	DepositMemo    string `json:"depositMemo"`
-	AmountIn       string `json:"amountIn"`
-	MinAmountIn    string `json:"minAmountIn"`
-	AmountOut      string `json:"amountOut"`
-	MinAmountOut   string `json:"minAmountOut"`
-	Deadline       string `json:"deadline"`
-	TimeEstimate   int64  `json:"timeEstimate"`
+	DepositAddress string  `json:"depositAddress"`
+	DepositMemo    string  `json:"depositMemo"`
+	AmountIn       string  `json:"amountIn"`
+	MinAmountIn    string  `json:"minAmountIn"`
+	AmountOut      string  `json:"amountOut"`
+	MinAmountOut   string  `json:"minAmountOut"`
+	Deadline       string  `json:"deadline"`
+	TimeEstimate   float64 `json:"timeEstimate"`
+	RefundFee      string  `json:"refundFee"`
+	WithdrawFee    string  `json:"withdrawFee"`
 }
 
 type quoteResponse struct {
@@ -53,6 +57,7 @@ type transactionDetails struct {
 type swapDetails struct {
 	AmountIn                 string               `json:"amountIn"`
 	AmountOut                string               `json:"amountOut"`
+	DepositedAmount          string               `json:"depositedAmount"`
 	RefundedAmount           string               `json:"refundedAmount"`
 	RefundReason             string               `json:"refundReason"`
 	OriginChainTxHashes      []transactionDetails `json:"originChainTxHashes"`

@@ -1,6 +1,8 @@
 // Package providertest is the behaviour every provider adapter must show against the real
 // simulator over HTTP on 127.0.0.1: asset mapping, quotes, limits, unsupported pairs, every
-// error class on every call, idempotent deposit creation, and the settlement paths.
+// error class on every call (429 with Retry-After included), what a repeated deposit creation
+// does, and the settlement paths with their substatus: full, under and late deposits, a
+// partial fill and a missed price floor.
 package providertest
 
 import (
@@ -29,9 +31,20 @@ type Suite struct {
 	Unlisted, Excluded [2]string
 	// SubmitCounted: SubmitDeposit reaches the provider as a deposit submission.
 	SubmitCounted bool
-	// RefundReasons: the protocol says why it refunded, so Status.Reason names the cause;
-	// otherwise it is "Refunded".
-	RefundReasons bool
+	// ExactOutput: the provider quotes exact-output swaps; otherwise it refuses them with
+	// KindUnsupportedPair.
+	ExactOutput bool
+	// UnderDeposit is where a deposit of a tenth of the quoted input comes to rest.
+	UnderDeposit Want
+	// LateDeposit is how a deposit after the deposit window ends.
+	LateDeposit Want
+}
+
+// Want is an expected final status.
+type Want struct {
+	Status    swapv1.OrderStatus
+	Substatus swapv1.OrderSubstatus
+	Reason    string
 }
 
 // Routed pair used throughout: USDC on Ethereum to USDC on Arbitrum, which both route.
@@ -70,7 +83,7 @@ func (s Suite) Run(t *testing.T) {
 	t.Run("Quote", s.testQuote)
 	t.Run("ErrorClasses", s.testErrorClasses)
 	t.Run("NotFound", s.testNotFound)
-	t.Run("IdempotentCreateDeposit", s.testIdempotent)
+	t.Run("RepeatedCreateDeposit", s.testRepeatedCreate)
 	t.Run("Settlement", s.testSettlement)
 }
 
@@ -121,7 +134,7 @@ func (s Suite) testQuote(t *testing.T) {
 		wantLimit string
 	}{
 		{name: "exact input", req: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)},
-		{name: "exact output", req: quoteReq(usdcEth, usdcArb, "90000000", swapv1.ExactOutput)},
+		{name: "exact output", req: quoteReq(usdcEth, usdcArb, "90000000", swapv1.ExactOutput), wantKind: s.exactOutputRefusal()},
 		{name: "below minimum", req: quoteReq(usdcEth, usdcArb, below, swapv1.ExactInput), wantKind: kind(provider.KindAmountTooLow), wantLimit: minIn.String()},
 		{name: "above maximum", req: quoteReq(usdcEth, usdcArb, above, swapv1.ExactInput), wantKind: kind(provider.KindAmountTooHigh), wantLimit: maxIn.String()},
 		{name: "unlisted asset", req: quoteReq(asset(s.Unlisted[0]), asset(s.Unlisted[1]), "100000000", swapv1.ExactInput), wantKind: kind(provider.KindUnsupportedPair)},
@@ -182,6 +195,7 @@ func (s Suite) testErrorClasses(t *testing.T) {
 	}{
 		{name: "5xx", fault: simulator.Fault{ErrorRate: 1, Status: 500}, wantKind: provider.KindUpstream, wantStatus: 500},
 		{name: "503", fault: simulator.Fault{ErrorRate: 1}, wantKind: provider.KindUpstream, wantStatus: 503},
+		{name: "429 with Retry-After", fault: simulator.Fault{ErrorRate: 1, Status: 429, RetryAfter: 3 * time.Second}, wantKind: provider.KindUpstream, wantStatus: 429},
 		{name: "malformed body", fault: simulator.Fault{Garbage: true}, wantKind: provider.KindUpstream, wantStatus: 200},
 		{name: "latency over timeout", fault: simulator.Fault{Latency: 2 * time.Second}, wantKind: provider.KindTimeout},
 		{name: "hang", fault: simulator.Fault{Hang: true}, wantKind: provider.KindTimeout},
@@ -210,6 +224,9 @@ func (s Suite) testErrorClasses(t *testing.T) {
 				}
 				if pe.Upstream == nil || pe.Upstream.Path == "" || pe.Upstream.Status != tt.wantStatus {
 					t.Fatalf("upstream = %+v; want status %d and a path", pe.Upstream, tt.wantStatus)
+				}
+				if pe.RetryAfter != tt.fault.RetryAfter {
+					t.Fatalf("retry after = %v; want %v", pe.RetryAfter, tt.fault.RetryAfter)
 				}
 				sim.ClearFaults()
 				if err := s.callAll(ctx, p, d)[method]; err != nil {
@@ -243,52 +260,65 @@ func (s Suite) testNotFound(t *testing.T) {
 	}
 }
 
-func (s Suite) testIdempotent(t *testing.T) {
+// exactOutputRefusal is the error an exact-output quote must give, nil when it is priced.
+func (s Suite) exactOutputRefusal() *provider.Kind {
+	if s.ExactOutput {
+		return nil
+	}
+	return kind(provider.KindUnsupportedPair)
+}
+
+// testRepeatedCreate: neither real provider has an idempotency field, so a repeated create
+// opens a second address, and the adapter must say so.
+func (s Suite) testRepeatedCreate(t *testing.T) {
 	sim, url := simtest.Start(t, simtest.FastOptions())
 	p := s.adapter(t, url, time.Second)
 	ctx := context.Background()
-	req := provider.DepositRequest{OrderID: "ord_idem", QuoteRequest: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)}
+	req := provider.DepositRequest{OrderID: "ord_twice", QuoteRequest: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)}
+	if p.IdempotentCreate() {
+		t.Fatal("adapter claims idempotent creation; the real protocol has no idempotency field")
+	}
 	first, err := p.CreateDeposit(ctx, req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if first.DepositAddress == "" || first.ProviderRef == "" || first.Deadline.IsZero() || first.Quote.AmountIn != "100000000" {
+		t.Fatalf("deposit %+v lacks address, reference, deadline or quote", first)
 	}
 	second, err := p.CreateDeposit(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.DepositAddress == "" || first.DepositAddress != second.DepositAddress || first.ProviderRef != second.ProviderRef {
-		t.Fatalf("addresses %q/%q refs %q/%q; want one", first.DepositAddress, second.DepositAddress, first.ProviderRef, second.ProviderRef)
+	if second.DepositAddress == first.DepositAddress {
+		t.Fatalf("a repeated create returned the same address %s; the provider is not idempotent", first.DepositAddress)
 	}
-	if first.Deadline.IsZero() || first.Quote.AmountIn != "100000000" {
-		t.Fatalf("deposit %+v lacks deadline or quote", first)
-	}
-	other, err := p.CreateDeposit(ctx, provider.DepositRequest{OrderID: "ord_other", QuoteRequest: req.QuoteRequest})
-	if err != nil || other.DepositAddress == first.DepositAddress {
-		t.Fatalf("another order got %q, %v", other.DepositAddress, err)
-	}
-	if n := sim.Stats().DepositAddressesCreated[s.Provider]["ord_idem"]; n != 1 {
-		t.Fatalf("simulator created %d addresses for ord_idem; want 1", n)
+	if n := sim.Stats().DepositAddressesCreated[s.Provider][req.Recipient]; n != 2 {
+		t.Fatalf("simulator created %d addresses; want 2", n)
 	}
 	if _, err := p.Quote(ctx, req.QuoteRequest); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(sim.Stats().DepositAddressesCreated[s.Provider]); got != 2 {
-		t.Fatalf("a dry quote created an address: %d refs", got)
+	if n := sim.Stats().DepositAddressesCreated[s.Provider][req.Recipient]; n != 2 {
+		t.Fatalf("a quote created an address: %d", n)
 	}
 }
 
 func (s Suite) testSettlement(t *testing.T) {
+	tenth := func(e string) string { return e[:len(e)-1] }
 	tests := []struct {
-		name       string
-		deposit    func(expected string) string
-		window     time.Duration
-		wait       time.Duration // before depositing, to miss a short window
-		want       swapv1.OrderStatus
-		wantReason string
+		name    string
+		deposit func(expected string) string
+		window  time.Duration
+		wait    bool // for the deposit window to pass before depositing
+		// unfilled is the share the market cannot fill at the order's price.
+		unfilled int64
+		want     Want
 	}{
-		{name: "full deposit", deposit: func(e string) string { return e }, want: swapv1.OrderSuccess},
-		{name: "under-deposit", deposit: func(e string) string { return e[:len(e)-1] }, want: swapv1.OrderRefunded, wantReason: "IncompleteDeposit"},
-		{name: "late deposit", deposit: func(e string) string { return e }, window: 100 * time.Millisecond, wait: 150 * time.Millisecond, want: swapv1.OrderRefunded, wantReason: "DepositAfterDeadline"},
+		{name: "full deposit", deposit: func(e string) string { return e }, want: Want{swapv1.OrderSuccess, swapv1.SubstatusSettled, "Settled"}},
+		{name: "under-deposit", deposit: tenth, want: s.UnderDeposit},
+		{name: "late deposit", deposit: func(e string) string { return e }, window: 100 * time.Millisecond, wait: true, want: s.LateDeposit},
+		{name: "partial fill", deposit: func(e string) string { return e }, unfilled: 2500, want: Want{swapv1.OrderSuccess, swapv1.SubstatusPartialRefund, "PartiallyRefunded"}},
+		{name: "price floor missed", deposit: func(e string) string { return e }, unfilled: 10000, want: Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -305,11 +335,14 @@ func (s Suite) testSettlement(t *testing.T) {
 			}
 			ref := provider.OrderRef{OrderID: "ord_settle", DepositAddress: d.DepositAddress, ProviderRef: d.ProviderRef}
 			st, err := p.Status(ctx, ref)
-			if err != nil || st.Status != swapv1.OrderPending || st.Raw == "" {
-				t.Fatalf("before deposit: %+v, %v; want PENDING", st, err)
+			if err != nil || st.Status != swapv1.OrderPending || st.Substatus != swapv1.SubstatusAwaitingDeposit || st.Raw == "" {
+				t.Fatalf("before deposit: %+v, %v; want PENDING AWAITING_DEPOSIT", st, err)
 			}
-			if tt.wait > 0 {
+			if tt.wait {
 				simtest.Eventually(t, time.Second, "deposit window to pass", func() bool { return time.Now().After(d.Deadline) })
+			}
+			if tt.unfilled > 0 && !sim.SetUnfilled(s.Provider, d.DepositAddress, tt.unfilled) {
+				t.Fatal("simulator does not know the order")
 			}
 			amount := tt.deposit(d.Quote.AmountIn)
 			tx, err := sim.Deposit(d.DepositAddress, amount)
@@ -322,39 +355,48 @@ func (s Suite) testSettlement(t *testing.T) {
 			if got := sim.Stats().DepositSubmits[s.Provider]; (got == 1) != s.SubmitCounted {
 				t.Fatalf("deposit submits = %d; counted %v", got, s.SubmitCounted)
 			}
-			seen := map[swapv1.OrderStatus]bool{}
-			simtest.Eventually(t, 3*time.Second, "a terminal status", func() bool {
+			simtest.Eventually(t, 3*time.Second, "a terminal status or the one wanted", func() bool {
 				st, err = p.Status(ctx, ref)
 				if err != nil {
 					t.Fatal(err)
 				}
-				seen[st.Status] = true
-				return st.Status.IsTerminal()
+				return st.Status.IsTerminal() || (st.Status == tt.want.Status && st.Substatus == tt.want.Substatus)
 			})
-			wantReason := tt.wantReason
-			if tt.want == swapv1.OrderRefunded && !s.RefundReasons {
-				wantReason = "Refunded"
+			if st.Status != tt.want.Status || st.Substatus != tt.want.Substatus || (tt.want.Reason != "" && st.Reason != tt.want.Reason) || st.Raw == "" {
+				t.Fatalf("final %+v; want %+v", st, tt.want)
 			}
-			if st.Status != tt.want || (wantReason != "" && st.Reason != wantReason) || st.Raw == "" {
-				t.Fatalf("final %+v; want %s reason %q", st, tt.want, wantReason)
+			if len(st.InTxHashes) == 0 || st.InTxHashes[0] != tx || st.DepositedAmount != amount {
+				t.Fatalf("in tx hashes %v deposited %q; want [%s] and %s", st.InTxHashes, st.DepositedAmount, tx, amount)
 			}
-			if !seen[swapv1.OrderProcessing] {
-				t.Fatalf("never saw PROCESSING on the way: %v", seen)
-			}
-			if len(st.InTxHashes) == 0 || st.InTxHashes[0] != tx {
-				t.Fatalf("in tx hashes %v; want [%s]", st.InTxHashes, tx)
-			}
-			switch st.Status {
-			case swapv1.OrderSuccess:
-				if st.AmountIn != amount || st.AmountOut != d.Quote.AmountOut || len(st.OutTxHashes) != 1 {
-					t.Fatalf("settled %+v; want in %s out %s and one out tx", st, amount, d.Quote.AmountOut)
-				}
-			case swapv1.OrderRefunded:
-				if st.RefundedAmount != amount {
-					t.Fatalf("refunded %q; want %s", st.RefundedAmount, amount)
-				}
-			}
+			checkAmounts(t, st, amount, d.Quote.AmountOut, tt.unfilled)
 		})
+	}
+}
+
+// checkAmounts: what settled adds up to what was deposited, and a refund is always shown.
+func checkAmounts(t *testing.T, st provider.Status, deposited, quotedOut string, unfilled int64) {
+	t.Helper()
+	switch st.Status {
+	case swapv1.OrderSuccess:
+		refunded := mustInt(deposited)
+		refunded.Sub(refunded, mustInt(st.AmountIn))
+		if unfilled == 0 && (st.AmountIn != deposited || st.AmountOut != quotedOut || st.RefundedAmount != "") {
+			t.Fatalf("settled %+v; want in %s out %s and no refund", st, deposited, quotedOut)
+		}
+		if unfilled > 0 && (refunded.Sign() <= 0 || st.RefundedAmount != refunded.String() || cmpInt(st.AmountOut, quotedOut) >= 0) {
+			t.Fatalf("partial fill %+v; want the unfilled input refunded beside a smaller output", st)
+		}
+		if len(st.OutTxHashes) == 0 {
+			t.Fatal("a success without an out transaction")
+		}
+	case swapv1.OrderRefunded:
+		if st.RefundedAmount != deposited {
+			t.Fatalf("refunded %q; want %s", st.RefundedAmount, deposited)
+		}
+	case swapv1.OrderFailed:
+		if st.RefundedAmount != "" {
+			t.Fatalf("FAILED with a refunded amount %q: a refund must show as REFUNDED", st.RefundedAmount)
+		}
 	}
 }
 

@@ -1,115 +1,131 @@
-// Package channelapi serves route_B's wire protocol, a deposit-channel protocol shaped like
-// Chainflip's swap service (v2): GET /v2/assets with per-asset minimumSwapAmount /
-// maximumSwapAmount, GET /v2/quote, POST /v2/swap/deposit-channel to open a channel, and
-// GET /v2/swaps/{id} with the channel's state.
+// Package channelapi serves route_B's wire protocol: the Chainflip swap backend as its public
+// SDK calls it. GET /api/networkInfo lists the network's internal assets, GET /v2/quote answers
+// an array of REGULAR and/or DCA quotes, POST /api/openSwapDepositChannel opens a deposit
+// channel (201) with fill-or-kill parameters, and GET /v2/swaps/{id} reports the channel's
+// latest swap. Errors are {"message": ...} with the backend's own messages.
 //
-// Additions to the Chainflip shapes, documented here because the real service lacks them:
-// the quote takes `egressAmount` instead of `amount` for an exact-output quote, and opening a
-// channel takes a `clientReference`: the same reference returns the same channel.
+// Like the real backend: opening a channel is not idempotent, a deposit at or above the
+// source minimum is swapped whatever its size (one swap per deposit; the status shows the
+// latest), a deposit below the minimum is ignored (FAILED with deposit.failure), a deposit to
+// an expired channel is rejected and refunded, and a swap whose output misses the channel's
+// minPriceX128 is refunded instead of executed.
 package channelapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/swaprouter/swaprouter/internal/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/simulator/orders"
-	"github.com/swaprouter/swaprouter/internal/simulator/settlement"
 	"github.com/swaprouter/swaprouter/internal/simulator/venue"
 	"github.com/swaprouter/swaprouter/internal/simulator/wire"
 )
 
 // Call names, for faults and stats.
 const (
-	CallAssets = "assets"
-	CallQuote  = "quote"
-	CallOpen   = "open"
-	CallStatus = "status"
+	CallNetworkInfo = "networkInfo"
+	CallQuote       = "quote"
+	CallOpen        = "open"
+	CallStatus      = "status"
 )
 
 // blockTime is the simulated source-chain block time used for expiry blocks.
 const blockTime = 6 * time.Second
 
-// ChainNames are the Chainflip-style chain names of the simulated chains.
-var ChainNames = map[string]string{
-	"eth": "Ethereum", "arb": "Arbitrum", "sol": "Solana", "btc": "Bitcoin", "tron": "Tron", "doge": "Dogecoin",
+// DCAMode says which quote types /v2/quote answers.
+type DCAMode string
+
+const (
+	// DCANone: only the REGULAR quote (the default).
+	DCANone DCAMode = ""
+	// DCAAlso: a REGULAR and a DCA quote.
+	DCAAlso DCAMode = "also"
+	// DCAOnly: only a DCA quote, as for amounts too large for one swap.
+	DCAOnly DCAMode = "only"
+)
+
+// dcaChunks and dcaInterval shape the simulated DCA quote.
+const (
+	dcaChunks   = 3
+	dcaInterval = 2
+)
+
+// cfIDs are Chainflip's internal ids of the simulated assets route_B routes.
+var cfIDs = map[string]string{
+	"eth:ETH": "Eth", "eth:USDC": "Usdc", "eth:USDT": "Usdt", "arb:ETH": "ArbEth", "arb:USDC": "ArbUsdc",
+	"sol:SOL": "Sol", "sol:USDC": "SolUsdc", "btc:BTC": "Btc", "tron:TRX": "Trx", "tron:USDT": "TrxUsdt",
 }
 
-// API is route_B's protocol over a venue.
-type API struct{ V *venue.Venue }
+// chainNames are Chainflip's chain names of the simulated chains.
+var chainNames = map[string]string{"eth": "Ethereum", "arb": "Arbitrum", "sol": "Solana", "btc": "Bitcoin", "tron": "Tron"}
+
+// API is route_B's protocol over a venue. DCA, when set, is read on every quote.
+type API struct {
+	V   *venue.Venue
+	DCA func() DCAMode
+}
 
 // Routes lists the endpoints.
 func (a API) Routes() []venue.Route {
 	return []venue.Route{
-		{Pattern: "GET /v2/assets", Call: CallAssets, Handler: a.assets},
+		{Pattern: "GET /api/networkInfo", Call: CallNetworkInfo, Handler: a.networkInfo},
 		{Pattern: "GET /v2/quote", Call: CallQuote, Handler: a.quote},
-		{Pattern: "POST /v2/swap/deposit-channel", Call: CallOpen, Handler: a.open},
+		{Pattern: "POST /api/openSwapDepositChannel", Call: CallOpen, Handler: a.open},
 		{Pattern: "GET /v2/swaps/{id}", Call: CallStatus, Handler: a.status},
 	}
 }
 
-type chainAsset struct {
+type assetAndChain struct {
 	Chain string `json:"chain"`
 	Asset string `json:"asset"`
 }
 
-func chainAssetOf(m market.Asset) chainAsset {
-	return chainAsset{Chain: ChainNames[m.Chain], Asset: m.Symbol}
+func pairOf(m market.Asset) assetAndChain {
+	return assetAndChain{Chain: chainNames[m.Chain], Asset: m.Symbol}
 }
 
-func (a API) lookup(chain, asset string) (market.Asset, bool) {
+func (a API) lookup(ac assetAndChain) (market.Asset, bool) {
 	for _, k := range a.V.Provider.Assets {
-		if m, _ := market.Lookup(k); chainAssetOf(m) == (chainAsset{chain, asset}) {
+		if m, _ := market.Lookup(k); pairOf(m) == ac {
 			return m, true
 		}
 	}
 	return market.Asset{}, false
 }
 
-type assetData struct {
-	ChainflipID       string `json:"chainflipId"`
-	Asset             string `json:"asset"`
-	Chain             string `json:"chain"`
-	ContractAddress   string `json:"contractAddress,omitempty"`
-	Decimals          int    `json:"decimals"`
-	Name              string `json:"name"`
-	Symbol            string `json:"symbol"`
-	IsMainnet         bool   `json:"isMainnet"`
-	MinimumSwapAmount string `json:"minimumSwapAmount"`
-	MaximumSwapAmount string `json:"maximumSwapAmount"`
+type networkAsset struct {
+	Asset                         string `json:"asset"`
+	VaultSwapDepositsEnabled      bool   `json:"vaultSwapDepositsEnabled"`
+	DepositChannelDepositsEnabled bool   `json:"depositChannelDepositsEnabled"`
+	DepositChannelCreationEnabled bool   `json:"depositChannelCreationEnabled"`
+	EgressEnabled                 bool   `json:"egressEnabled"`
+	BoostDepositsEnabled          bool   `json:"boostDepositsEnabled"`
+	LivePriceProtectionEnabled    bool   `json:"livePriceProtectionEnabled"`
 }
 
-func (a API) assets(w http.ResponseWriter, _ *http.Request) {
-	out := []assetData{}
+type networkInfoResponse struct {
+	Assets                []networkAsset `json:"assets"`
+	CfBrokerCommissionBps int64          `json:"cfBrokerCommissionBps"`
+}
+
+func (a API) networkInfo(w http.ResponseWriter, _ *http.Request) {
+	out := networkInfoResponse{Assets: []networkAsset{}}
 	for _, k := range a.V.Provider.Assets {
-		m, _ := market.Lookup(k)
-		// route_B's limits depend on the source asset only.
-		minIn, maxIn := a.V.Provider.LimitsIn(m, m)
-		ca := chainAssetOf(m)
-		out = append(out, assetData{
-			ChainflipID: chainflipID(m), Asset: ca.Asset, Chain: ca.Chain, ContractAddress: m.Contract,
-			Decimals: m.Decimals, Name: m.Name, Symbol: m.Symbol, IsMainnet: true,
-			MinimumSwapAmount: minIn.String(), MaximumSwapAmount: maxIn.String(),
+		out.Assets = append(out.Assets, networkAsset{
+			Asset: cfIDs[k], VaultSwapDepositsEnabled: true, DepositChannelDepositsEnabled: true, DepositChannelCreationEnabled: true,
+			EgressEnabled: true, BoostDepositsEnabled: k == "btc:BTC",
 		})
 	}
-	wire.JSON(w, http.StatusOK, map[string]any{"assets": out})
-}
-
-// chainflipID is the internal asset id in Chainflip's style: "Usdc" on Ethereum, "ArbUsdc"
-// elsewhere.
-func chainflipID(m market.Asset) string {
-	sym := strings.ToUpper(m.Symbol[:1]) + strings.ToLower(m.Symbol[1:])
-	if m.Chain == "eth" {
-		return sym
-	}
-	chain := ChainNames[m.Chain]
-	if m.IsNative() {
-		return sym
-	}
-	return chain[:3] + sym
+	// The network also serves assets the simulated chains do not carry.
+	out.Assets = append(out.Assets, networkAsset{Asset: "HubDot", VaultSwapDepositsEnabled: false, DepositChannelDepositsEnabled: true,
+		DepositChannelCreationEnabled: true, EgressEnabled: true})
+	wire.JSON(w, http.StatusOK, out)
 }
 
 type fee struct {
@@ -119,204 +135,209 @@ type fee struct {
 	Amount string `json:"amount"`
 }
 
+type durations struct {
+	Deposit float64 `json:"deposit"`
+	Swap    float64 `json:"swap"`
+	Egress  float64 `json:"egress"`
+}
+
+type dcaParams struct {
+	NumberOfChunks      int64 `json:"numberOfChunks"`
+	ChunkIntervalBlocks int64 `json:"chunkIntervalBlocks"`
+}
+
 type quoteResponse struct {
-	Type                                string     `json:"type"`
-	SrcAsset                            chainAsset `json:"srcAsset"`
-	DestAsset                           chainAsset `json:"destAsset"`
-	DepositAmount                       string     `json:"depositAmount"`
-	IntermediateAmount                  string     `json:"intermediateAmount,omitempty"`
-	EgressAmount                        string     `json:"egressAmount"`
-	IncludedFees                        []fee      `json:"includedFees"`
-	RecommendedSlippageTolerancePercent float64    `json:"recommendedSlippageTolerancePercent"`
-	EstimatedDurationSeconds            int64      `json:"estimatedDurationSeconds"`
-	LowLiquidityWarning                 bool       `json:"lowLiquidityWarning"`
+	Type                                string        `json:"type"`
+	SrcAsset                            assetAndChain `json:"srcAsset"`
+	DestAsset                           assetAndChain `json:"destAsset"`
+	DepositAmount                       string        `json:"depositAmount"`
+	EgressAmount                        string        `json:"egressAmount"`
+	IncludedFees                        []fee         `json:"includedFees"`
+	PoolInfo                            []any         `json:"poolInfo"`
+	LowLiquidityWarning                 bool          `json:"lowLiquidityWarning"`
+	EstimatedDurationSeconds            float64       `json:"estimatedDurationSeconds"`
+	EstimatedDurationsSeconds           durations     `json:"estimatedDurationsSeconds"`
+	EstimatedPrice                      string        `json:"estimatedPrice"`
+	RecommendedSlippageTolerancePercent float64       `json:"recommendedSlippageTolerancePercent"`
+	RecommendedRetryDurationMinutes     float64       `json:"recommendedRetryDurationMinutes"`
+	DcaParams                           *dcaParams    `json:"dcaParams,omitempty"`
 }
 
-// pairRequest is the asset pair and amount every call names.
-type pairRequest struct {
-	SrcChain, SrcAsset, DestChain, DestAsset string
-	Amount                                   string
-	ExactOutput                              bool
+var numeric = regexp.MustCompile(`^[0-9]+$`)
+
+func (a API) quote(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	for _, b := range []string{"isVaultSwap", "isOnChain", "dcaV2Enabled"} {
+		if v := q.Get(b); v != "" && v != "true" && v != "false" {
+			wire.Error(w, http.StatusBadRequest, "invalid request")
+			return
+		}
+	}
+	amount := q.Get("amount")
+	if !numeric.MatchString(amount) || strings.TrimLeft(amount, "0") == "" {
+		wire.Error(w, http.StatusBadRequest, "invalid request")
+		return
+	}
+	from, to, res, ok := a.price(w, assetAndChain{q.Get("srcChain"), q.Get("srcAsset")}, assetAndChain{q.Get("destChain"), q.Get("destAsset")}, amount)
+	if !ok {
+		return
+	}
+	regular := a.quoteOf(from, to, res)
+	dca := regular
+	dca.Type = "DCA"
+	dca.DcaParams = &dcaParams{NumberOfChunks: dcaChunks, ChunkIntervalBlocks: dcaInterval}
+	extra := float64(dcaChunks * dcaInterval * int64(blockTime/time.Second))
+	dca.EstimatedDurationsSeconds.Swap += extra
+	dca.EstimatedDurationSeconds += extra
+	mode := DCANone
+	if a.DCA != nil {
+		mode = a.DCA()
+	}
+	switch mode {
+	case DCAOnly:
+		wire.JSON(w, http.StatusOK, []quoteResponse{dca})
+	case DCAAlso:
+		wire.JSON(w, http.StatusOK, []quoteResponse{regular, dca})
+	default:
+		wire.JSON(w, http.StatusOK, []quoteResponse{regular})
+	}
 }
 
-// price resolves and prices a pair; on failure it answers and returns ok=false.
-func (a API) price(w http.ResponseWriter, pr pairRequest) (from, to market.Asset, res market.Result, ok bool) {
-	from, okFrom := a.lookup(pr.SrcChain, pr.SrcAsset)
-	to, okTo := a.lookup(pr.DestChain, pr.DestAsset)
+// quoteOf builds the REGULAR quote: durations are fractional like the real ones, and the
+// estimated price is the output per input in whole units.
+func (a API) quoteOf(from, to market.Asset, res market.Result) quoteResponse {
+	total := float64(a.V.Provider.EstimatedSeconds) - 0.6
+	retry := 5.0
+	if from.Chain == "btc" || to.Chain == "btc" {
+		retry = 30
+	}
+	return quoteResponse{
+		Type: "REGULAR", SrcAsset: pairOf(from), DestAsset: pairOf(to),
+		DepositAmount: res.AmountIn.String(), EgressAmount: res.AmountOut.String(),
+		IncludedFees: []fee{
+			{Type: "INGRESS", Chain: chainNames[from.Chain], Asset: from.Symbol, Amount: "0"},
+			{Type: "NETWORK", Chain: chainNames[from.Chain], Asset: from.Symbol, Amount: res.ProtocolFee.String()},
+			{Type: "EGRESS", Chain: chainNames[to.Chain], Asset: to.Symbol, Amount: res.NetworkFee.String()},
+		},
+		PoolInfo:                            []any{},
+		EstimatedDurationSeconds:            total,
+		EstimatedDurationsSeconds:           durations{Deposit: total * 0.5, Swap: 12, Egress: total*0.5 - 12},
+		EstimatedPrice:                      decimal(new(big.Rat).Mul(new(big.Rat).SetFrac(res.AmountOut, res.AmountIn), new(big.Rat).SetFrac(pow10(from.Decimals), pow10(to.Decimals)))),
+		RecommendedSlippageTolerancePercent: 0.5,
+		RecommendedRetryDurationMinutes:     retry,
+	}
+}
+
+// price resolves and prices a pair with the backend's messages; on failure it answers.
+func (a API) price(w http.ResponseWriter, src, dst assetAndChain, amount string) (from, to market.Asset, res market.Result, ok bool) {
+	from, okFrom := a.lookup(src)
+	to, okTo := a.lookup(dst)
 	if !okFrom || !okTo {
-		wire.Error(w, http.StatusBadRequest, fmt.Sprintf("route not supported: %s.%s -> %s.%s", pr.SrcChain, pr.SrcAsset, pr.DestChain, pr.DestAsset))
+		wire.Error(w, http.StatusBadRequest, "Requested assets cannot be swapped")
 		return from, to, res, false
 	}
-	res, err := a.V.Price(from, to, pr.Amount, pr.ExactOutput)
+	res, err := a.V.Price(from, to, amount, false)
 	var le *market.LimitError
 	switch {
 	case err == nil:
 		return from, to, res, true
 	case errors.Is(err, market.ErrUnsupportedPair):
-		wire.Error(w, http.StatusBadRequest, fmt.Sprintf("route not supported: %s.%s -> %s.%s", pr.SrcChain, pr.SrcAsset, pr.DestChain, pr.DestAsset))
+		wire.Error(w, http.StatusBadRequest, "Requested assets cannot be swapped")
 	case errors.As(err, &le) && le.TooLow:
 		wire.Error(w, http.StatusBadRequest, fmt.Sprintf("expected amount is below minimum swap amount (%s)", le.Limit))
 	case errors.As(err, &le):
 		wire.Error(w, http.StatusBadRequest, fmt.Sprintf("expected amount is above maximum swap amount (%s)", le.Limit))
 	default:
-		wire.Error(w, http.StatusBadRequest, "invalid request: "+err.Error())
+		wire.Error(w, http.StatusBadRequest, "invalid request")
 	}
 	return from, to, res, false
 }
 
-func (a API) quote(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	pr := pairRequest{SrcChain: q.Get("srcChain"), SrcAsset: q.Get("srcAsset"), DestChain: q.Get("destChain"), DestAsset: q.Get("destAsset"), Amount: q.Get("amount")}
-	if eg := q.Get("egressAmount"); eg != "" {
-		if pr.Amount != "" {
-			wire.Error(w, http.StatusBadRequest, "invalid request: give amount or egressAmount, not both")
-			return
-		}
-		pr.Amount, pr.ExactOutput = eg, true
-	}
-	from, to, res, ok := a.price(w, pr)
-	if !ok {
-		return
-	}
-	wire.JSON(w, http.StatusOK, []quoteResponse{{
-		Type: "REGULAR", SrcAsset: chainAssetOf(from), DestAsset: chainAssetOf(to),
-		DepositAmount: res.AmountIn.String(), EgressAmount: res.AmountOut.String(),
-		IncludedFees: []fee{
-			{Type: "BROKER", Chain: ChainNames[from.Chain], Asset: from.Symbol, Amount: res.ProtocolFee.String()},
-			{Type: "NETWORK", Chain: ChainNames[to.Chain], Asset: to.Symbol, Amount: res.NetworkFee.String()},
-		},
-		RecommendedSlippageTolerancePercent: 1,
-		EstimatedDurationSeconds:            res.EstimatedSeconds,
-	}})
-}
-
 type fillOrKillParams struct {
-	RefundAddress       string `json:"refundAddress"`
-	RetryDurationBlocks int64  `json:"retryDurationBlocks"`
-	MinPrice            string `json:"minPrice"`
+	RetryDurationBlocks    *int64          `json:"retryDurationBlocks"`
+	RefundAddress          string          `json:"refundAddress"`
+	MinPriceX128           string          `json:"minPriceX128"`
+	MaxOraclePriceSlippage *int64          `json:"maxOraclePriceSlippage"`
+	RefundCcmMetadata      json.RawMessage `json:"refundCcmMetadata,omitempty"`
 }
 
-type openChannelRequest struct {
-	SrcChain         string           `json:"srcChain"`
-	SrcAsset         string           `json:"srcAsset"`
-	DestChain        string           `json:"destChain"`
-	DestAsset        string           `json:"destAsset"`
-	DestAddress      string           `json:"destAddress"`
-	Amount           string           `json:"amount"`
-	EgressAmount     string           `json:"egressAmount,omitempty"`
-	FillOrKillParams fillOrKillParams `json:"fillOrKillParams"`
-	ClientReference  string           `json:"clientReference,omitempty"`
+type channelQuote struct {
+	IntermediateAmount                           string   `json:"intermediateAmount,omitempty"`
+	EgressAmount                                 string   `json:"egressAmount"`
+	EstimatedPrice                               string   `json:"estimatedPrice"`
+	RecommendedSlippageTolerancePercent          *float64 `json:"recommendedSlippageTolerancePercent,omitempty"`
+	RecommendedLivePriceSlippageTolerancePercent *float64 `json:"recommendedLivePriceSlippageTolerancePercent,omitempty"`
 }
 
-type depositAddressResponse struct {
-	DepositChannelID                  string `json:"depositChannelId"`
-	DepositAddress                    string `json:"depositAddress"`
-	SrcChainExpiryBlock               string `json:"srcChainExpiryBlock"`
-	DepositChannelExpiryBlock         string `json:"depositChannelExpiryBlock"`
-	EstimatedDepositChannelExpiryTime int64  `json:"estimatedDepositChannelExpiryTime"`
-	BrokerCommissionBps               int64  `json:"brokerCommissionBps"`
-	ChannelOpeningFee                 string `json:"channelOpeningFee"`
-	ExpectedDepositAmount             string `json:"expectedDepositAmount"`
-	EgressAmount                      string `json:"egressAmount"`
+type openRequest struct {
+	SrcAsset         assetAndChain     `json:"srcAsset"`
+	DestAsset        assetAndChain     `json:"destAsset"`
+	DestAddress      string            `json:"destAddress"`
+	Amount           string            `json:"amount"`
+	CcmParams        json.RawMessage   `json:"ccmParams,omitempty"`
+	MaxBoostFeeBps   *int64            `json:"maxBoostFeeBps,omitempty"`
+	SrcAddress       string            `json:"srcAddress,omitempty"`
+	FillOrKillParams *fillOrKillParams `json:"fillOrKillParams"`
+	DcaParams        *dcaParams        `json:"dcaParams,omitempty"`
+	Quote            *channelQuote     `json:"quote,omitempty"`
+	TakeCommission   bool              `json:"takeCommission,omitempty"`
+}
+
+type depositChannelInfo struct {
+	ID                  string `json:"id"`
+	DepositAddress      string `json:"depositAddress"`
+	BrokerCommissionBps int64  `json:"brokerCommissionBps"`
+	MaxBoostFeeBps      int64  `json:"maxBoostFeeBps"`
+	IssuedBlock         int64  `json:"issuedBlock"`
+	SrcChainExpiryBlock string `json:"srcChainExpiryBlock"`
+	EstimatedExpiryTime int64  `json:"estimatedExpiryTime"`
+	ChannelOpeningFee   string `json:"channelOpeningFee"`
+}
+
+// channel is what the simulator keeps of an open request, beside the order.
+type channel struct {
+	req         openRequest
+	issuedBlock int64
+	minPrice    *big.Int
 }
 
 // block is the simulated source-chain height at t.
 func block(t time.Time) int64 { return t.Unix() / int64(blockTime/time.Second) }
 
 func (a API) open(w http.ResponseWriter, r *http.Request) {
-	var req openChannelRequest
+	var req openRequest
 	if !wire.Decode(w, r, &req) {
 		return
 	}
-	if req.DestAddress == "" || req.FillOrKillParams.RefundAddress == "" {
-		wire.Error(w, http.StatusBadRequest, "invalid request: destAddress and fillOrKillParams.refundAddress are required")
+	fok := req.FillOrKillParams
+	minPrice, okPrice := new(big.Int).SetString(fokPrice(fok), 10)
+	if req.DestAddress == "" || fok == nil || fok.RefundAddress == "" || fok.RetryDurationBlocks == nil || !okPrice || minPrice.Sign() < 0 ||
+		!numeric.MatchString(req.Amount) {
+		wire.Error(w, http.StatusBadRequest, "invalid request")
 		return
 	}
-	pr := pairRequest{SrcChain: req.SrcChain, SrcAsset: req.SrcAsset, DestChain: req.DestChain, DestAsset: req.DestAsset, Amount: req.Amount}
-	if req.EgressAmount != "" {
-		pr.Amount, pr.ExactOutput = req.EgressAmount, true
-	}
-	from, to, res, ok := a.price(w, pr)
+	from, to, res, ok := a.price(w, req.SrcAsset, req.DestAsset, req.Amount)
 	if !ok {
 		return
 	}
-	o, _ := a.V.Open(venue.OpenRequest{
-		ClientRef: req.ClientReference, From: from, To: to, Priced: res, ExactOutput: pr.ExactOutput,
-		Recipient: req.DestAddress, RefundTo: req.FillOrKillParams.RefundAddress,
-		ChannelID: func(seq int) string {
-			return fmt.Sprintf("%d-%s-%d", block(a.V.Now()), ChainNames[from.Chain], seq)
-		},
+	issued := block(a.V.Now())
+	o := a.V.Open(venue.OpenRequest{
+		From: from, To: to, Priced: res, Recipient: req.DestAddress, RefundTo: fok.RefundAddress,
+		ChannelID: func(seq int) string { return fmt.Sprintf("%d-%s-%d", issued, chainNames[from.Chain], seq) },
+		Payload:   func(orders.Order) any { return channel{req: req, issuedBlock: issued, minPrice: minPrice} },
 	})
-	expiry := block(o.Terms.Deadline)
-	wire.JSON(w, http.StatusOK, depositAddressResponse{
-		DepositChannelID: o.ChannelID, DepositAddress: o.DepositAddress,
-		SrcChainExpiryBlock: fmt.Sprint(expiry), DepositChannelExpiryBlock: fmt.Sprint(expiry),
-		EstimatedDepositChannelExpiryTime: o.Terms.Deadline.UnixMilli(),
-		BrokerCommissionBps:               a.V.Provider.FeeBps, ChannelOpeningFee: "0",
-		ExpectedDepositAmount: o.Terms.ExpectedIn.String(), EgressAmount: o.Terms.QuotedOut.String(),
+	a.V.Log.Info("deposit channel opened", "provider", a.V.Provider.ID, "channel", o.ChannelID, "minPriceX128", minPrice.String(), "dca", req.DcaParams != nil)
+	wire.JSON(w, http.StatusCreated, depositChannelInfo{
+		ID: o.ChannelID, DepositAddress: o.DepositAddress, IssuedBlock: issued,
+		SrcChainExpiryBlock: fmt.Sprint(block(o.Terms.Deadline)), EstimatedExpiryTime: o.Terms.Deadline.UnixMilli(), ChannelOpeningFee: "0",
 	})
 }
 
-// State is the channel state of a phase.
-func State(p settlement.Phase) string {
-	switch p {
-	case settlement.AwaitingDeposit:
-		return "WAITING"
-	case settlement.DepositSeen, settlement.Incomplete:
-		return "RECEIVING"
-	case settlement.Swapping:
-		return "SWAPPING"
-	case settlement.Sending, settlement.Refunding:
-		return "SENDING"
-	case settlement.Sent:
-		return "SENT"
-	case settlement.Completed, settlement.Refunded:
-		return "COMPLETED"
+func fokPrice(f *fillOrKillParams) string {
+	if f == nil || !numeric.MatchString(f.MinPriceX128) {
+		return "x"
 	}
-	return "FAILED"
-}
-
-type depositChannel struct {
-	ID                  string `json:"id"`
-	DepositAddress      string `json:"depositAddress"`
-	CreatedAt           int64  `json:"createdAt"`
-	SrcChainExpiryBlock string `json:"srcChainExpiryBlock"`
-	EstimatedExpiryTime int64  `json:"estimatedExpiryTime"`
-	IsExpired           bool   `json:"isExpired"`
-}
-
-type deposit struct {
-	Amount      string `json:"amount"`
-	TxRef       string `json:"txRef,omitempty"`
-	WitnessedAt int64  `json:"witnessedAt"`
-}
-
-type swapAmounts struct {
-	OriginalInputAmount string `json:"originalInputAmount"`
-	SwappedInputAmount  string `json:"swappedInputAmount"`
-	SwappedOutputAmount string `json:"swappedOutputAmount"`
-}
-
-type egress struct {
-	Amount      string `json:"amount"`
-	TxRef       string `json:"txRef,omitempty"`
-	WitnessedAt int64  `json:"witnessedAt,omitempty"`
-}
-
-type statusResponse struct {
-	State                    string         `json:"state"`
-	SrcChain                 string         `json:"srcChain"`
-	SrcAsset                 string         `json:"srcAsset"`
-	DestChain                string         `json:"destChain"`
-	DestAsset                string         `json:"destAsset"`
-	DestAddress              string         `json:"destAddress"`
-	DepositChannel           depositChannel `json:"depositChannel"`
-	Deposit                  *deposit       `json:"deposit,omitempty"`
-	Swap                     *swapAmounts   `json:"swap,omitempty"`
-	SwapEgress               *egress        `json:"swapEgress,omitempty"`
-	RefundEgress             *egress        `json:"refundEgress,omitempty"`
-	EstimatedDurationSeconds int64          `json:"estimatedDurationSeconds"`
-	LastStatechainUpdateAt   int64          `json:"lastStatechainUpdateAt"`
+	return f.MinPriceX128
 }
 
 func (a API) status(w http.ResponseWriter, r *http.Request) {
@@ -328,40 +349,11 @@ func (a API) status(w http.ResponseWriter, r *http.Request) {
 	wire.JSON(w, http.StatusOK, a.statusOf(o))
 }
 
-func (a API) statusOf(o orders.Order) statusResponse {
-	p := a.V.Progress(o)
-	src, dst := chainAssetOf(o.From), chainAssetOf(o.To)
-	s := statusResponse{
-		State: State(p.Phase), SrcChain: src.Chain, SrcAsset: src.Asset, DestChain: dst.Chain, DestAsset: dst.Asset,
-		DestAddress: o.Recipient,
-		DepositChannel: depositChannel{
-			ID: o.ChannelID, DepositAddress: o.DepositAddress, CreatedAt: o.CreatedAt.UnixMilli(),
-			SrcChainExpiryBlock: fmt.Sprint(block(o.Terms.Deadline)), EstimatedExpiryTime: o.Terms.Deadline.UnixMilli(),
-			IsExpired: p.Expired,
-		},
-		EstimatedDurationSeconds: a.V.Provider.EstimatedSeconds,
-		LastStatechainUpdateAt:   a.V.Now().UnixMilli(),
-	}
-	if p.Phase != settlement.AwaitingDeposit {
-		first := o.Deposits[0]
-		for _, d := range o.Deposits[1:] {
-			if d.At.Before(first.At) {
-				first = d
-			}
-		}
-		s.Deposit = &deposit{Amount: p.Deposited.String(), TxRef: first.TxHash, WitnessedAt: first.At.UnixMilli()}
-	}
-	switch p.Phase {
-	case settlement.Swapping, settlement.Sending, settlement.Sent:
-		s.Swap = &swapAmounts{OriginalInputAmount: p.Deposited.String(), SwappedInputAmount: "0", SwappedOutputAmount: "0"}
-	case settlement.Completed:
-		s.Swap = &swapAmounts{OriginalInputAmount: p.Deposited.String(), SwappedInputAmount: p.AmountIn.String(), SwappedOutputAmount: p.AmountOut.String()}
-		s.SwapEgress = &egress{Amount: p.AmountOut.String(), TxRef: o.OutTxHash, WitnessedAt: p.Since.UnixMilli()}
-		if p.Refunded.Sign() > 0 {
-			s.RefundEgress = &egress{Amount: p.Refunded.String(), TxRef: o.RefundTxHash, WitnessedAt: p.Since.UnixMilli()}
-		}
-	case settlement.Refunded:
-		s.RefundEgress = &egress{Amount: p.Refunded.String(), TxRef: o.RefundTxHash, WitnessedAt: p.Since.UnixMilli()}
-	}
-	return s
+// decimal prints a rational the way BigNumber's toFixed() does: exact digits, no trailing zeros.
+func decimal(r *big.Rat) string {
+	s := r.FloatString(24)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
 }
+
+func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }

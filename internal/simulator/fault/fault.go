@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,17 +29,21 @@ type Fault struct {
 	ErrorRate float64
 	// Status is the error status; 503 when zero.
 	Status int
+	// RetryAfter, with an error status, is sent as the Retry-After header (whole seconds), as
+	// providers do on 429 and 503.
+	RetryAfter time.Duration
 	// Garbage answers 200 with a body that is not JSON.
 	Garbage bool
 }
 
 // faultJSON is Fault on the control API, with the latency as a Go duration string.
 type faultJSON struct {
-	Latency   string  `json:"latency,omitempty"`
-	Hang      bool    `json:"hang,omitempty"`
-	ErrorRate float64 `json:"errorRate,omitempty"`
-	Status    int     `json:"status,omitempty"`
-	Garbage   bool    `json:"garbage,omitempty"`
+	Latency    string  `json:"latency,omitempty"`
+	Hang       bool    `json:"hang,omitempty"`
+	ErrorRate  float64 `json:"errorRate,omitempty"`
+	Status     int     `json:"status,omitempty"`
+	RetryAfter string  `json:"retryAfter,omitempty"`
+	Garbage    bool    `json:"garbage,omitempty"`
 }
 
 // MarshalJSON writes the latency as e.g. "250ms".
@@ -46,6 +51,9 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 	j := faultJSON{Hang: f.Hang, ErrorRate: f.ErrorRate, Status: f.Status, Garbage: f.Garbage}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
+	}
+	if f.RetryAfter > 0 {
+		j.RetryAfter = f.RetryAfter.String()
 	}
 	return json.Marshal(j)
 }
@@ -57,12 +65,19 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*f = Fault{Hang: j.Hang, ErrorRate: j.ErrorRate, Status: j.Status, Garbage: j.Garbage}
-	if j.Latency != "" {
-		d, err := time.ParseDuration(j.Latency)
-		if err != nil {
-			return fmt.Errorf("latency: %w", err)
+	for _, d := range []struct {
+		name string
+		in   string
+		out  *time.Duration
+	}{{"latency", j.Latency, &f.Latency}, {"retryAfter", j.RetryAfter, &f.RetryAfter}} {
+		if d.in == "" {
+			continue
 		}
-		f.Latency = d
+		v, err := time.ParseDuration(d.in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.name, err)
+		}
+		*d.out = v
 	}
 	return f.Validate()
 }
@@ -70,14 +85,22 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 // Validate checks the fault's ranges.
 func (f Fault) Validate() error {
 	switch {
-	case f.Latency < 0:
-		return fmt.Errorf("latency must not be negative")
+	case f.Latency < 0 || f.RetryAfter < 0:
+		return fmt.Errorf("latency and retryAfter must not be negative")
 	case f.ErrorRate < 0 || f.ErrorRate > 1:
 		return fmt.Errorf("errorRate must be within 0..1")
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("status must be a 4xx or 5xx code")
 	}
 	return nil
+}
+
+// faultBody is the {"message"} both real providers answer, with their own words where known.
+func faultBody(status int) string {
+	if status == http.StatusTooManyRequests {
+		return `{"message":"Too many requests, please try again later"}`
+	}
+	return `{"message":"simulated fault"}`
 }
 
 // Key names a provider's call.
@@ -169,8 +192,11 @@ func (in *Injector) Wrap(provider swapv1.ProviderID, call string, next http.Hand
 				status = http.StatusServiceUnavailable
 			}
 			w.Header().Set("Content-Type", "application/json")
+			if f.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(f.RetryAfter.Round(time.Second)/time.Second)))
+			}
 			w.WriteHeader(status)
-			_, _ = w.Write([]byte(`{"message":"simulated fault"}`))
+			_, _ = w.Write([]byte(faultBody(status)))
 		case f.Garbage:
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"quote": [unterminated`))

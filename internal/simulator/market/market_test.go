@@ -67,8 +67,9 @@ func TestCoverageDiffers(t *testing.T) {
 		{"base:ETH", "arb:USDC", true, false},
 		{"tron:TRX", "eth:USDC", false, true},
 		{"doge:DOGE", "near:wNEAR", false, false},
-		{"tron:USDT", "btc:BTC", false, true},   // route_A pair exclusion
-		{"doge:DOGE", "tron:TRX", false, false}, // route_B pair exclusion, route_A lists neither
+		{"tron:USDT", "btc:BTC", false, true},  // route_A pair exclusion
+		{"tron:TRX", "btc:BTC", false, false},  // route_B pair exclusion, route_A does not list TRX
+		{"doge:DOGE", "eth:ETH", false, false}, // Dogecoin: neither (Chainflip has no Dogecoin)
 		{"eth:ETH", "eth:ETH", false, false},
 	}
 	for _, tt := range tests {

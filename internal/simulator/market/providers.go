@@ -63,16 +63,16 @@ var RouteA = Provider{
 	EstimatedSeconds: 30,
 }
 
-// RouteB is the channel provider: fewer EVM chains but Tron and Dogecoin, per-source-asset
-// limits in the Chainflip style, a lower percentage fee and a larger flat fee (best for large
+// RouteB is the Chainflip provider: only Chainflip's assets (fewer EVM chains, but Tron),
+// per-source-asset limits in the Chainflip style, a lower percentage fee and a larger flat fee (best for large
 // swaps).
 var RouteB = Provider{
 	ID: swapv1.ProviderRouteB,
 	Assets: []string{
 		"eth:ETH", "eth:USDC", "eth:USDT", "arb:ETH", "arb:USDC", "sol:SOL", "sol:USDC",
-		"btc:BTC", "tron:TRX", "tron:USDT", "doge:DOGE",
+		"btc:BTC", "tron:TRX", "tron:USDT",
 	},
-	Excluded:      []string{"doge:DOGE>tron:TRX", "tron:TRX>doge:DOGE"},
+	Excluded:      []string{"tron:TRX>btc:BTC", "btc:BTC>tron:TRX"},
 	FeeBps:        15,
 	SpreadBps:     map[string]int64{"eth:USDT": 20, "btc:BTC": 10},
 	NetworkFeeUSD: "3",
@@ -81,7 +81,7 @@ var RouteB = Provider{
 		switch from.Chain {
 		case "btc":
 			return USDLimits{Min: "100", Max: "500000"}
-		case "doge", "tron":
+		case "tron":
 			return USDLimits{Min: "20", Max: "50000"}
 		}
 		return USDLimits{Min: "20", Max: "1000000"}

@@ -1,8 +1,11 @@
-// Package oneclickapi serves route_A's wire protocol, shaped like the NEAR Intents 1Click API
-// v0: GET /v0/tokens, POST /v0/quote, GET /v0/status, POST /v0/deposit/submit.
+// Package oneclickapi serves route_A's wire protocol, the NEAR Intents 1Click API v0 field for
+// field as its public SDK's models define it: GET /v0/tokens, POST /v0/quote, GET /v0/status,
+// POST /v0/deposit/submit, each behind a bearer JWT, errors as {"message": ...}.
 //
-// Idempotency: 1Click has no client reference, so a non-dry quote honours an
-// `Idempotency-Key` header: the same key returns the same deposit address and quote.
+// Like the real service: a non-dry quote always creates a new deposit address (1Click has no
+// idempotency field), recipient and refundTo are required even for a dry quote, an exact-input
+// deposit above amountIn is swapped for amountIn and the excess refunded with SUCCESS, and a
+// deposit below it is INCOMPLETE_DEPOSIT until topped up or refunded.
 package oneclickapi
 
 import (
@@ -30,9 +33,6 @@ const (
 	CallStatus = "status"
 	CallSubmit = "submit"
 )
-
-// IdempotencyHeader carries the client reference on non-dry quotes.
-const IdempotencyHeader = "Idempotency-Key"
 
 // API is route_A's protocol over a venue.
 type API struct{ V *venue.Venue }
@@ -103,37 +103,53 @@ type appFee struct {
 	Fee       int64  `json:"fee"`
 }
 
+type rebate struct {
+	Recipient string `json:"recipient"`
+	Percent   int64  `json:"percent"`
+}
+
 type quoteRequest struct {
-	Dry                bool     `json:"dry"`
-	SwapType           string   `json:"swapType"`
-	SlippageTolerance  int64    `json:"slippageTolerance"`
-	OriginAsset        string   `json:"originAsset"`
-	DepositType        string   `json:"depositType"`
-	DestinationAsset   string   `json:"destinationAsset"`
-	Amount             string   `json:"amount"`
-	RefundTo           string   `json:"refundTo"`
-	RefundType         string   `json:"refundType"`
-	Recipient          string   `json:"recipient"`
-	RecipientType      string   `json:"recipientType"`
-	Deadline           string   `json:"deadline"`
-	Referral           string   `json:"referral,omitempty"`
-	QuoteWaitingTimeMs int64    `json:"quoteWaitingTimeMs,omitempty"`
-	AppFees            []appFee `json:"appFees,omitempty"`
+	Dry                         bool     `json:"dry"`
+	DepositMode                 string   `json:"depositMode,omitempty"`
+	SwapType                    string   `json:"swapType"`
+	SlippageTolerance           int64    `json:"slippageTolerance"`
+	OriginAsset                 string   `json:"originAsset"`
+	DepositType                 string   `json:"depositType"`
+	DestinationAsset            string   `json:"destinationAsset"`
+	Amount                      string   `json:"amount"`
+	RefundTo                    string   `json:"refundTo"`
+	RefundType                  string   `json:"refundType"`
+	Recipient                   string   `json:"recipient"`
+	ConnectedWallets            []string `json:"connectedWallets,omitempty"`
+	SessionID                   string   `json:"sessionId,omitempty"`
+	VirtualChainRecipient       string   `json:"virtualChainRecipient,omitempty"`
+	VirtualChainRefundRecipient string   `json:"virtualChainRefundRecipient,omitempty"`
+	CustomRecipientMsg          string   `json:"customRecipientMsg,omitempty"`
+	RecipientType               string   `json:"recipientType"`
+	Deadline                    string   `json:"deadline"`
+	Confidentiality             string   `json:"confidentiality,omitempty"`
+	Referral                    string   `json:"referral,omitempty"`
+	Rebates                     []rebate `json:"rebates,omitempty"`
+	QuoteWaitingTimeMs          int64    `json:"quoteWaitingTimeMs,omitempty"`
+	AppFees                     []appFee `json:"appFees,omitempty"`
 }
 
 type quote struct {
-	DepositAddress     string `json:"depositAddress,omitempty"`
-	AmountIn           string `json:"amountIn"`
-	AmountInFormatted  string `json:"amountInFormatted"`
-	AmountInUsd        string `json:"amountInUsd"`
-	MinAmountIn        string `json:"minAmountIn"`
-	AmountOut          string `json:"amountOut"`
-	AmountOutFormatted string `json:"amountOutFormatted"`
-	AmountOutUsd       string `json:"amountOutUsd"`
-	MinAmountOut       string `json:"minAmountOut"`
-	Deadline           string `json:"deadline,omitempty"`
-	TimeWhenInactive   string `json:"timeWhenInactive,omitempty"`
-	TimeEstimate       int64  `json:"timeEstimate"`
+	DepositAddress     string  `json:"depositAddress,omitempty"`
+	DepositMemo        string  `json:"depositMemo,omitempty"`
+	AmountIn           string  `json:"amountIn"`
+	AmountInFormatted  string  `json:"amountInFormatted"`
+	AmountInUsd        string  `json:"amountInUsd"`
+	MinAmountIn        string  `json:"minAmountIn"`
+	AmountOut          string  `json:"amountOut"`
+	AmountOutFormatted string  `json:"amountOutFormatted"`
+	AmountOutUsd       string  `json:"amountOutUsd"`
+	MinAmountOut       string  `json:"minAmountOut"`
+	Deadline           string  `json:"deadline,omitempty"`
+	TimeWhenInactive   string  `json:"timeWhenInactive,omitempty"`
+	TimeEstimate       float64 `json:"timeEstimate"`
+	RefundFee          string  `json:"refundFee,omitempty"`
+	WithdrawFee        string  `json:"withdrawFee,omitempty"`
 }
 
 type quoteResponse struct {
@@ -181,20 +197,18 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	deadline, _ := time.Parse(time.RFC3339, req.Deadline)
-	o, created := a.V.Open(venue.OpenRequest{
-		ClientRef: r.Header.Get(IdempotencyHeader), From: from, To: to, Priced: priced, ExactOutput: exactOut,
+	o := a.V.Open(venue.OpenRequest{
+		From: from, To: to, Priced: priced, ExactOutput: exactOut,
 		Recipient: req.Recipient, RefundTo: req.RefundTo, RequestedDeadline: deadline,
 		Payload: func(o orders.Order) any {
 			saved := resp
 			saved.Quote.DepositAddress = o.DepositAddress
 			saved.Quote.Deadline = o.Terms.Deadline.UTC().Format(time.RFC3339Nano)
-			saved.Quote.TimeWhenInactive = saved.Quote.Deadline
+			// The address turns cold (slower processing) well before it stops accepting funds.
+			saved.Quote.TimeWhenInactive = o.CreatedAt.Add(o.Terms.Deadline.Sub(o.CreatedAt) / 2).UTC().Format(time.RFC3339Nano)
 			return saved
 		},
 	})
-	if !created {
-		a.V.Log.Info("quote replayed for idempotency key", "provider", a.V.Provider.ID, "clientRef", o.ClientRef, "depositAddress", o.DepositAddress)
-	}
 	wire.JSON(w, http.StatusOK, o.Payload)
 }
 
@@ -206,10 +220,12 @@ func validateQuote(req quoteRequest) string {
 		return "swapType must be EXACT_INPUT or EXACT_OUTPUT"
 	case req.SlippageTolerance < 0 || req.SlippageTolerance > 10000:
 		return "slippageTolerance must be within 0..10000"
-	case req.Dry:
-		return ""
 	case req.Recipient == "" || req.RefundTo == "":
 		return "recipient and refundTo are required"
+	case req.DepositMode != "" && req.DepositMode != "SIMPLE" && req.DepositMode != "MEMO":
+		return "depositMode must be SIMPLE or MEMO"
+	case req.Dry:
+		return ""
 	case req.DepositType != "ORIGIN_CHAIN":
 		return "depositType must be ORIGIN_CHAIN"
 	}
@@ -241,7 +257,9 @@ func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int6
 		AmountInUsd: usd(p.AmountIn, from), MinAmountIn: p.AmountIn.String(),
 		AmountOut: p.AmountOut.String(), AmountOutFormatted: market.FormatUnits(p.AmountOut, to.Decimals),
 		AmountOutUsd: usd(p.AmountOut, to), MinAmountOut: venue.Slippage(p.AmountOut, slippageBps).String(),
-		TimeEstimate: p.EstimatedSeconds,
+		// Real estimates are fractional seconds.
+		TimeEstimate: float64(p.EstimatedSeconds) - 0.4,
+		RefundFee:    "0", WithdrawFee: p.NetworkFee.String(),
 	}
 	if exactOut { // the output is fixed; the input may move by the tolerance
 		q.MinAmountOut = p.AmountOut.String()
@@ -271,8 +289,11 @@ type swapDetails struct {
 	NearTxHashes             []string             `json:"nearTxHashes"`
 	AmountIn                 string               `json:"amountIn,omitempty"`
 	AmountInFormatted        string               `json:"amountInFormatted,omitempty"`
+	AmountInUsd              string               `json:"amountInUsd,omitempty"`
 	AmountOut                string               `json:"amountOut,omitempty"`
 	AmountOutFormatted       string               `json:"amountOutFormatted,omitempty"`
+	AmountOutUsd             string               `json:"amountOutUsd,omitempty"`
+	Slippage                 *float64             `json:"slippage,omitempty"`
 	OriginChainTxHashes      []transactionDetails `json:"originChainTxHashes"`
 	DestinationChainTxHashes []transactionDetails `json:"destinationChainTxHashes"`
 	RefundedAmount           string               `json:"refundedAmount,omitempty"`
@@ -280,6 +301,9 @@ type swapDetails struct {
 	RefundReason             string               `json:"refundReason,omitempty"`
 	DepositedAmount          string               `json:"depositedAmount,omitempty"`
 	DepositedAmountFormatted string               `json:"depositedAmountFormatted,omitempty"`
+	DepositedAmountUsd       string               `json:"depositedAmountUsd,omitempty"`
+	WithdrawFee              string               `json:"withdrawFee,omitempty"`
+	Referral                 string               `json:"referral,omitempty"`
 }
 
 type statusResponse struct {
@@ -317,13 +341,19 @@ func (a API) statusOf(o orders.Order) statusResponse {
 			d.OriginChainTxHashes = append(d.OriginChainTxHashes, transactionDetails{dep.TxHash, chainaddr.ExplorerURL(o.From.Chain, dep.TxHash)})
 		}
 	}
+	saved, _ := o.Payload.(quoteResponse)
+	d.Referral = saved.QuoteRequest.Referral
 	if p.Deposited.Sign() > 0 {
 		d.DepositedAmount, d.DepositedAmountFormatted = p.Deposited.String(), market.FormatUnits(p.Deposited, o.From.Decimals)
+		d.DepositedAmountUsd = usd(p.Deposited, o.From)
 	}
 	switch p.Phase {
 	case settlement.Completed:
 		d.AmountIn, d.AmountInFormatted = p.AmountIn.String(), market.FormatUnits(p.AmountIn, o.From.Decimals)
 		d.AmountOut, d.AmountOutFormatted = p.AmountOut.String(), market.FormatUnits(p.AmountOut, o.To.Decimals)
+		d.AmountInUsd, d.AmountOutUsd, d.WithdrawFee = usd(p.AmountIn, o.From), usd(p.AmountOut, o.To), saved.Quote.WithdrawFee
+		slippage := 0.0 // the simulated market executes at the quoted price
+		d.Slippage = &slippage
 		d.DestinationChainTxHashes = append(d.DestinationChainTxHashes, transactionDetails{o.OutTxHash, chainaddr.ExplorerURL(o.To.Chain, o.OutTxHash)})
 		d.NearTxHashes = append(d.NearTxHashes, chainaddr.TxHash("near", o.OutTxHash))
 		if p.Refunded.Sign() > 0 {
@@ -337,7 +367,6 @@ func (a API) statusOf(o orders.Order) statusResponse {
 	if !p.Since.IsZero() {
 		updated = p.Since
 	}
-	saved, _ := o.Payload.(quoteResponse)
 	return statusResponse{
 		CorrelationID: saved.CorrelationID, QuoteResponse: saved, Status: Status(p.Phase),
 		UpdatedAt: updated.UTC().Format(time.RFC3339Nano), SwapDetails: d,

@@ -1,6 +1,6 @@
 // Package orders is the simulated providers' memory: the orders (deposit addresses) they
 // created, the deposits the chains delivered to them, and the deposit submissions received.
-// Opening an order is idempotent per provider and client reference.
+// Like the real providers, opening an order is never idempotent: every call opens a new one.
 package orders
 
 import (
@@ -20,9 +20,7 @@ var ErrUnknownAddress = errors.New("unknown deposit address")
 
 // Order is one deposit address a simulated provider handed out.
 type Order struct {
-	Provider swapv1.ProviderID
-	// ClientRef is the caller's idempotency key (the service's order id); may be empty.
-	ClientRef      string
+	Provider       swapv1.ProviderID
 	DepositAddress string
 	// ChannelID is the provider's own reference where it has one (route_B's channel id).
 	ChannelID string
@@ -51,11 +49,12 @@ type refKey struct {
 type Book struct {
 	mu        sync.Mutex
 	byAddress map[string]*Order
-	byRef     map[refKey]string
 	byChannel map[refKey]string
-	created   map[refKey]int
-	submits   map[swapv1.ProviderID]int
-	seq       int
+	// created counts addresses per provider and recipient: the one field both protocols
+	// carry that tells the service's orders apart.
+	created map[refKey]int
+	submits map[swapv1.ProviderID]int
+	seq     int
 	// forgotten keeps what Forget took away, so Restore can play a provider finding it again.
 	forgotten map[string]*Order
 }
@@ -63,34 +62,24 @@ type Book struct {
 // NewBook returns an empty Book.
 func NewBook() *Book {
 	return &Book{
-		byAddress: map[string]*Order{}, byRef: map[refKey]string{}, byChannel: map[refKey]string{},
+		byAddress: map[string]*Order{}, byChannel: map[refKey]string{},
 		created: map[refKey]int{}, submits: map[swapv1.ProviderID]int{}, forgotten: map[string]*Order{},
 	}
 }
 
-// Open returns the provider's order for ref, or builds one. build gets a sequence number
-// unique in the book and the number of orders already created for ref (non-zero after a
-// Forget), so it can derive a fresh address. created is false when the order existed.
-func (b *Book) Open(provider swapv1.ProviderID, ref string, build func(seq, previous int) Order) (o Order, created bool) {
+// Open builds a new order; build gets a sequence number unique in the book, so it can derive a
+// fresh address.
+func (b *Book) Open(provider swapv1.ProviderID, build func(seq int) Order) Order {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	k := refKey{provider, ref}
-	if ref != "" {
-		if addr, ok := b.byRef[k]; ok {
-			return b.byAddress[addr].snapshot(), false
-		}
-	}
 	b.seq++
-	n := build(b.seq, b.created[k])
+	n := build(b.seq)
 	b.byAddress[n.DepositAddress] = &n
-	if ref != "" {
-		b.byRef[k] = n.DepositAddress
-		b.created[k]++
-	}
+	b.created[refKey{provider, n.Recipient}]++
 	if n.ChannelID != "" {
 		b.byChannel[refKey{provider, n.ChannelID}] = n.DepositAddress
 	}
-	return n.snapshot(), true
+	return n.snapshot()
 }
 
 // ByAddress returns the provider's order at the deposit address.
@@ -150,9 +139,6 @@ func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
 		return false
 	}
 	delete(b.byAddress, addr)
-	if o.ClientRef != "" {
-		delete(b.byRef, refKey{provider, o.ClientRef})
-	}
 	if o.ChannelID != "" {
 		delete(b.byChannel, refKey{provider, o.ChannelID})
 	}
@@ -161,8 +147,7 @@ func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
 }
 
 // Restore gives back an order Forget took, as a provider whose lost record reappears. It
-// reports false when the order was not forgotten, or when its client reference has been
-// used for a new order since.
+// reports false when the order was not forgotten.
 func (b *Book) Restore(provider swapv1.ProviderID, addr string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -170,17 +155,24 @@ func (b *Book) Restore(provider swapv1.ProviderID, addr string) bool {
 	if !ok || o.Provider != provider {
 		return false
 	}
-	if _, taken := b.byRef[refKey{provider, o.ClientRef}]; taken && o.ClientRef != "" {
-		return false
-	}
 	delete(b.forgotten, addr)
 	b.byAddress[addr] = o
-	if o.ClientRef != "" {
-		b.byRef[refKey{provider, o.ClientRef}] = addr
-	}
 	if o.ChannelID != "" {
 		b.byChannel[refKey{provider, o.ChannelID}] = addr
 	}
+	return true
+}
+
+// SetUnfilled makes the swap of the order at addr fill only (10000-bps)/10000 of its input at
+// the order's price floor; the rest is refunded. It reports whether the order exists.
+func (b *Book) SetUnfilled(provider swapv1.ProviderID, addr string, bps int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok || o.Provider != provider {
+		return false
+	}
+	o.Terms.UnfilledBps = bps
 	return true
 }
 
@@ -196,19 +188,19 @@ func (b *Book) ObservePhase(addr string, p settlement.Phase) bool {
 	return true
 }
 
-// Counts reports, per provider, how many deposit addresses were created per client
-// reference and how many deposit submissions arrived.
-func (b *Book) Counts() (createdPerRef map[swapv1.ProviderID]map[string]int, submits map[swapv1.ProviderID]int) {
+// Counts reports, per provider, how many deposit addresses were created per recipient and
+// how many deposit submissions arrived.
+func (b *Book) Counts() (createdPerRecipient map[swapv1.ProviderID]map[string]int, submits map[swapv1.ProviderID]int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	createdPerRef = map[swapv1.ProviderID]map[string]int{}
+	createdPerRecipient = map[swapv1.ProviderID]map[string]int{}
 	for k, n := range b.created {
-		if createdPerRef[k.provider] == nil {
-			createdPerRef[k.provider] = map[string]int{}
+		if createdPerRecipient[k.provider] == nil {
+			createdPerRecipient[k.provider] = map[string]int{}
 		}
-		createdPerRef[k.provider][k.ref] = n
+		createdPerRecipient[k.provider][k.ref] = n
 	}
-	return createdPerRef, maps.Clone(b.submits)
+	return createdPerRecipient, maps.Clone(b.submits)
 }
 
 func (o *Order) snapshot() Order {

@@ -9,37 +9,30 @@ import (
 	"github.com/swaprouter/swaprouter/internal/simulator/settlement"
 )
 
-func builder(ref string) func(seq, previous int) Order {
-	return func(seq, previous int) Order {
-		return Order{Provider: "route_A", ClientRef: ref, DepositAddress: fmt.Sprintf("addr-%s-%d", ref, previous), ChannelID: fmt.Sprintf("ch-%d", seq)}
+func builder(recipient string) func(seq int) Order {
+	return func(seq int) Order {
+		return Order{Provider: "route_A", Recipient: recipient, DepositAddress: fmt.Sprintf("addr-%d", seq), ChannelID: fmt.Sprintf("ch-%d", seq)}
 	}
 }
 
-func TestOpenIsIdempotentPerRef(t *testing.T) {
+func TestOpenIsNeverIdempotent(t *testing.T) {
 	b := NewBook()
-	first, created := b.Open("route_A", "ord_1", builder("ord_1"))
-	if !created {
-		t.Fatal("first Open did not create")
+	first := b.Open("route_A", builder("alice"))
+	again := b.Open("route_A", builder("alice"))
+	if again.DepositAddress == first.DepositAddress {
+		t.Fatalf("a repeated open returned the same address %s; real providers open a new one", first.DepositAddress)
 	}
-	again, created := b.Open("route_A", "ord_1", builder("ord_1"))
-	if created || again.DepositAddress != first.DepositAddress {
-		t.Fatalf("second Open created=%v addr=%s; want the first %s", created, again.DepositAddress, first.DepositAddress)
-	}
-	if _, created := b.Open("route_B", "ord_1", builder("ord_1")); !created {
-		t.Fatal("another provider shares the reference index")
-	}
-	if _, created := b.Open("route_A", "", builder("")); !created {
-		t.Fatal("empty ref did not create")
-	}
+	b.Open("route_B", builder("alice"))
+	b.Open("route_A", builder("bob"))
 	per, _ := b.Counts()
-	if per["route_A"]["ord_1"] != 1 || per["route_B"]["ord_1"] != 1 || len(per["route_A"]) != 1 {
-		t.Fatalf("counts = %v", per)
+	if per["route_A"]["alice"] != 2 || per["route_B"]["alice"] != 1 || per["route_A"]["bob"] != 1 {
+		t.Fatalf("counts per recipient = %v", per)
 	}
 }
 
-func TestForgetAndRecreate(t *testing.T) {
+func TestForget(t *testing.T) {
 	b := NewBook()
-	o, _ := b.Open("route_A", "ord_1", builder("ord_1"))
+	o := b.Open("route_A", builder("alice"))
 	if b.Forget("route_B", o.DepositAddress) {
 		t.Fatal("route_B forgot route_A's order")
 	}
@@ -52,18 +45,11 @@ func TestForgetAndRecreate(t *testing.T) {
 	if _, ok := b.ByChannel("route_A", o.ChannelID); ok {
 		t.Fatal("forgotten order still found by channel")
 	}
-	n, created := b.Open("route_A", "ord_1", builder("ord_1"))
-	if !created || n.DepositAddress == o.DepositAddress {
-		t.Fatalf("re-open after forget: created=%v addr=%s", created, n.DepositAddress)
-	}
-	if per, _ := b.Counts(); per["route_A"]["ord_1"] != 2 {
-		t.Fatalf("created count = %d; want 2", per["route_A"]["ord_1"])
-	}
 }
 
 func TestDepositsAndSubmits(t *testing.T) {
 	b := NewBook()
-	o, _ := b.Open("route_A", "r", builder("r"))
+	o := b.Open("route_A", builder("r"))
 	if _, err := b.AddDeposit("nowhere", settlement.Deposit{Amount: big.NewInt(1)}); err != ErrUnknownAddress {
 		t.Fatalf("err = %v", err)
 	}
@@ -92,7 +78,7 @@ func TestDepositsAndSubmits(t *testing.T) {
 
 func TestForgetThenRestore(t *testing.T) {
 	b := NewBook()
-	o, _ := b.Open("route_A", "ord_1", builder("ord_1"))
+	o := b.Open("route_A", builder("alice"))
 	if b.Restore("route_A", o.DepositAddress) {
 		t.Fatal("restored an order that was never forgotten")
 	}
@@ -103,20 +89,10 @@ func TestForgetThenRestore(t *testing.T) {
 	if !b.Restore("route_A", o.DepositAddress) {
 		t.Fatal("Restore of a forgotten order returned false")
 	}
-	if got, ok := b.ByAddress("route_A", o.DepositAddress); !ok || got.ClientRef != "ord_1" {
+	if got, ok := b.ByAddress("route_A", o.DepositAddress); !ok || got.Recipient != "alice" {
 		t.Fatalf("restored order not found by address: %+v %v", got, ok)
 	}
-	if _, ok := b.ByChannel("route_A", o.ChannelID); !ok && o.ChannelID != "" {
+	if _, ok := b.ByChannel("route_A", o.ChannelID); !ok {
 		t.Fatal("restored order not found by channel")
-	}
-	if again, created := b.Open("route_A", "ord_1", builder("ord_1")); created || again.DepositAddress != o.DepositAddress {
-		t.Fatalf("re-open after restore: created=%v addr=%s, want the restored %s", created, again.DepositAddress, o.DepositAddress)
-	}
-
-	// A reference used for a new order meanwhile is not overwritten.
-	b.Forget("route_A", o.DepositAddress)
-	b.Open("route_A", "ord_1", builder("ord_1"))
-	if b.Restore("route_A", o.DepositAddress) {
-		t.Fatal("restore replaced the order created for the same reference since")
 	}
 }

@@ -49,6 +49,7 @@ func (p Phase) Terminal() bool { return p == Completed || p == Refunded }
 const (
 	ReasonIncompleteDeposit    = "IncompleteDeposit"
 	ReasonDepositAfterDeadline = "DepositAfterDeadline"
+	ReasonPriceFloorNotMet     = "PriceFloorNotMet"
 )
 
 // Timing is the simulator's speed.
@@ -71,6 +72,12 @@ type Terms struct {
 	ExactOutput bool
 	// Deadline is the last moment a deposit is accepted.
 	Deadline time.Time
+	// KeepExcess: an input above ExpectedIn is swapped too (Chainflip swaps what arrives);
+	// otherwise the excess is refunded after the swap (1Click).
+	KeepExcess bool
+	// UnfilledBps is the share of the swapped input the market could not fill at the order's
+	// price floor; it is refunded beside the output (a partial fill). 10000 refunds all.
+	UnfilledBps int64
 }
 
 // Deposit is one transfer to the deposit address.
@@ -151,16 +158,26 @@ func successPath(p Progress, terms Terms, swapped *big.Int, now, t0, tFull time.
 		return p
 	}
 	p.Phase, p.Since = Completed, tFull.Add(time.Duration(len(steps))*tm.Step)
-	if terms.ExactOutput {
-		p.AmountIn.Set(terms.ExpectedIn)
-		p.AmountOut.Set(terms.QuotedOut)
-		p.Refunded.Sub(swapped, terms.ExpectedIn)
-	} else {
-		p.AmountIn.Set(swapped)
-		p.AmountOut.Mul(swapped, terms.QuotedOut)
-		p.AmountOut.Quo(p.AmountOut, terms.ExpectedIn)
+	p.AmountIn, p.AmountOut, p.Refunded = Fill(terms, swapped)
+	if p.AmountIn.Sign() == 0 {
+		p.Phase, p.RefundReason = Refunded, ReasonPriceFloorNotMet
 	}
 	return p
+}
+
+// Fill splits what a swap of received (at least ExpectedIn) ends with: the input swapped, the
+// output it buys at the quoted rate, and the input refunded (an excess the provider does not
+// keep, plus the unfilled share).
+func Fill(terms Terms, received *big.Int) (in, out, refunded *big.Int) {
+	in = new(big.Int).Set(received)
+	if !terms.KeepExcess || terms.ExactOutput {
+		in.Set(terms.ExpectedIn)
+	}
+	unfilled := new(big.Int).Mul(in, big.NewInt(min(max(terms.UnfilledBps, 0), 10000)))
+	in.Sub(in, unfilled.Quo(unfilled, big.NewInt(10000)))
+	out = new(big.Int).Mul(in, terms.QuotedOut)
+	out.Quo(out, terms.ExpectedIn)
+	return in, out, new(big.Int).Sub(received, in)
 }
 
 func refundPath(p Progress, seen []Deposit, now, t0, refundAt time.Time, tm Timing, reason string) Progress {

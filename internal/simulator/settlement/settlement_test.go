@@ -13,6 +13,10 @@ func TestEvaluate(t *testing.T) {
 	exactIn := Terms{ExpectedIn: in, QuotedOut: big.NewInt(500), Deadline: t0.Add(time.Minute)}
 	exactOut := exactIn
 	exactOut.ExactOutput = true
+	keepExcess, partial, unfilled := exactIn, exactIn, exactIn
+	keepExcess.KeepExcess = true
+	partial.UnfilledBps = 2500
+	unfilled.UnfilledBps = 10000
 	dep := func(amount int64, at time.Duration) Deposit {
 		return Deposit{Amount: big.NewInt(amount), TxHash: "tx", At: t0.Add(at)}
 	}
@@ -35,7 +39,10 @@ func TestEvaluate(t *testing.T) {
 		{name: "full: sending", terms: exactIn, deps: []Deposit{dep(1000, 0)}, at: 2 * time.Second, phase: Sending},
 		{name: "full: sent", terms: exactIn, deps: []Deposit{dep(1000, 0)}, at: 3 * time.Second, phase: Sent},
 		{name: "full: completed", terms: exactIn, deps: []Deposit{dep(1000, 0)}, at: 4 * time.Second, phase: Completed, in: 1000, out: 500},
-		{name: "over-deposit exact input swaps all", terms: exactIn, deps: []Deposit{dep(1200, 0)}, at: time.Hour, phase: Completed, in: 1200, out: 600},
+		{name: "over-deposit exact input refunds the excess", terms: exactIn, deps: []Deposit{dep(1200, 0)}, at: time.Hour, phase: Completed, in: 1000, out: 500, refunded: 200},
+		{name: "over-deposit kept when the provider swaps what arrives", terms: keepExcess, deps: []Deposit{dep(1200, 0)}, at: time.Hour, phase: Completed, in: 1200, out: 600},
+		{name: "partial fill refunds the unfilled share", terms: partial, deps: []Deposit{dep(1000, 0)}, at: time.Hour, phase: Completed, in: 750, out: 375, refunded: 250},
+		{name: "price floor not met refunds all", terms: unfilled, deps: []Deposit{dep(1000, 0)}, at: time.Hour, phase: Refunded, reason: ReasonPriceFloorNotMet, refunded: 1000},
 		{name: "over-deposit exact output refunds excess", terms: exactOut, deps: []Deposit{dep(1200, 0)}, at: time.Hour, phase: Completed, in: 1000, out: 500, refunded: 200},
 		{name: "two deposits add up", terms: exactIn, deps: []Deposit{dep(600, 0), dep(400, 3*time.Second)}, at: 7 * time.Second, phase: Completed, in: 1000, out: 500},
 		{name: "under: seen", terms: exactIn, deps: []Deposit{dep(600, 0)}, at: 0, phase: DepositSeen},

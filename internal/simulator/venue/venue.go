@@ -52,7 +52,6 @@ func (v *Venue) Price(from, to market.Asset, amount string, exactOutput bool) (m
 
 // OpenRequest is what a protocol knows when it opens an order.
 type OpenRequest struct {
-	ClientRef         string
 	From, To          market.Asset
 	Priced            market.Result
 	ExactOutput       bool
@@ -66,24 +65,21 @@ type OpenRequest struct {
 	Payload func(o orders.Order) any
 }
 
-// Open creates the order idempotently per client reference. The deadline is the requested
-// one capped by the deposit window.
-func (v *Venue) Open(req OpenRequest) (orders.Order, bool) {
-	return v.Book.Open(v.Provider.ID, req.ClientRef, func(seq, previous int) orders.Order {
+// Open creates a new order, as the real providers do on every call. The deadline is the
+// requested one capped by the deposit window.
+func (v *Venue) Open(req OpenRequest) orders.Order {
+	return v.Book.Open(v.Provider.ID, func(seq int) orders.Order {
 		now := v.Now()
 		deadline := now.Add(v.DepositWindow)
 		if !req.RequestedDeadline.IsZero() && req.RequestedDeadline.Before(deadline) {
 			deadline = req.RequestedDeadline
 		}
-		// With a client reference the address depends only on it (and on how many times the
-		// provider forgot it); without one every call gets a fresh address.
-		salt := "ref:" + req.ClientRef + "#" + strconv.Itoa(previous)
-		if req.ClientRef == "" {
-			salt = "seq:" + strconv.Itoa(seq)
-		}
+		// The sequence alone would repeat after a restart of the simulator; the clock keeps
+		// addresses of different runs apart.
+		salt := "seq:" + strconv.Itoa(seq) + "@" + strconv.FormatInt(now.UnixNano(), 10)
 		addr := chainaddr.Address(req.From.Chain, v.Seed, string(v.Provider.ID), salt)
 		o := orders.Order{
-			Provider: v.Provider.ID, ClientRef: req.ClientRef, DepositAddress: addr,
+			Provider: v.Provider.ID, DepositAddress: addr,
 			From: req.From, To: req.To, Recipient: req.Recipient, RefundTo: req.RefundTo, CreatedAt: now,
 			Terms: settlement.Terms{
 				ExpectedIn: req.Priced.AmountIn, QuotedOut: req.Priced.AmountOut,
@@ -98,7 +94,7 @@ func (v *Venue) Open(req OpenRequest) (orders.Order, bool) {
 		if req.Payload != nil {
 			o.Payload = req.Payload(o)
 		}
-		v.Log.Info("deposit address created", "provider", v.Provider.ID, "clientRef", req.ClientRef,
+		v.Log.Info("deposit address created", "provider", v.Provider.ID, "recipient", req.Recipient,
 			"depositAddress", addr, "from", req.From.Key, "to", req.To.Key,
 			"expectedIn", req.Priced.AmountIn.String(), "deadline", deadline.Format(time.RFC3339))
 		return o
