@@ -32,9 +32,12 @@ func TestSwapPage(t *testing.T) {
 	RunSpecs(t, "consumer swap page in a browser")
 }
 
-// perSession is the app's per-user budget in this suite: enough for a whole journey, small
-// enough that the throttle spec reaches it quickly.
+// perSession is each user's budget in this suite: enough for a whole journey, small enough
+// that the throttle spec spends it quickly. The throttle's clock stands still here, so a
+// spent budget never refills while a slow run is still clicking.
 const perSession = 40
+
+var throttleEpoch = time.Now()
 
 var (
 	env     *devenv.Env
@@ -66,7 +69,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	app, err := consumerapp.New(consumerapp.Options{
 		APIURL: env.FrontendURL, Key: upstream.Key{ID: env.KeyID, Secret: env.Secret},
 		SimulatorURL: env.SimulatorURL,
-		PerSession:   perSession, PerClientAddress: 100000,
+		PerSession:   perSession, PerClientAddress: 100000, ThrottleClock: func() time.Time { return throttleEpoch },
 		PollMin: 300 * time.Millisecond, PollMax: 500 * time.Millisecond,
 		Log: ctrl.Log.WithName("app"),
 	})

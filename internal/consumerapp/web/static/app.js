@@ -1,6 +1,7 @@
 // The swap page: pick assets and an amount, compare the routes' quotes, create the order,
 // send the deposit, and watch the order to its end. Every call goes to this origin's /api/.
 import { ApiError, get, post, startSession } from './api.js';
+import { countdownText, quoteDeadline } from './countdown.js';
 import { fromBaseUnits, toBaseUnits } from './units.js';
 
 const $ = (id) => document.getElementById(id);
@@ -12,7 +13,7 @@ const state = {
   assets: [],
   byId: new Map(),
   chainNames: new Map(),
-  quote: null, // {request, response}
+  quote: null, // {request, response, fetchedAt}
   expiryTimer: 0,
   order: null,
   events: null,
@@ -143,7 +144,7 @@ async function getQuote(ev) {
   try {
     const response = await post('/api/quote', request);
     const chosen = document.querySelector('input[name="route"]:checked')?.value;
-    state.quote = { request, response };
+    state.quote = { request, response, fetchedAt: Date.now() };
     renderQuote(chosen);
     for (const span of document.querySelectorAll('[data-chain]')) span.textContent = chainName((span.dataset.chain === 'from' ? from : to).chain);
     section.hidden = false;
@@ -176,16 +177,15 @@ function renderQuote(chosen) {
   startExpiryCountdown();
 }
 
-// The countdown shows how long the chosen quote holds; at zero it fetches a fresh one in
-// place (the list keeps its height, nothing jumps).
+// The countdown shows how long the quotes hold; at zero the page fetches fresh ones in place
+// (the list keeps its height, nothing jumps).
 function startExpiryCountdown() {
   clearInterval(state.expiryTimer);
+  const deadline = quoteDeadline(state.quote.response.candidates, state.quote.fetchedAt);
   const tick = () => {
-    const expiries = state.quote.response.candidates.map((c) => Date.parse(c.expiresAt)).filter((t) => !Number.isNaN(t));
-    if (!expiries.length) { $('quote-expiry').textContent = ''; return; }
-    const left = Math.max(0, Math.round((Math.min(...expiries) - Date.now()) / 1000));
-    $('quote-expiry').textContent = left > 0 ? `Quotes valid for ${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` : 'Refreshing quotes…';
-    if (left === 0 && !$('quote-section').hidden && $('order-section').hidden) {
+    const text = countdownText(deadline, Date.now());
+    $('quote-expiry').textContent = text || 'Refreshing quotes…';
+    if (!text && !$('quote-section').hidden && $('order-section').hidden) {
       clearInterval(state.expiryTimer);
       getQuote();
     }
@@ -393,10 +393,15 @@ async function start() {
   for (const side of ['from', 'to']) {
     fillChains($(`${side}-chain`));
     fillAssets(side);
-    $(`${side}-chain`).addEventListener('change', () => fillAssets(side));
-    $(`${side}-search`).addEventListener('input', () => fillAssets(side));
   }
-  $('from-asset').addEventListener('change', () => { amountBase(); refreshRates(); });
+  // Filtering the source list can drop the selected asset: the amount check and the rates
+  // follow whatever is selected now.
+  const fromChanged = () => { amountBase(); refreshRates(); };
+  for (const [id, event] of [['chain', 'change'], ['search', 'input']]) {
+    $(`from-${id}`).addEventListener(event, () => { fillAssets('from'); fromChanged(); });
+    $(`to-${id}`).addEventListener(event, () => fillAssets('to'));
+  }
+  $('from-asset').addEventListener('change', fromChanged);
   $('amount').addEventListener('input', () => { amountBase(); refreshRates(); });
   $('swap-form').addEventListener('submit', getQuote);
   $('order-form').addEventListener('submit', createOrder);
