@@ -99,13 +99,27 @@ func (p *page) screenshot(step string) {
 // quoteEthToSol walks step 1 and 2: ETH on Ethereum to SOL, 0.1 ETH, the routes' quotes.
 func (p *page) quoteEthToSol() {
 	GinkgoHelper()
+	p.pickEthToSol()
+	p.getQuotes()
+}
+
+// pickEthToSol fills step 1: ETH on Ethereum to SOL, 0.1 ETH, until the rates preview shows.
+func (p *page) pickEthToSol() {
+	GinkgoHelper()
 	p.choose("#from-chain", "eth")
 	p.choose("#from-asset", eth)
 	p.typeInto("#to-search", "sol")
 	p.choose("#to-asset", sol)
 	p.typeInto("#amount", "0.1")
 	Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("≈"), "the live rates preview shows amounts")
-	p.screenshot("1-pick")
+	Expect(p.text("#rates")).To(ContainSubstring("on Solana"), "each rate names its chain")
+	Expect(eval[string](p, `document.querySelector('#to-asset').selectedOptions[0].text`)).To(Equal("SOL (Solana)"),
+		"a name that repeats the symbol is not shown twice")
+}
+
+// getQuotes asks for the routes' quotes and waits for them.
+func (p *page) getQuotes() {
+	GinkgoHelper()
 	p.click("#quote-btn")
 	Eventually(func() string { return p.text("#candidates") }).Should(ContainSubstring("SOL"))
 	Expect(p.text("#candidates .badge")).To(Equal("Best"))
@@ -133,7 +147,10 @@ func (p *page) order(recipient string) string {
 var _ = Describe("the swap page", func() {
 	It("swaps ETH to SOL to SUCCESS, on a desktop", func() {
 		p := newPage("success", 1280, 900)
-		p.quoteEthToSol()
+		p.pickEthToSol()
+		p.screenshot("1-pick")
+		p.getQuotes()
+		Expect(p.text("#candidates")).To(ContainSubstring("network fee 0.02 SOL"), "fees read as words")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
 		p.click("#sim-full")
@@ -148,7 +165,9 @@ var _ = Describe("the swap page", func() {
 
 	It("refunds an under-deposit, on a 375 px phone", func() {
 		p := newPage("refund", 375, 812)
-		p.quoteEthToSol()
+		p.pickEthToSol()
+		p.screenshot("1-pick")
+		p.getQuotes()
 		Expect(eval[bool](p, `document.documentElement.scrollWidth <= 375`)).To(BeTrue(), "nothing is wider than the phone")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
@@ -183,6 +202,8 @@ var _ = Describe("the swap page", func() {
 		greedy.click("#quote-btn")
 		Eventually(func() string { return greedy.text("#error") }).Should(SatisfyAll(
 			ContainSubstring("Too many requests right now."), MatchRegexp(`Wait \d+ seconds and try again.`)))
+		Eventually(func() string { return greedy.text("#rates") }).Should(ContainSubstring("Too many requests right now."),
+			"the rates preview says why it shows no rates, in full")
 		greedy.screenshot("1-throttled")
 
 		other := newPage("throttle-other", 1280, 900)

@@ -73,8 +73,14 @@ function fillAssets(side) {
   const keep = select.value;
   const matches = state.assets.filter((a) => (!chain || a.chain === chain)
     && (!q || a.symbol.toLowerCase().includes(q) || a.name.toLowerCase().includes(q)));
-  select.replaceChildren(...matches.map((a) => el('option', { value: a.assetId, text: `${a.symbol} — ${a.name} (${chainName(a.chain)})` })));
+  select.replaceChildren(...matches.map((a) => el('option', { value: a.assetId, text: assetLabel(a) })));
   if (matches.some((a) => a.assetId === keep)) select.value = keep;
+}
+
+// assetLabel reads "USDC — USD Coin (Ethereum)", or "ETH (Base)" when the name is the symbol.
+function assetLabel(a) {
+  const name = a.name && a.name !== a.symbol ? ` — ${a.name}` : '';
+  return `${a.symbol}${name} (${chainName(a.chain)})`;
 }
 
 function selected(side) { return state.byId.get($(`${side}-asset`).value); }
@@ -97,10 +103,13 @@ function amountBase() {
   }
 }
 
+// popularTargets picks up to four well-known assets to preview, each on the source's own
+// chain when it is there (USDC on Ethereum for ETH on Ethereum).
 function popularTargets(from) {
   const out = [];
   for (const sym of POPULAR) {
-    const a = state.assets.find((x) => x.symbol === sym && x.assetId !== from.assetId && !out.includes(x));
+    const candidates = state.assets.filter((x) => x.symbol === sym && x.assetId !== from.assetId);
+    const a = candidates.find((x) => x.chain === from.chain) || candidates[0];
     if (a) out.push(a);
     if (out.length === 4) break;
   }
@@ -117,9 +126,10 @@ const refreshRates = debounce(async () => {
   const targets = popularTargets(from);
   try {
     const res = await post('/api/rates', { from: from.assetId, amount, targets: targets.map((t) => t.assetId) });
-    list.replaceChildren(...res.rates.map((r) => el('li', {
-      text: r.best ? `≈ ${human(r.best.amountOut, r.to)}` : `${state.byId.get(r.to)?.symbol}: no route`,
-    })));
+    // Several chains carry ETH or USDC: each rate names its chain.
+    list.replaceChildren(...res.rates.map((r) => el('li', {},
+      el('span', { text: r.best ? `≈ ${human(r.best.amountOut, r.to)}` : `${state.byId.get(r.to)?.symbol}: no route` }),
+      el('span', { class: 'chain', text: `on ${chainName(state.byId.get(r.to)?.chain)}` }))));
   } catch (e) {
     list.replaceChildren(el('li', { class: 'muted', text: e.message }));
   }
@@ -164,8 +174,8 @@ function renderQuote(chosen) {
     const isBest = best && c.providerId === best.providerId;
     const radio = el('input', { type: 'radio', name: 'route', value: c.providerId });
     radio.checked = chosen ? chosen === c.providerId : isBest;
-    const fees = (c.fees || []).map((f) => `${human(f.amount, f.asset)} ${f.type}`).join(', ') || 'none';
-    const meta = `via ${c.providerId} · at least ${human(c.minAmountOut ?? c.amountOut, request.destinationAsset)} · fees ${fees} · ${duration(c.estimatedTimeSeconds || 0)}`;
+    const fees = (c.fees || []).map((f) => `${f.type.toLowerCase()} fee ${human(f.amount, f.asset)}`).join(', ') || 'no fees';
+    const meta = `via ${c.providerId} · at least ${human(c.minAmountOut ?? c.amountOut, request.destinationAsset)} · ${fees} · ${duration(c.estimatedTimeSeconds || 0)}`;
     return el('li', {}, el('label', {},
       radio,
       el('span', { class: 'route-out', text: human(c.amountOut, request.destinationAsset) }),
