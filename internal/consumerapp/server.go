@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/web"
@@ -41,6 +42,9 @@ type Options struct {
 	// AssetsTTL is how long the asset list is reused before /v1 is asked again.
 	AssetsTTL time.Duration
 	Log       logr.Logger
+	// Metrics receives the app's metrics (requests by route and code, durations); nil keeps
+	// them unregistered.
+	Metrics prometheus.Registerer
 	// HTTPClient calls /v1 and the simulator.
 	HTTPClient *http.Client
 }
@@ -121,7 +125,7 @@ func New(o Options) (*Server, error) {
 		writeProblem(w, http.StatusNotFound, Problem{Code: "not found", Message: "No such page.", Action: "Reload the app."})
 	}))
 	mux.Handle("/", web.Handler())
-	s.handler = logged(o.Log, secured(mux))
+	s.handler = logged(o.Log, newMetrics(o.Metrics), secured(mux))
 	return s, nil
 }
 
