@@ -4,10 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -15,7 +20,7 @@ import (
 )
 
 func newAppCommand() *cobra.Command {
-	var addr, keyDir string
+	var addr, metricsAddr, keyDir string
 	var opts consumerapp.Options
 	cmd := &cobra.Command{
 		Use:   "app",
@@ -28,6 +33,9 @@ func newAppCommand() *cobra.Command {
 			}
 			opts.Key = key
 			opts.Log = ctrl.Log.WithName("app")
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+			opts.Metrics = reg
 			app, err := consumerapp.New(opts)
 			if err != nil {
 				return err
@@ -38,6 +46,17 @@ func newAppCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if metricsAddr != "" {
+				mln, err := net.Listen("tcp", metricsAddr)
+				if err != nil {
+					return err
+				}
+				// Its own port: the page's port is public, the metrics are for the operator.
+				msrv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+				go func() { _ = msrv.Serve(mln) }()
+				defer msrv.Close()
+				fmt.Fprintf(cmd.OutOrStdout(), "Metrics on http://%s/metrics\n", mln.Addr())
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Swap app on http://%s (calls %s)\n", ln.Addr(), opts.APIURL)
 			return app.Serve(ctx, ln)
 		},
@@ -45,6 +64,7 @@ func newAppCommand() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&addr, "listen-address", "127.0.0.1:8088", "address of the page and its /api")
 	fs.StringVar(&opts.APIURL, "api-url", "http://127.0.0.1:8080", "base URL of the /v1 frontend")
+	fs.StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:9092", "address of the Prometheus metrics endpoint (empty disables)")
 	fs.StringVar(&keyDir, "partner-key-dir", "/etc/swaprouter-app", "folder holding the partner key as files keyId and secret (a mounted Secret)")
 	fs.IntVar(&opts.PerSession, "per-session-per-minute", 60, "requests each end user's session may make per minute")
 	fs.IntVar(&opts.PerClientAddress, "per-client-address-per-minute", 300, "requests each client address may make per minute")

@@ -75,8 +75,16 @@ func statusText(status string) string {
 // reasonText explains why an order is where it is, and what the user can do.
 func reasonText(reason string) string {
 	switch reason {
-	case "", "DepositAddressIssued":
-		return ""
+	case "", "DepositAddressIssued", "AwaitingDeposit", "Swapping", "Settled":
+		return "" // the status line says it already
+	case "DepositSeen":
+		return "Your deposit is on its way; it is being confirmed on its chain."
+	case "Sending", "Sent":
+		return "The swapped funds are being sent to your receiving address."
+	case "Refunding":
+		return "The deposit is being sent back to your refund address."
+	case "DepositChannelExpired":
+		return "The deposit window has closed. Do not send anything to this address; start a new swap."
 	case "IncompleteDeposit":
 		return "Less than the quoted amount arrived, so the deposit was sent back to your refund address."
 	case "DepositAfterDeadline":
@@ -91,7 +99,7 @@ func reasonText(reason string) string {
 		return "The provider no longer routes this pair. Start a new swap and pick another asset."
 	case "ProviderRefused", "ProviderDisabled", "ProviderNotConfigured":
 		return "The provider could not take this order. Nothing was taken; start a new swap."
-	case "ProviderUnreachable", "OrderNotFoundAtProvider", "ProviderStatusUnmapped":
+	case "ProviderUnreachable", "OrderNotFoundAtProvider", "ProviderStatusUnmapped", "UnrecognizedProviderStatus", "CompletedWithoutEgress":
 		return "We are waiting to hear back from the provider. Your funds are safe; this page updates by itself."
 	case "Refunded":
 		return "The provider sent the deposit back to your refund address."

@@ -27,9 +27,12 @@ func TestExplain(t *testing.T) {
 
 func TestReasonText(t *testing.T) {
 	tests := map[string]string{
-		"":                  "",
-		"IncompleteDeposit": "Less than the quoted amount arrived, so the deposit was sent back to your refund address.",
-		"SlippageExceeded":  "The provider reported: slippage exceeded.",
+		"":                       "",
+		"AwaitingDeposit":        "",
+		"DepositSeen":            "Your deposit is on its way; it is being confirmed on its chain.",
+		"CompletedWithoutEgress": "We are waiting to hear back from the provider. Your funds are safe; this page updates by itself.",
+		"IncompleteDeposit":      "Less than the quoted amount arrived, so the deposit was sent back to your refund address.",
+		"SlippageExceeded":       "The provider reported: slippage exceeded.",
 	}
 	for reason, want := range tests {
 		if got := reasonText(reason); got != want {

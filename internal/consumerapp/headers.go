@@ -45,9 +45,9 @@ func (w *statusWriter) WriteHeader(code int) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// logged gives each request an id (answered in X-Request-Id and passed on to /v1, so the two
+// logged counts each request in m, gives it an id (answered in X-Request-Id and passed on to /v1, so the two
 // services' log lines join up) and logs one line per /api request.
-func logged(log logr.Logger, next http.Handler) http.Handler {
+func logged(log logr.Logger, m *metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
@@ -57,11 +57,14 @@ func logged(log logr.Logger, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		start := time.Now()
 		ctx := context.WithValue(logr.NewContext(r.Context(), l), requestIDKey{}, id)
-		next.ServeHTTP(sw, r.WithContext(ctx))
+		req := r.WithContext(ctx) // the mux records the matched pattern on it
+		next.ServeHTTP(sw, req)
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
-		l.V(1).Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "took", time.Since(start).String())
+		took := time.Since(start)
+		m.observe(routeOf(req), sw.status, took)
+		l.V(1).Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "took", took.String())
 	})
 }
 

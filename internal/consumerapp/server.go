@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/web"
@@ -32,12 +33,18 @@ type Options struct {
 	SimulatorURL string
 	// PerSession and PerClientAddress are each end user's requests per minute.
 	PerSession, PerClientAddress int
+	// ThrottleClock is the throttle's time (time.Now when nil); a test holds it still so a
+	// spent budget stays spent however slowly the test runs.
+	ThrottleClock func() time.Time
 	// PollMin and PollMax bound the /v1 status poll behind each live status stream (the
 	// contract asks for 10–15 s).
 	PollMin, PollMax time.Duration
 	// AssetsTTL is how long the asset list is reused before /v1 is asked again.
 	AssetsTTL time.Duration
 	Log       logr.Logger
+	// Metrics receives the app's metrics (requests by route and code, durations); nil keeps
+	// them unregistered.
+	Metrics prometheus.Registerer
 	// HTTPClient calls /v1 and the simulator.
 	HTTPClient *http.Client
 }
@@ -54,6 +61,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PollMax < o.PollMin {
 		o.PollMax = max(o.PollMin, 15*time.Second)
+	}
+	if o.ThrottleClock == nil {
+		o.ThrottleClock = time.Now
 	}
 	if o.AssetsTTL <= 0 {
 		o.AssetsTTL = time.Minute
@@ -88,7 +98,7 @@ func New(o Options) (*Server, error) {
 		api:      &upstream.Client{BaseURL: o.APIURL, Key: o.Key, HTTP: o.HTTPClient, Log: o.Log.WithName("upstream")},
 		sim:      &upstream.Client{BaseURL: o.SimulatorURL, HTTP: o.HTTPClient, Log: o.Log.WithName("simulator")},
 		csrfKey:  make([]byte, 32),
-		throttle: &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress, now: time.Now},
+		throttle: &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress, now: o.ThrottleClock},
 		recent:   newRecentOrders(),
 		pokes:    newPokes(),
 	}
@@ -115,7 +125,7 @@ func New(o Options) (*Server, error) {
 		writeProblem(w, http.StatusNotFound, Problem{Code: "not found", Message: "No such page.", Action: "Reload the app."})
 	}))
 	mux.Handle("/", web.Handler())
-	s.handler = logged(o.Log, secured(mux))
+	s.handler = logged(o.Log, newMetrics(o.Metrics), secured(mux))
 	return s, nil
 }
 

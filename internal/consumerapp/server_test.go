@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 )
@@ -117,5 +119,31 @@ func TestPostsNeedTheSessionsToken(t *testing.T) {
 	}
 	if strings.Contains(w.Body.String(), "partner-secret") {
 		t.Errorf("the partner secret leaked into the session answer")
+	}
+}
+
+func TestMetricsCountRequestsByRouteNotPath(t *testing.T) {
+	v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	t.Cleanup(v1.Close)
+	reg := prometheus.NewRegistry()
+	s, err := New(Options{APIURL: v1.URL, Key: upstream.Key{ID: "key", Secret: "partner-secret"},
+		PerSession: 2, PerClientAddress: 100, Log: logr.Discard(), Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := get(s, "/api/session", "", "192.0.2.1:1000")
+	cookie := first.Header().Get("Set-Cookie")
+	get(s, "/api/orders/ord_a", cookie, "192.0.2.1:1000")
+	get(s, "/api/orders/ord_b", cookie, "192.0.2.1:1000") // over this session's budget of 2
+
+	want := `
+# HELP swaprouter_app_requests_total Requests the swap app answered, by route and HTTP code.
+# TYPE swaprouter_app_requests_total counter
+swaprouter_app_requests_total{code="200",route="GET /api/session"} 1
+swaprouter_app_requests_total{code="404",route="GET /api/orders/{id}"} 1
+swaprouter_app_requests_total{code="429",route="GET /api/orders/{id}"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "swaprouter_app_requests_total"); err != nil {
+		t.Error(err)
 	}
 }

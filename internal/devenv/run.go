@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
@@ -165,6 +166,7 @@ func startApp(ctx context.Context, addr string, env *Env) (string, error) {
 	app, err := consumerapp.New(consumerapp.Options{
 		APIURL: env.FrontendURL, Key: upstream.Key{ID: env.KeyID, Secret: env.Secret},
 		SimulatorURL: env.SimulatorURL, Log: ctrl.Log.WithName("app"),
+		Metrics: ctrlmetrics.Registry, // beside the controllers' and frontend's on the dev metrics port
 	})
 	if err != nil {
 		return "", err

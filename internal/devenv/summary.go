@@ -20,7 +20,7 @@ func summary(a Addresses) string {
 		if value == "" {
 			return
 		}
-		fmt.Fprintf(&b, "  %-11s %-34s %s\n", name, value, note)
+		fmt.Fprintf(&b, "  %s\n", strings.TrimRight(fmt.Sprintf("%-11s %-34s %s", name, value, note), " "))
 	}
 	row("Swap app", a.App, "open it in a browser")
 	row("/v1 API", a.API, "partner key in dev.env")

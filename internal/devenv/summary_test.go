@@ -21,6 +21,11 @@ func TestSummary(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
 	}
+	for _, l := range strings.Split(got, "\n") {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("line %q ends in spaces (a copied line drags them along)", l)
+		}
+	}
 	if strings.Contains(got, "Webhooks") {
 		t.Errorf("a receiver that is not running is listed:\n%s", got)
 	}

@@ -169,6 +169,9 @@ func (p *Proc) Stop() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 	}
+	// Helpers the server started in its group (Chromium's zygote and renderers) must not
+	// outlive it; PostgreSQL's have ended before it does, so this finds none.
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	_ = os.Remove(filepath.Join(p.spec.DataDir, pidFile))
 }
 

@@ -99,17 +99,33 @@ func (p *page) screenshot(step string) {
 // quoteEthToSol walks step 1 and 2: ETH on Ethereum to SOL, 0.1 ETH, the routes' quotes.
 func (p *page) quoteEthToSol() {
 	GinkgoHelper()
+	p.pickEthToSol()
+	p.getQuotes()
+}
+
+// pickEthToSol fills step 1: ETH on Ethereum to SOL, 0.1 ETH, until the rates preview shows.
+func (p *page) pickEthToSol() {
+	GinkgoHelper()
 	p.choose("#from-chain", "eth")
 	p.choose("#from-asset", eth)
-	p.typeInto("#from-search", "sol")
+	p.typeInto("#to-search", "sol")
 	p.choose("#to-asset", sol)
 	p.typeInto("#amount", "0.1")
 	Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("≈"), "the live rates preview shows amounts")
-	p.screenshot("1-pick")
+	Expect(p.text("#rates")).To(ContainSubstring("on Solana"), "each rate names its chain")
+	Expect(eval[string](p, `document.querySelector('#to-asset').selectedOptions[0].text`)).To(Equal("SOL (Solana)"),
+		"a name that repeats the symbol is not shown twice")
+}
+
+// getQuotes asks for the routes' quotes and waits for them.
+func (p *page) getQuotes() {
+	GinkgoHelper()
 	p.click("#quote-btn")
 	Eventually(func() string { return p.text("#candidates") }).Should(ContainSubstring("SOL"))
 	Expect(p.text("#candidates .badge")).To(Equal("Best"))
-	Expect(p.text("#quote-expiry")).To(MatchRegexp(`Quotes valid for \d+:\d\d`))
+	// Dry quotes from the simulator carry no expiresAt, so the page shows its own refresh
+	// countdown. Eventually: a slow run may catch the moment it re-quotes, which shows it anew.
+	Eventually(func() string { return p.text("#quote-expiry") }).Should(MatchRegexp(`^Quotes refresh in 0:[0-3]\d$`))
 }
 
 // order fills the addresses and creates the order, returning the deposit address shown.
@@ -131,7 +147,10 @@ func (p *page) order(recipient string) string {
 var _ = Describe("the swap page", func() {
 	It("swaps ETH to SOL to SUCCESS, on a desktop", func() {
 		p := newPage("success", 1280, 900)
-		p.quoteEthToSol()
+		p.pickEthToSol()
+		p.screenshot("1-pick")
+		p.getQuotes()
+		Expect(p.text("#candidates")).To(ContainSubstring("network fee 0.02 SOL"), "fees read as words")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
 		p.click("#sim-full")
@@ -140,13 +159,15 @@ var _ = Describe("the swap page", func() {
 		Expect(p.text("#timeline")).To(SatisfyAll(ContainSubstring("Waiting for deposit"), ContainSubstring("Sent to you")))
 		link := eval[string](p, `document.querySelector('#outcome a').href`)
 		Expect(link).To(HavePrefix("https://solscan.io/tx/"), "the output transaction links to the explorer")
-		Expect(p.text("#recent")).To(ContainSubstring("Swap complete"), "my recent orders shows it")
+		Eventually(func() string { return p.text("#recent") }).Should(ContainSubstring("Swap complete"), "my recent orders shows it")
 		p.screenshot("4-success")
 	})
 
 	It("refunds an under-deposit, on a 375 px phone", func() {
 		p := newPage("refund", 375, 812)
-		p.quoteEthToSol()
+		p.pickEthToSol()
+		p.screenshot("1-pick")
+		p.getQuotes()
 		Expect(eval[bool](p, `document.documentElement.scrollWidth <= 375`)).To(BeTrue(), "nothing is wider than the phone")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
@@ -165,7 +186,7 @@ var _ = Describe("the swap page", func() {
 		p.click("#order-btn")
 		Eventually(func() string { return p.text("#recipient-msg") }).Should(ContainSubstring("A Solana address is 32–44 base58 characters"))
 		Expect(eval[string](p, `document.querySelector('#recipient').getAttribute('aria-invalid')`)).To(Equal("true"))
-		Expect(eval[string](p, `document.activeElement.id`)).To(Equal("recipient"), "focus goes to the field to fix")
+		Eventually(func() string { return eval[string](p, `document.activeElement.id`) }).Should(Equal("recipient"), "focus goes to the field to fix")
 		Expect(eval[bool](p, `document.querySelector('#order-section').hidden`)).To(BeTrue())
 		p.screenshot("1-bad-address")
 	})
@@ -181,6 +202,8 @@ var _ = Describe("the swap page", func() {
 		greedy.click("#quote-btn")
 		Eventually(func() string { return greedy.text("#error") }).Should(SatisfyAll(
 			ContainSubstring("Too many requests right now."), MatchRegexp(`Wait \d+ seconds and try again.`)))
+		Eventually(func() string { return greedy.text("#rates") }).Should(ContainSubstring("Too many requests right now."),
+			"the rates preview says why it shows no rates, in full")
 		greedy.screenshot("1-throttled")
 
 		other := newPage("throttle-other", 1280, 900)
@@ -198,6 +221,25 @@ var _ = Describe("the swap page", func() {
 		Expect(found).To(BeFalse())
 		cookies := eval[string](p, `document.cookie`)
 		Expect(cookies).NotTo(ContainSubstring(env.Secret))
+	})
+
+	It("counts down to the quotes' expiry, or to the page's own refresh (countdown.js in the browser)", func() {
+		p := newPage("countdown", 800, 600)
+		got := eval[[]string](p, `import('/countdown.js').then(({quoteDeadline, countdownText, REFRESH_MS}) => {
+			const t0 = Date.parse('2026-01-01T00:00:00Z');
+			const promised = quoteDeadline([{expiresAt: '2026-01-01T00:02:05Z'}, {expiresAt: '2026-01-01T00:01:30Z'}, {}], t0);
+			const own = quoteDeadline([{}, {expiresAt: 'not a time'}], t0);
+			return [
+				countdownText(promised, t0), countdownText(promised, t0 + 89500), countdownText(promised, t0 + 90000),
+				countdownText(own, t0), countdownText(own, t0 + REFRESH_MS - 1), countdownText(own, t0 + REFRESH_MS + 5000),
+				String(promised.at - t0), String(own.at - t0),
+			];
+		})`)
+		Expect(got).To(Equal([]string{
+			"Quotes valid for 1:30", "Quotes valid for 0:01", "",
+			"Quotes refresh in 0:30", "Quotes refresh in 0:01", "",
+			"90000", "30000",
+		}))
 	})
 
 	It("converts amounts exactly, both ways (units.js in the browser)", func() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,6 +22,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/consumerapp"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/localproc/chromium"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
 )
@@ -32,9 +34,12 @@ func TestSwapPage(t *testing.T) {
 	RunSpecs(t, "consumer swap page in a browser")
 }
 
-// perSession is the app's per-user budget in this suite: enough for a whole journey, small
-// enough that the throttle spec reaches it quickly.
+// perSession is each user's budget in this suite: enough for a whole journey, small enough
+// that the throttle spec spends it quickly. The throttle's clock stands still here, so a
+// spent budget never refills while a slow run is still clicking.
 const perSession = 40
+
+var throttleEpoch = time.Now()
 
 var (
 	env     *devenv.Env
@@ -66,7 +71,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	app, err := consumerapp.New(consumerapp.Options{
 		APIURL: env.FrontendURL, Key: upstream.Key{ID: env.KeyID, Secret: env.Secret},
 		SimulatorURL: env.SimulatorURL,
-		PerSession:   perSession, PerClientAddress: 100000,
+		PerSession:   perSession, PerClientAddress: 100000, ThrottleClock: func() time.Time { return throttleEpoch },
 		PollMin: 300 * time.Millisecond, PollMax: 500 * time.Millisecond,
 		Log: ctrl.Log.WithName("app"),
 	})
@@ -82,17 +87,16 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	dir, err := os.MkdirTemp("", "swapapp-chromium-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, dir)
-	// Without the background-networking flags Chromium phones home at start, and here such
-	// connections are refused; a fresh profile keeps runs independent.
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath("/usr/bin/chromium"), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(dir),
-	)...)
+	// Like every local server of the tests, Chromium runs through localproc; it lives until
+	// the suite's cleanup (not the BeforeSuite context), and a fresh profile keeps runs
+	// independent.
+	b, err := chromium.Start(context.Background(), dir, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(b.Stop)
+	alloc, cancelAlloc := remote.NewAllocator(context.Background(), b.DevToolsURL())
 	var cancelBrowser context.CancelFunc
 	browser, cancelBrowser = chromedp.NewContext(alloc)
-	Expect(chromedp.Do(browser)).To(Succeed(), "starting /usr/bin/chromium (make tools installs it)")
+	Expect(chromedp.Do(browser)).To(Succeed(), "attaching to Chromium at %s", b.DevToolsURL())
 	DeferCleanup(func() { cancelBrowser(); cancelAlloc() })
 }, NodeTimeout(8*time.Minute))
 

@@ -58,6 +58,7 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 			"NetworkPolicy/swaprouter-frontend-ingress", "ClusterRole/swaprouter-manager", "ClusterRole/swaprouter-frontend",
 			"CustomResourceDefinition/swaporders.swap.swaprouter.dev",
 		}},
+		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app"}},
 		{"config/dev", "swaprouter-dev", []string{
 			"Deployment/provider-sim", "RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme",
 		}},

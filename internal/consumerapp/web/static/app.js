@@ -1,6 +1,7 @@
 // The swap page: pick assets and an amount, compare the routes' quotes, create the order,
 // send the deposit, and watch the order to its end. Every call goes to this origin's /api/.
 import { ApiError, get, post, startSession } from './api.js';
+import { countdownText, quoteDeadline } from './countdown.js';
 import { fromBaseUnits, toBaseUnits } from './units.js';
 
 const $ = (id) => document.getElementById(id);
@@ -12,7 +13,7 @@ const state = {
   assets: [],
   byId: new Map(),
   chainNames: new Map(),
-  quote: null, // {request, response}
+  quote: null, // {request, response, fetchedAt}
   expiryTimer: 0,
   order: null,
   events: null,
@@ -72,8 +73,14 @@ function fillAssets(side) {
   const keep = select.value;
   const matches = state.assets.filter((a) => (!chain || a.chain === chain)
     && (!q || a.symbol.toLowerCase().includes(q) || a.name.toLowerCase().includes(q)));
-  select.replaceChildren(...matches.map((a) => el('option', { value: a.assetId, text: `${a.symbol} — ${a.name} (${chainName(a.chain)})` })));
+  select.replaceChildren(...matches.map((a) => el('option', { value: a.assetId, text: assetLabel(a) })));
   if (matches.some((a) => a.assetId === keep)) select.value = keep;
+}
+
+// assetLabel reads "USDC — USD Coin (Ethereum)", or "ETH (Base)" when the name is the symbol.
+function assetLabel(a) {
+  const name = a.name && a.name !== a.symbol ? ` — ${a.name}` : '';
+  return `${a.symbol}${name} (${chainName(a.chain)})`;
 }
 
 function selected(side) { return state.byId.get($(`${side}-asset`).value); }
@@ -96,10 +103,13 @@ function amountBase() {
   }
 }
 
+// popularTargets picks up to four well-known assets to preview, each on the source's own
+// chain when it is there (USDC on Ethereum for ETH on Ethereum).
 function popularTargets(from) {
   const out = [];
   for (const sym of POPULAR) {
-    const a = state.assets.find((x) => x.symbol === sym && x.assetId !== from.assetId && !out.includes(x));
+    const candidates = state.assets.filter((x) => x.symbol === sym && x.assetId !== from.assetId);
+    const a = candidates.find((x) => x.chain === from.chain) || candidates[0];
     if (a) out.push(a);
     if (out.length === 4) break;
   }
@@ -116,9 +126,10 @@ const refreshRates = debounce(async () => {
   const targets = popularTargets(from);
   try {
     const res = await post('/api/rates', { from: from.assetId, amount, targets: targets.map((t) => t.assetId) });
-    list.replaceChildren(...res.rates.map((r) => el('li', {
-      text: r.best ? `≈ ${human(r.best.amountOut, r.to)}` : `${state.byId.get(r.to)?.symbol}: no route`,
-    })));
+    // Several chains carry ETH or USDC: each rate names its chain.
+    list.replaceChildren(...res.rates.map((r) => el('li', {},
+      el('span', { text: r.best ? `≈ ${human(r.best.amountOut, r.to)}` : `${state.byId.get(r.to)?.symbol}: no route` }),
+      el('span', { class: 'chain', text: `on ${chainName(state.byId.get(r.to)?.chain)}` }))));
   } catch (e) {
     list.replaceChildren(el('li', { class: 'muted', text: e.message }));
   }
@@ -143,7 +154,7 @@ async function getQuote(ev) {
   try {
     const response = await post('/api/quote', request);
     const chosen = document.querySelector('input[name="route"]:checked')?.value;
-    state.quote = { request, response };
+    state.quote = { request, response, fetchedAt: Date.now() };
     renderQuote(chosen);
     for (const span of document.querySelectorAll('[data-chain]')) span.textContent = chainName((span.dataset.chain === 'from' ? from : to).chain);
     section.hidden = false;
@@ -163,8 +174,8 @@ function renderQuote(chosen) {
     const isBest = best && c.providerId === best.providerId;
     const radio = el('input', { type: 'radio', name: 'route', value: c.providerId });
     radio.checked = chosen ? chosen === c.providerId : isBest;
-    const fees = (c.fees || []).map((f) => `${human(f.amount, f.asset)} ${f.type}`).join(', ') || 'none';
-    const meta = `via ${c.providerId} · at least ${human(c.minAmountOut ?? c.amountOut, request.destinationAsset)} · fees ${fees} · ${duration(c.estimatedTimeSeconds || 0)}`;
+    const fees = (c.fees || []).map((f) => `${f.type.toLowerCase()} fee ${human(f.amount, f.asset)}`).join(', ') || 'no fees';
+    const meta = `via ${c.providerId} · at least ${human(c.minAmountOut ?? c.amountOut, request.destinationAsset)} · ${fees} · ${duration(c.estimatedTimeSeconds || 0)}`;
     return el('li', {}, el('label', {},
       radio,
       el('span', { class: 'route-out', text: human(c.amountOut, request.destinationAsset) }),
@@ -176,16 +187,15 @@ function renderQuote(chosen) {
   startExpiryCountdown();
 }
 
-// The countdown shows how long the chosen quote holds; at zero it fetches a fresh one in
-// place (the list keeps its height, nothing jumps).
+// The countdown shows how long the quotes hold; at zero the page fetches fresh ones in place
+// (the list keeps its height, nothing jumps).
 function startExpiryCountdown() {
   clearInterval(state.expiryTimer);
+  const deadline = quoteDeadline(state.quote.response.candidates, state.quote.fetchedAt);
   const tick = () => {
-    const expiries = state.quote.response.candidates.map((c) => Date.parse(c.expiresAt)).filter((t) => !Number.isNaN(t));
-    if (!expiries.length) { $('quote-expiry').textContent = ''; return; }
-    const left = Math.max(0, Math.round((Math.min(...expiries) - Date.now()) / 1000));
-    $('quote-expiry').textContent = left > 0 ? `Quotes valid for ${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` : 'Refreshing quotes…';
-    if (left === 0 && !$('quote-section').hidden && $('order-section').hidden) {
+    const text = countdownText(deadline, Date.now());
+    $('quote-expiry').textContent = text || 'Refreshing quotes…';
+    if (!text && !$('quote-section').hidden && $('order-section').hidden) {
       clearInterval(state.expiryTimer);
       getQuote();
     }
@@ -393,10 +403,15 @@ async function start() {
   for (const side of ['from', 'to']) {
     fillChains($(`${side}-chain`));
     fillAssets(side);
-    $(`${side}-chain`).addEventListener('change', () => fillAssets(side));
-    $(`${side}-search`).addEventListener('input', () => fillAssets(side));
   }
-  $('from-asset').addEventListener('change', () => { amountBase(); refreshRates(); });
+  // Filtering the source list can drop the selected asset: the amount check and the rates
+  // follow whatever is selected now.
+  const fromChanged = () => { amountBase(); refreshRates(); };
+  for (const [id, event] of [['chain', 'change'], ['search', 'input']]) {
+    $(`from-${id}`).addEventListener(event, () => { fillAssets('from'); fromChanged(); });
+    $(`to-${id}`).addEventListener(event, () => fillAssets('to'));
+  }
+  $('from-asset').addEventListener('change', fromChanged);
   $('amount').addEventListener('input', () => { amountBase(); refreshRates(); });
   $('swap-form').addEventListener('submit', getQuote);
   $('order-form').addEventListener('submit', createOrder);
