@@ -279,7 +279,13 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 	Context("against the simulator", func() {
 		var g *orderRig
-		BeforeEach(func() { g = newOrderRig(orderRigOptions{sim: fastSim()}) })
+		var clock *simClock
+		BeforeEach(func() {
+			clock = &simClock{}
+			sim := fastSim()
+			sim.Now = clock.Now
+			g = newOrderRig(orderRigOptions{sim: sim})
+		})
 
 		DescribeTable("settles a full deposit to SUCCESS, one webhook delivery per transition",
 			func(p swapv1.ProviderID) {
@@ -292,8 +298,15 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 				successes := metricSum("swaprouter_order_transitions_total", map[string]string{"to": "SUCCESS"})
 				polls := metricSum("swaprouter_provider_call_duration_seconds", map[string]string{"provider": string(p), "call": "status", "outcome": "ok"})
+				// The simulator's clock stands still in the swapping phase until the order has
+				// shown PROCESSING, so the transition is seen however far apart the polls are.
+				deposited := time.Now()
+				clock.holdAt(deposited)
 				_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
 				Expect(err).NotTo(HaveOccurred())
+				clock.holdAt(deposited.Add(fastSim().StepDelay * 3 / 2))
+				Eventually(g.status(o)).Should(Equal(swapv1.OrderProcessing))
+				clock.release()
 				Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
 				Eventually(func() float64 {
 					return metricSum("swaprouter_order_transitions_total", map[string]string{"to": "SUCCESS"})
@@ -346,8 +359,14 @@ var _ = Describe("SwapOrder reconciler", func() {
 		It("refunds an under-deposit, and a disabled partner webhook creates no deliveries", func() {
 			g.partner(false)
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
+			// Held in the incomplete-deposit phase until the order has shown it.
+			deposited := time.Now()
+			clock.holdAt(deposited)
 			_, err := g.sim.Deposit(o.Status.DepositAddress, "40000000")
 			Expect(err).NotTo(HaveOccurred())
+			clock.holdAt(deposited.Add(fastSim().StepDelay * 3 / 2))
+			Eventually(g.status(o)).Should(Equal(swapv1.OrderProcessing))
+			clock.release()
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderRefunded))
 			o = g.get(o)
 			Expect(historyOf(o)).To(ContainElement(HaveSuffix(":PROCESSING")))
@@ -706,4 +725,31 @@ func (p *pollRecorder) times() []time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.at)
+}
+
+// simClock is the simulator's clock: the wall clock, or an instant a spec holds it at.
+type simClock struct {
+	mu   sync.Mutex
+	held *time.Time
+}
+
+func (c *simClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held != nil {
+		return *c.held
+	}
+	return time.Now()
+}
+
+func (c *simClock) holdAt(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = &t
+}
+
+func (c *simClock) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = nil
 }
