@@ -46,6 +46,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -279,9 +280,9 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 	Context("against the simulator", func() {
 		var g *orderRig
-		var clock *simClock
+		var clock *simtest.Clock
 		BeforeEach(func() {
-			clock = &simClock{}
+			clock = &simtest.Clock{}
 			sim := fastSim()
 			sim.Now = clock.Now
 			g = newOrderRig(orderRigOptions{sim: sim})
@@ -301,12 +302,12 @@ var _ = Describe("SwapOrder reconciler", func() {
 				// The simulator's clock stands still in the swapping phase until the order has
 				// shown PROCESSING, so the transition is seen however far apart the polls are.
 				deposited := time.Now()
-				clock.holdAt(deposited)
+				clock.HoldAt(deposited)
 				_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
 				Expect(err).NotTo(HaveOccurred())
-				clock.holdAt(deposited.Add(fastSim().StepDelay * 3 / 2))
+				clock.HoldAt(deposited.Add(fastSim().StepDelay * 3 / 2))
 				Eventually(g.status(o)).Should(Equal(swapv1.OrderProcessing))
-				clock.release()
+				clock.Release()
 				Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderSuccess))
 				Eventually(func() float64 {
 					return metricSum("swaprouter_order_transitions_total", map[string]string{"to": "SUCCESS"})
@@ -361,12 +362,12 @@ var _ = Describe("SwapOrder reconciler", func() {
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
 			// Held in the incomplete-deposit phase until the order has shown it.
 			deposited := time.Now()
-			clock.holdAt(deposited)
+			clock.HoldAt(deposited)
 			_, err := g.sim.Deposit(o.Status.DepositAddress, "40000000")
 			Expect(err).NotTo(HaveOccurred())
-			clock.holdAt(deposited.Add(fastSim().StepDelay * 3 / 2))
+			clock.HoldAt(deposited.Add(fastSim().StepDelay * 3 / 2))
 			Eventually(g.status(o)).Should(Equal(swapv1.OrderProcessing))
-			clock.release()
+			clock.Release()
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderRefunded))
 			o = g.get(o)
 			Expect(historyOf(o)).To(ContainElement(HaveSuffix(":PROCESSING")))
@@ -725,31 +726,4 @@ func (p *pollRecorder) times() []time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.at)
-}
-
-// simClock is the simulator's clock: the wall clock, or an instant a spec holds it at.
-type simClock struct {
-	mu   sync.Mutex
-	held *time.Time
-}
-
-func (c *simClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held != nil {
-		return *c.held
-	}
-	return time.Now()
-}
-
-func (c *simClock) holdAt(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.held = &t
-}
-
-func (c *simClock) release() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.held = nil
 }

@@ -75,7 +75,7 @@ func TestChainAndControlAPI(t *testing.T) {
 		t.Fatalf("negative deposit: %d", code)
 	}
 	var st struct{ State string }
-	simtest.Eventually(t, 2*time.Second, "COMPLETED", func() bool {
+	simtest.Eventually(t, "COMPLETED", func() bool {
 		do(t, "GET", base+"/route_B/v2/swaps/"+open.ID, nil, &st)
 		return st.State == "COMPLETED"
 	})
@@ -141,7 +141,7 @@ func TestChannelPriceFloor(t *testing.T) {
 		SwapEgress   *struct{ Amount string }
 		RefundEgress *struct{ Amount, TxRef string }
 	}
-	simtest.Eventually(t, 2*time.Second, "COMPLETED", func() bool {
+	simtest.Eventually(t, "COMPLETED", func() bool {
 		do(t, "GET", base+"/route_B/v2/swaps/"+open.ID, nil, &st)
 		return st.State == "COMPLETED"
 	})

@@ -25,7 +25,7 @@ const (
 
 func newBackend(t *testing.T, answers map[string]providertest.Answer) (*providertest.Backend, *Adapter) {
 	b := providertest.NewBackend(t, answers)
-	a, err := New(provider.Config{ID: swapv1.ProviderRouteB, Endpoint: b.URL, Timeout: time.Second})
+	a, err := New(provider.Config{ID: swapv1.ProviderRouteB, Endpoint: b.URL, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

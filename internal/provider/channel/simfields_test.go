@@ -3,7 +3,6 @@ package channel
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
@@ -41,7 +40,7 @@ func TestSimulatorSpeaksTheModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[string]bool{}
-		simtest.Eventually(t, 3*time.Second, "COMPLETED", func() bool {
+		simtest.Eventually(t, "COMPLETED", func() bool {
 			st := providertest.Fetch(t, "GET", base+"/v2/swaps/"+ch.ID, nil)
 			var s struct{ State string }
 			_ = json.Unmarshal(st, &s)

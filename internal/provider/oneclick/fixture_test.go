@@ -27,7 +27,7 @@ const (
 
 func newFixtureAdapter(t *testing.T, answers map[string]providertest.Answer) (*providertest.Backend, *Adapter) {
 	b := providertest.NewBackend(t, answers)
-	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: b.URL, Token: jwt, Timeout: time.Second})
+	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: b.URL, Token: jwt, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

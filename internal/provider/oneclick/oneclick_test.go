@@ -38,7 +38,7 @@ func TestBearerToken(t *testing.T) {
 		token string
 		ok    bool
 	}{{"secret", true}, {"wrong", false}, {"", false}} {
-		a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Token: tt.token, Timeout: time.Second})
+		a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Token: tt.token, Timeout: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}

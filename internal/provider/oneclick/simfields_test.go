@@ -58,11 +58,11 @@ func TestSimulatorSpeaksTheModels(t *testing.T) {
 	if _, err := sim.Deposit(addr, "60000000"); err != nil {
 		t.Fatal(err)
 	}
-	simtest.Eventually(t, 3*time.Second, "INCOMPLETE_DEPOSIT", check("INCOMPLETE_DEPOSIT"))
+	simtest.Eventually(t, "INCOMPLETE_DEPOSIT", check("INCOMPLETE_DEPOSIT"))
 	if _, err := sim.Deposit(addr, "50000000"); err != nil {
 		t.Fatal(err)
 	}
-	simtest.Eventually(t, 3*time.Second, "SUCCESS", check("SUCCESS"))
+	simtest.Eventually(t, "SUCCESS", check("SUCCESS"))
 	_, b := status()
 	var st struct {
 		SwapDetails struct{ RefundedAmount, DepositedAmount string }

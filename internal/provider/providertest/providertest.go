@@ -89,7 +89,7 @@ func (s Suite) Run(t *testing.T) {
 
 func (s Suite) testAssets(t *testing.T) {
 	_, url := simtest.Start(t, simtest.FastOptions())
-	p := s.adapter(t, url, time.Second)
+	p := s.adapter(t, url, time.Minute)
 	assets, err := p.Assets(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func (s Suite) testAssets(t *testing.T) {
 
 func (s Suite) testQuote(t *testing.T) {
 	_, url := simtest.Start(t, simtest.FastOptions())
-	p := s.adapter(t, url, time.Second)
+	p := s.adapter(t, url, time.Minute)
 	econ := market.Providers[s.Provider]
 	minIn, maxIn := econ.LimitsIn(usdcEth, usdcArb)
 	below := minIn.String()[:len(minIn.String())-1] // a tenth of the minimum
@@ -204,17 +204,28 @@ func (s Suite) testErrorClasses(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(method+"/"+tt.name, func(t *testing.T) {
 				sim, url := simtest.Start(t, simtest.FastOptions())
-				p := s.adapter(t, url, 150*time.Millisecond)
+				// Only the call meant to time out has a short timeout: every other answer may
+				// take as long as a busy machine needs.
+				p := s.adapter(t, url, time.Minute)
+				faulted := p
+				if tt.wantKind == provider.KindTimeout {
+					faulted = s.adapter(t, url, 150*time.Millisecond)
+				}
 				ctx := context.Background()
 				if _, err := p.Assets(ctx); err != nil { // warm the asset index before faults
 					t.Fatal(err)
 				}
+				// The short-timeout adapter warms its own index; a busy machine may need tries.
+				simtest.Eventually(t, "the asset list within the short timeout", func() bool {
+					_, err := faulted.Assets(ctx)
+					return err == nil
+				})
 				d, err := p.CreateDeposit(ctx, provider.DepositRequest{OrderID: "ord_x", QuoteRequest: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)})
 				if err != nil {
 					t.Fatal(err)
 				}
 				sim.SetFault(s.Provider, call, tt.fault)
-				err = s.callAll(ctx, p, d)[method]
+				err = s.callAll(ctx, faulted, d)[method]
 				var pe *provider.Error
 				if !errors.As(err, &pe) {
 					t.Fatalf("err = %v; want *provider.Error", err)
@@ -239,7 +250,7 @@ func (s Suite) testErrorClasses(t *testing.T) {
 
 func (s Suite) testNotFound(t *testing.T) {
 	sim, url := simtest.Start(t, simtest.FastOptions())
-	p := s.adapter(t, url, time.Second)
+	p := s.adapter(t, url, time.Minute)
 	ctx := context.Background()
 	d, err := p.CreateDeposit(ctx, provider.DepositRequest{OrderID: "ord_nf", QuoteRequest: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)})
 	if err != nil {
@@ -272,7 +283,7 @@ func (s Suite) exactOutputRefusal() *provider.Kind {
 // opens a second address, and the adapter must say so.
 func (s Suite) testRepeatedCreate(t *testing.T) {
 	sim, url := simtest.Start(t, simtest.FastOptions())
-	p := s.adapter(t, url, time.Second)
+	p := s.adapter(t, url, time.Minute)
 	ctx := context.Background()
 	req := provider.DepositRequest{OrderID: "ord_twice", QuoteRequest: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)}
 	if p.IdempotentCreate() {
@@ -327,7 +338,7 @@ func (s Suite) testSettlement(t *testing.T) {
 				opts.DepositWindow = tt.window
 			}
 			sim, url := simtest.Start(t, opts)
-			p := s.adapter(t, url, time.Second)
+			p := s.adapter(t, url, time.Minute)
 			ctx := context.Background()
 			d, err := p.CreateDeposit(ctx, provider.DepositRequest{OrderID: "ord_settle", QuoteRequest: quoteReq(usdcEth, usdcArb, "100000000", swapv1.ExactInput)})
 			if err != nil {
@@ -339,7 +350,7 @@ func (s Suite) testSettlement(t *testing.T) {
 				t.Fatalf("before deposit: %+v, %v; want PENDING AWAITING_DEPOSIT", st, err)
 			}
 			if tt.wait {
-				simtest.Eventually(t, time.Second, "deposit window to pass", func() bool { return time.Now().After(d.Deadline) })
+				simtest.Eventually(t, "deposit window to pass", func() bool { return time.Now().After(d.Deadline) })
 			}
 			if tt.unfilled > 0 && !sim.SetUnfilled(s.Provider, d.DepositAddress, tt.unfilled) {
 				t.Fatal("simulator does not know the order")
@@ -355,7 +366,7 @@ func (s Suite) testSettlement(t *testing.T) {
 			if got := sim.Stats().DepositSubmits[s.Provider]; (got == 1) != s.SubmitCounted {
 				t.Fatalf("deposit submits = %d; counted %v", got, s.SubmitCounted)
 			}
-			simtest.Eventually(t, 3*time.Second, "a terminal status or the one wanted", func() bool {
+			simtest.Eventually(t, "a terminal status or the one wanted", func() bool {
 				st, err = p.Status(ctx, ref)
 				if err != nil {
 					t.Fatal(err)
