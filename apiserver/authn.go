@@ -5,9 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
@@ -41,6 +38,12 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			return
 		}
 		infoFrom(r.Context()).keyID = p.KeyID
+		// The caller is known: from here on only its own origins may read the answer.
+		origin := r.Header.Get("Origin")
+		originOK := auth.OriginAllowed(p.Partner, origin)
+		if !originOK {
+			clearCORSHeaders(w.Header())
+		}
 
 		d := s.limiter.Allow(p.KeyID, requestsPerMinute(p.Partner), s.opts.Now())
 		h := w.Header()
@@ -54,13 +57,9 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			return
 		}
 
-		origin := r.Header.Get("Origin")
-		if !auth.OriginAllowed(p.Partner, origin) {
+		if !originOK {
 			s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
 			return
-		}
-		if origin != "" {
-			setCORSHeaders(h, origin)
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
@@ -71,38 +70,4 @@ func requestsPerMinute(p *swapv1.Partner) int {
 		return int(p.Spec.RequestsPerMinute)
 	}
 	return defaultRequestsPerMinute
-}
-
-// Headers a browser may send and read (CORS).
-var (
-	corsAllowHeaders  = strings.Join([]string{"Authorization", "Content-Type", auth.HeaderKeyID, "Idempotency-Key"}, ", ")
-	corsExposeHeaders = strings.Join([]string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}, ", ")
-)
-
-func setCORSHeaders(h http.Header, origin string) {
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-	h.Add("Vary", "Origin")
-}
-
-// preflight answers a CORS preflight (OPTIONS /v1/...). It carries no credentials, so it is
-// allowed for an origin any partner lists; the actual request is then checked against its own
-// partner's list.
-func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
-	origin := r.Header.Get("Origin")
-	var partners swapv1.PartnerList
-	if err := s.opts.Client.List(r.Context(), &partners, client.InNamespace(s.opts.Namespace)); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if !auth.AnyPartnerAllows(partners.Items, origin) {
-		s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
-		return
-	}
-	h := w.Header()
-	setCORSHeaders(h, origin)
-	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-	h.Set("Access-Control-Max-Age", "600")
-	w.WriteHeader(http.StatusNoContent)
 }
