@@ -45,7 +45,7 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			clearCORSHeaders(w.Header())
 		}
 
-		d := s.limiter.Allow(p.KeyID, requestsPerMinute(p.Partner), s.opts.Now())
+		d := s.limiter.Allow(r.Context(), p.KeyID, requestsPerMinute(p.Partner))
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))

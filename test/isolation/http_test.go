@@ -66,6 +66,12 @@ var httpClient = &http.Client{
 // unless it is []byte; headers are name, value pairs.
 func send(k key, method, path string, body any, headers ...string) answer {
 	GinkgoHelper()
+	return sendTo(baseURL, k, method, path, body, headers...)
+}
+
+// sendTo is send to the frontend at base (another replica).
+func sendTo(base string, k key, method, path string, body any, headers ...string) answer {
+	GinkgoHelper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -76,7 +82,7 @@ func send(k key, method, path string, body any, headers ...string) answer {
 		Expect(err).NotTo(HaveOccurred())
 		rd = bytes.NewReader(raw)
 	}
-	r, err := http.NewRequest(method, baseURL+path, rd)
+	r, err := http.NewRequest(method, base+path, rd)
 	Expect(err).NotTo(HaveOccurred())
 	if body != nil {
 		r.Header.Set("Content-Type", "application/json")
