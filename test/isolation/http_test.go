@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -67,6 +68,25 @@ var httpClient = &http.Client{
 func send(k key, method, path string, body any, headers ...string) answer {
 	GinkgoHelper()
 	return sendTo(baseURL, k, method, path, body, headers...)
+}
+
+// burst sends n requests at once (send(i) makes request i) and returns their answers and how
+// long they took, from which a spec derives the refill a rate limit allows meanwhile.
+func burst(n int, send func(i int) answer) ([]answer, time.Duration) {
+	start := time.Now()
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	answers := make([]answer, n)
+	for i := range n {
+		wg.Go(func() {
+			defer GinkgoRecover()
+			<-gate
+			answers[i] = send(i)
+		})
+	}
+	close(gate)
+	wg.Wait()
+	return answers, time.Since(start)
 }
 
 // sendTo is send to the frontend at base (another replica).

@@ -67,21 +67,9 @@ var _ = Describe("rate limits shared through Redis", Ordered, func() {
 		// newPartner's probe goes to the suite's own frontend, not through Redis.
 		k := newPartner("shared-burst", swapv1.PartnerSpec{RequestsPerMinute: limit})
 		fallbacksBefore := fallbackCount()
-		start := time.Now()
-
-		var wg sync.WaitGroup
-		gate := make(chan struct{})
-		answers := make([]answer, concurrent)
-		for i := range concurrent {
-			wg.Go(func() {
-				defer GinkgoRecover()
-				<-gate
-				answers[i] = sendTo(replicas[i%len(replicas)], k, http.MethodGet, "/v1/assets", nil)
-			})
-		}
-		close(gate)
-		wg.Wait()
-		elapsed := time.Since(start)
+		answers, elapsed := burst(concurrent, func(i int) answer {
+			return sendTo(replicas[i%len(replicas)], k, http.MethodGet, "/v1/assets", nil)
+		})
 
 		counts := map[int]int{}
 		for _, a := range answers {
