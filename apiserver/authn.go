@@ -9,13 +9,17 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/ratelimit"
 )
 
 // defaultRequestsPerMinute applies when a Partner leaves spec.requestsPerMinute unset (the CRD
 // defaults it too; objects created without defaulting still get it).
 const defaultRequestsPerMinute = 300
 
-type principalKey struct{}
+type (
+	principalKey    struct{}
+	rateDecisionKey struct{}
+)
 
 // principal is the authenticated caller of a request behind authenticated.
 func principal(ctx context.Context) *auth.Principal {
@@ -61,8 +65,15 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, rateDecisionKey{}, d)))
 	})
+}
+
+// rateDecision is the key's bucket state after this request (behind authenticated).
+func rateDecision(ctx context.Context) ratelimit.Decision {
+	d, _ := ctx.Value(rateDecisionKey{}).(ratelimit.Decision)
+	return d
 }
 
 func requestsPerMinute(p *swapv1.Partner) int {

@@ -62,6 +62,7 @@ var routeTable = []route{
 		errors: []apierror.Code{apierror.InvalidRequest, apierror.OrderNotFound}},
 	{method: "POST", path: "/v1/webhooks/deliveries/{eventId}/redeliver", handle: (*Server).redeliver,
 		errors: []apierror.Code{apierror.NotFound}},
+	{method: "GET", path: "/v1/usage", handle: (*Server).usage},
 	{method: "GET", path: "/v1/openapi.json", public: true, handle: (*Server).openAPI},
 	{method: "GET", path: "/healthz", public: true, handle: (*Server).healthz},
 	{method: "GET", path: "/readyz", public: true, handle: (*Server).readyz},
