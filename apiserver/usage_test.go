@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
 // TestUsage: a partner sees its request bucket (matching the X-RateLimit-* headers of the
@@ -46,4 +48,28 @@ func TestUsage(t *testing.T) {
 	if unlimited.Quotes.Limit != nil {
 		t.Errorf("acme has no quote cap, usage says %d", *unlimited.Quotes.Limit)
 	}
+}
+
+// TestOnlyAnsweredQuotesCount: quotes that failed upstream (502/504, which partners are told
+// to retry) and unknown rate targets do not use up the monthly quota.
+func TestOnlyAnsweredQuotesCount(t *testing.T) {
+	h := newHarness(t)
+	asQuota := func(r req) req { r.keyID, r.secret = quotaKey, quotaSecret; return r }
+	failing := quoteBody(true)
+	failing["destinationAsset"] = trx // the fake router answers eth→trx with a provider 503
+	for range 4 {
+		expectError(t, h.do(asQuota(req{method: "POST", path: "/v1/quote", body: failing})), apierror.UpstreamError)
+	}
+	rates := asQuota(req{method: "POST", path: "/v1/rates",
+		body: map[string]any{"from": eth, "amount": "1", "targets": []string{usdc, trx, "eip155:1/erc20:0xnotlisted"}}})
+	if rec := h.do(rates); rec.Code != http.StatusOK {
+		t.Fatalf("rates: %d %s", rec.Code, rec.Body)
+	}
+	// Only usdc was answered: 1 of 3 used, so two more quotes fit and a third does not.
+	for i := range 2 {
+		if rec := h.do(asQuota(req{method: "POST", path: "/v1/quote", body: quoteBody(true)})); rec.Code != http.StatusOK {
+			t.Fatalf("quote %d after unanswered ones: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	expectError(t, h.do(asQuota(req{method: "POST", path: "/v1/quote", body: quoteBody(true)})), apierror.QuotaExceeded)
 }
