@@ -5,20 +5,21 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/ratelimit"
 )
 
 // defaultRequestsPerMinute applies when a Partner leaves spec.requestsPerMinute unset (the CRD
 // defaults it too; objects created without defaulting still get it).
 const defaultRequestsPerMinute = 300
 
-type principalKey struct{}
+type (
+	principalKey    struct{}
+	rateDecisionKey struct{}
+)
 
 // principal is the authenticated caller of a request behind authenticated.
 func principal(ctx context.Context) *auth.Principal {
@@ -41,8 +42,14 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			return
 		}
 		infoFrom(r.Context()).keyID = p.KeyID
+		// The caller is known: from here on only its own origins may read the answer.
+		origin := r.Header.Get("Origin")
+		originOK := auth.OriginAllowed(p.Partner, origin)
+		if !originOK {
+			clearCORSHeaders(w.Header())
+		}
 
-		d := s.limiter.Allow(p.KeyID, requestsPerMinute(p.Partner), s.opts.Now())
+		d := s.limiter.Allow(r.Context(), p.KeyID, requestsPerMinute(p.Partner))
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
@@ -54,16 +61,19 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			return
 		}
 
-		origin := r.Header.Get("Origin")
-		if !auth.OriginAllowed(p.Partner, origin) {
+		if !originOK {
 			s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
 			return
 		}
-		if origin != "" {
-			setCORSHeaders(h, origin)
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, rateDecisionKey{}, d)))
 	})
+}
+
+// rateDecision is the key's bucket state after this request (behind authenticated).
+func rateDecision(ctx context.Context) ratelimit.Decision {
+	d, _ := ctx.Value(rateDecisionKey{}).(ratelimit.Decision)
+	return d
 }
 
 func requestsPerMinute(p *swapv1.Partner) int {
@@ -71,38 +81,4 @@ func requestsPerMinute(p *swapv1.Partner) int {
 		return int(p.Spec.RequestsPerMinute)
 	}
 	return defaultRequestsPerMinute
-}
-
-// Headers a browser may send and read (CORS).
-var (
-	corsAllowHeaders  = strings.Join([]string{"Authorization", "Content-Type", auth.HeaderKeyID, "Idempotency-Key"}, ", ")
-	corsExposeHeaders = strings.Join([]string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}, ", ")
-)
-
-func setCORSHeaders(h http.Header, origin string) {
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-	h.Add("Vary", "Origin")
-}
-
-// preflight answers a CORS preflight (OPTIONS /v1/...). It carries no credentials, so it is
-// allowed for an origin any partner lists; the actual request is then checked against its own
-// partner's list.
-func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
-	origin := r.Header.Get("Origin")
-	var partners swapv1.PartnerList
-	if err := s.opts.Client.List(r.Context(), &partners, client.InNamespace(s.opts.Namespace)); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if !auth.AnyPartnerAllows(partners.Items, origin) {
-		s.writeError(w, r, apierror.New(apierror.OriginNotAllowed, ""))
-		return
-	}
-	h := w.Header()
-	setCORSHeaders(h, origin)
-	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-	h.Set("Access-Control-Max-Age", "600")
-	w.WriteHeader(http.StatusNoContent)
 }

@@ -2,8 +2,11 @@ package apiserver
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"net/http"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,11 +73,16 @@ func newDeliveryRecord(d *swapv1.WebhookDelivery) deliveryRecord {
 	return rec
 }
 
-// GET /v1/webhooks/deliveries?orderId= → {deliveries}: the caller's deliveries with their
-// attempts, of one order when orderId is given (404 `order not found` when that order is not
-// the caller's), ordered by order, sequence and redelivery.
+// GET /v1/webhooks/deliveries?orderId=&limit=&cursor= → {deliveries, nextCursor}: the
+// caller's deliveries with their attempts, of one order when orderId is given (404 `order not
+// found` when that order is not the caller's), ordered by order, sequence and redelivery, at
+// most limit (≤ 100) a page.
 func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	partner := principal(r.Context()).Partner.Name
+	page, err := parseDeliveryPage(r.URL.Query())
+	if err != nil {
+		return err
+	}
 	selector := client.MatchingFields{index.DeliveryPartner: partner}
 	if orderID := r.URL.Query().Get("orderId"); orderID != "" {
 		if _, err := s.findOrder(r, orderID); err != nil {
@@ -86,16 +94,12 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err := s.opts.Client.List(r.Context(), &list, client.InNamespace(s.opts.Namespace), selector); err != nil {
 		return err
 	}
-	items := ownDeliveries(list.Items, partner)
-	slices.SortFunc(items, func(a, b swapv1.WebhookDelivery) int {
-		return cmp.Or(cmp.Compare(a.Spec.OrderID, b.Spec.OrderID), cmp.Compare(a.Spec.Sequence, b.Spec.Sequence),
-			cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery))
-	})
+	items, next := pageOfDeliveries(ownDeliveries(list.Items, partner), page)
 	out := make([]deliveryRecord, 0, len(items))
 	for i := range items {
 		out = append(out, newDeliveryRecord(&items[i]))
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out})
+	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "nextCursor": optional(next)})
 }
 
 // maxRedeliverRaces bounds the retries when concurrent redeliver requests pick the same number.
@@ -119,6 +123,12 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	if p.Spec.Webhook == nil || !p.Spec.Webhook.Enabled {
 		return apierror.Invalid("webhook", "webhooks are disabled for this partner")
 	}
+	if wait := redeliveryWait(items, s.opts.Now()); wait > 0 {
+		return tooManyRedeliveries(fmt.Sprintf("event %s was redelivered %d times within %s", eventID, maxRedeliveriesPerEvent, redeliveryWindow), wait)
+	}
+	if d := s.limiter.Allow(r.Context(), "redeliver/"+p.Name, redeliveriesPerMinute); !d.Allowed {
+		return tooManyRedeliveries(fmt.Sprintf("%d redeliveries per minute", redeliveriesPerMinute), d.RetryAfter)
+	}
 	orig := slices.MinFunc(items, func(a, b swapv1.WebhookDelivery) int { return cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery) })
 	next := webhook.NextRedelivery(items)
 	for range maxRedeliverRaces {
@@ -137,6 +147,12 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 		return writeJSON(w, http.StatusAccepted, newDeliveryRecord(d))
 	}
 	return apierror.New(apierror.Internal, "concurrent redeliveries of this event; try again")
+}
+
+func tooManyRedeliveries(detail string, wait time.Duration) *apierror.Error {
+	e := apierror.New(apierror.RateLimitExceeded, detail)
+	e.RetryAfterSeconds = max(1, int64(math.Ceil(wait.Seconds())))
+	return e
 }
 
 func ownDeliveries(items []swapv1.WebhookDelivery, partner string) []swapv1.WebhookDelivery {

@@ -12,6 +12,7 @@ import (
 
 // requestInfo collects what the request log line reports; handlers fill it in as they learn.
 type requestInfo struct {
+	id      string
 	keyID   string
 	orderID string
 	code    apierror.Code
@@ -48,12 +49,14 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// observe logs one line per request and records the metrics; it also turns a panic into a
-// 500 so one bad request cannot take the process down.
+// observe names the request (X-Request-Id on every answer), logs one line per request and
+// records the metrics; it also turns a panic into a 500 so one bad request cannot take the
+// process down.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{}
+		info := &requestInfo{id: requestID(r.Header.Get(headerRequestID))}
+		w.Header().Set(headerRequestID, info.id)
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 		rec := &statusRecorder{ResponseWriter: w}
 		inflight.Inc()
@@ -63,7 +66,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				s.log.Error(errors.New("panic"), "handler panicked", "panic", p, "method", r.Method, "path", r.URL.Path)
+				s.log.Error(errors.New("panic"), "handler panicked", "panic", p, "method", r.Method, "path", r.URL.Path, "requestId", info.id)
 				if rec.status == 0 {
 					info.code = apierror.Internal
 					apierror.Write(rec, apierror.New(apierror.Internal, ""))
@@ -80,7 +83,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 			duration.WithLabelValues(route).Observe(elapsed.Seconds())
-			kv := []any{"method", r.Method, "route", route, "status", status,
+			kv := []any{"requestId", info.id, "method", r.Method, "route", route, "status", status,
 				"durationMs", elapsed.Milliseconds()}
 			if info.keyID != "" {
 				kv = append(kv, "keyId", info.keyID)
@@ -105,7 +108,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apierror.Error
 	if !errors.As(err, &ae) {
-		s.log.Error(err, "request failed", "method", r.Method, "path", r.URL.Path)
+		s.log.Error(err, "request failed", "method", r.Method, "path", r.URL.Path, "requestId", infoFrom(r.Context()).id)
 		ae = apierror.New(apierror.Internal, "")
 	}
 	infoFrom(r.Context()).code = ae.Code

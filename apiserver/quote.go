@@ -7,6 +7,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
@@ -37,8 +38,8 @@ func newQuoteResponse(res routing.Result) quoteResponse {
 
 // POST /v1/quote. dry (the default): 200 {candidates, best, errors}, nothing stored.
 // dry:false: the best candidate becomes an order, 201 {order, quote}.
-// Both count one quote against the monthly quota (an idempotent replay of a dry:false quote
-// does not: it quotes nothing).
+// Both count one quote against the monthly quota when a provider answered (an idempotent
+// replay of a dry:false quote does not: it quotes nothing).
 func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	var req quoteRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -52,10 +53,10 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principal(r.Context())
 	if req.dry() {
-		if err := s.takeQuota(p.Partner, 1); err != nil {
+		res, err := s.countedQuote(r.Context(), p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
+		if err != nil {
 			return err
 		}
-		res := s.opts.Router.Quote(r.Context(), req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
 		if res.Best == nil {
 			return apierror.FromProvider(res.Failure())
 		}
@@ -78,10 +79,10 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
-			if err := s.takeQuota(p.Partner, 1); err != nil {
+			res, err := s.countedQuote(ctx, p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
+			if err != nil {
 				return err
 			}
-			res := s.opts.Router.Quote(ctx, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
 			if res.Best == nil {
 				return apierror.FromProvider(res.Failure())
 			}
@@ -98,4 +99,16 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		"order": newOrderRecord(order),
 		"quote": order.Spec.Quote,
 	})
+}
+
+// countedQuote asks the router within partner's monthly quota; the quote counts unless no
+// provider answered.
+func (s *Server) countedQuote(ctx context.Context, partner *swapv1.Partner, req provider.QuoteRequest) (routing.Result, error) {
+	settle, err := s.reserveQuota(partner, 1)
+	if err != nil {
+		return routing.Result{}, err
+	}
+	res := s.opts.Router.Quote(ctx, req)
+	settle(answered(res))
+	return res, nil
 }

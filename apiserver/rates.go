@@ -1,7 +1,9 @@
 package apiserver
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
@@ -24,8 +26,8 @@ type rateEntry struct {
 
 // POST /v1/rates → 200 {from, amount, swapType, rates[{to, best|null, error|null}]}. Targets
 // are priced concurrently (the router caps the parallelism); a failing target only fills its
-// own error. Each target counts as one quote against the monthly quota, since each is a
-// provider fan-out like a quote.
+// own error. Each known target counts as one quote against the monthly quota, since each is
+// a provider fan-out like a quote, unless no provider answered it (502/504).
 func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	var req ratesRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -37,10 +39,6 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
 		return unknownAsset("from", req.From)
 	}
-	if err := s.takeQuota(principal(r.Context()).Partner, int64(len(req.Targets))); err != nil {
-		return err
-	}
-
 	entries := make([]rateEntry, len(req.Targets))
 	var known []string
 	for i, to := range req.Targets {
@@ -51,6 +49,11 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 			entries[i].Error = unknownAsset("target", to)
 		}
 	}
+	// Only known targets a provider answered count against the quota.
+	settle, qerr := s.reserveQuota(principal(r.Context()).Partner, int64(len(known)))
+	if qerr != nil {
+		return qerr
+	}
 	results := map[string]routing.Result{}
 	if len(known) > 0 {
 		base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType}.providerRequest("", "", "")
@@ -58,6 +61,7 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 			results[rate.To] = rate.Result
 		}
 	}
+	settle(answered(slices.Collect(maps.Values(results))...))
 	for i := range entries {
 		if entries[i].Error != nil {
 			continue

@@ -7,6 +7,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
 // writeJSON sends v with status. API answers are per caller and change, so nothing caches them.
@@ -18,13 +19,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
-// takeQuota counts n quotes for partner or answers `quota exceeded` until the next UTC month.
-func (s *Server) takeQuota(p *swapv1.Partner, n int64) *apierror.Error {
-	ok, wait := s.quota.Take(p, n, s.opts.Now())
+// reserveQuota holds n quotes of partner's monthly cap or answers `quota exceeded` until the
+// next UTC month; settle(answered) then counts only the quotes a provider answered.
+func (s *Server) reserveQuota(p *swapv1.Partner, n int64) (settle func(answered int64), _ *apierror.Error) {
+	settle, ok, wait := s.quota.Reserve(p, n, s.opts.Now())
 	if ok {
-		return nil
+		return settle, nil
 	}
 	e := apierror.Newf(apierror.QuotaExceeded, "monthly quote quota of %d reached", p.Spec.MonthlyQuoteQuota)
 	e.RetryAfterSeconds = int64((wait + time.Second - 1) / time.Second)
-	return e
+	return nil, e
+}
+
+// answered counts the results a provider answered, with a quote or a refusal of its own;
+// upstream errors and timeouts (502/504, retried by partners) do not count as quotes.
+func answered(results ...routing.Result) int64 {
+	var n int64
+	for _, res := range results {
+		if res.Best != nil || apierror.FromProvider(res.Failure()).Status() < http.StatusInternalServerError {
+			n++
+		}
+	}
+	return n
 }

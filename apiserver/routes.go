@@ -62,14 +62,15 @@ var routeTable = []route{
 		errors: []apierror.Code{apierror.InvalidRequest, apierror.OrderNotFound}},
 	{method: "POST", path: "/v1/webhooks/deliveries/{eventId}/redeliver", handle: (*Server).redeliver,
 		errors: []apierror.Code{apierror.NotFound}},
+	{method: "GET", path: "/v1/usage", handle: (*Server).usage},
 	{method: "GET", path: "/v1/openapi.json", public: true, handle: (*Server).openAPI},
 	{method: "GET", path: "/healthz", public: true, handle: (*Server).healthz},
 	{method: "GET", path: "/readyz", public: true, handle: (*Server).readyz},
 }
 
-// routes assembles the handler: request log and metrics around everything, then either a
-// route's handler (behind authentication and limits unless public), the CORS preflight, or a
-// JSON 404/405.
+// routes assembles the handler: request id, log and metrics around everything, CORS headers
+// for allowed origins, then either a route's handler (behind authentication and limits unless
+// public), the CORS preflight, or a JSON 404/405.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routeTable {
@@ -79,7 +80,7 @@ func (s *Server) routes() http.Handler {
 		}
 		mux.Handle(rt.pattern(), h)
 	}
-	return s.observe(s.dispatch(mux))
+	return s.observe(s.cors(s.dispatch(mux)))
 }
 
 // endpoint adapts an error-returning handler: *apierror.Error is written as is, anything else

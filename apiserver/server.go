@@ -63,6 +63,9 @@ type Options struct {
 	Router    Router
 	// Archive holds terminal orders that left etcd; nil when the service runs without one.
 	Archive Archive
+	// RateLimiter holds the per-key buckets; nil keeps them in this process (each replica
+	// then admits the whole limit), redislimit shares them across replicas.
+	RateLimiter ratelimit.Allower
 	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
 	Log logr.Logger
 
@@ -108,6 +111,9 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = ratelimit.InProcess{Limiter: ratelimit.New(), Now: o.Now}
+	}
 }
 
 // Server is the /v1 frontend.
@@ -115,7 +121,7 @@ type Server struct {
 	opts    Options
 	log     logr.Logger
 	auth    *auth.Authenticator
-	limiter *ratelimit.Limiter
+	limiter ratelimit.Allower
 	quota   *quota.Counter
 	waiter  *orderWaiter
 	handler http.Handler
@@ -154,7 +160,7 @@ func New(opts Options) (*Server, error) {
 		opts:    opts,
 		log:     opts.Log,
 		auth:    auth.NewAuthenticator(opts.Client, opts.Namespace, opts.Now),
-		limiter: ratelimit.New(),
+		limiter: opts.RateLimiter,
 		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
 		waiter:  newOrderWaiter(),
 	}

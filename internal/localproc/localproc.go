@@ -362,3 +362,18 @@ func compareVersions(a, b []int) int {
 	}
 	return len(a) - len(b)
 }
+
+// ThrowawayDir makes a fresh temporary folder for a test server's DataDir (a "data" folder
+// inside it) and returns remove. The parent is traversable (not readable) for others, so a
+// server running as Spec.User can reach its data folder when we run as root.
+func ThrowawayDir(prefix string) (dataDir string, remove func(), err error) {
+	parent, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := os.Chmod(parent, 0o711); err != nil {
+		_ = os.RemoveAll(parent)
+		return "", nil, err
+	}
+	return filepath.Join(parent, "data"), func() { _ = os.RemoveAll(parent) }, nil
+}

@@ -59,6 +59,8 @@ type Counter struct {
 	pending map[types.NamespacedName]swapv1.QuotaUsage
 	// written is the latest value this replica wrote; the informer cache may not show it yet.
 	written map[types.NamespacedName]swapv1.QuotaUsage
+	// held is what requests being answered reserved (Reserve) and not settled yet.
+	held map[types.NamespacedName]swapv1.QuotaUsage
 }
 
 // NewCounter returns a Counter writing through writer and reading fresh Partners (after a
@@ -70,12 +72,25 @@ func NewCounter(writer client.Client, reader client.Reader, log logr.Logger) *Co
 		log:     log,
 		pending: map[types.NamespacedName]swapv1.QuotaUsage{},
 		written: map[types.NamespacedName]swapv1.QuotaUsage{},
+		held:    map[types.NamespacedName]swapv1.QuotaUsage{},
 	}
 }
 
-// Take counts n quotes for p at now when the cap allows them. When it does not, nothing is
-// counted and retryAfter is the time to the next month, when the count starts again.
+// Take counts n quotes for p at now when the cap allows them (Reserve, all answered).
 func (c *Counter) Take(p *swapv1.Partner, n int64, now time.Time) (ok bool, retryAfter time.Duration) {
+	settle, ok, retryAfter := c.Reserve(p, n, now)
+	if ok {
+		settle(n)
+	}
+	return ok, retryAfter
+}
+
+// Reserve holds n quotes of p's cap at now while they are being answered, so concurrent
+// requests cannot pass the cap together. settle(answered) counts the quotes a provider
+// answered and frees the rest: quotes that failed upstream (which partners are told to
+// retry) never count. When the cap does not allow n, nothing is held and retryAfter is the
+// time to the next month, when the count starts again.
+func (c *Counter) Reserve(p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), ok bool, retryAfter time.Duration) {
 	month := Month(now)
 	key := client.ObjectKeyFromObject(p)
 
@@ -87,12 +102,36 @@ func (c *Counter) Take(p *swapv1.Partner, n int64, now time.Time) (ok bool, retr
 		// A batch of last month not yet flushed no longer matters for this month's cap.
 		pend = swapv1.QuotaUsage{Month: month}
 	}
-	if !Allowed(p.Spec.MonthlyQuoteQuota, used+pend.Quotes, n) {
-		return false, UntilNextMonth(now)
+	held := c.held[key]
+	if held.Month != month {
+		held = swapv1.QuotaUsage{Month: month}
 	}
-	pend.Quotes += n
+	if !Allowed(p.Spec.MonthlyQuoteQuota, used+pend.Quotes+held.Quotes, n) {
+		return nil, false, UntilNextMonth(now)
+	}
+	held.Quotes += n
+	c.held[key] = held
+	var once sync.Once
+	return func(answered int64) { once.Do(func() { c.settle(key, month, n, min(answered, n)) }) }, true, 0
+}
+
+// settle releases n held quotes of month and counts answered of them.
+func (c *Counter) settle(key types.NamespacedName, month string, n, answered int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if held := c.held[key]; held.Month == month {
+		held.Quotes -= n
+		c.held[key] = held
+	}
+	pend := c.pending[key]
+	switch {
+	case pend.Month > month:
+		return // reserved before the roll-over: last month's count is closed
+	case pend.Month < month:
+		pend = swapv1.QuotaUsage{Month: month}
+	}
+	pend.Quotes += answered
 	c.pending[key] = pend
-	return true, 0
 }
 
 // Used reports p's count in the month of now as this replica sees it.

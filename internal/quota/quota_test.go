@@ -212,3 +212,36 @@ func TestFailedFlushIsKept(t *testing.T) {
 		t.Errorf("usage %+v, want the failed batch kept", u)
 	}
 }
+
+// TestReserveCountsOnlyAnswered: quotes being answered hold their place under the cap, so
+// concurrent requests cannot pass it together; once settled only the answered ones count.
+func TestReserveCountsOnlyAnswered(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, nil, partner(3))
+	counter := NewCounter(c, c, logr.Discard())
+	p := get(t, c)
+
+	settleTwo, ok, _ := counter.Reserve(p, 2, march)
+	if !ok {
+		t.Fatal("2 of 3 refused")
+	}
+	if _, ok, _ := counter.Reserve(p, 2, march); ok {
+		t.Fatal("2 more admitted while 2 of 3 are held")
+	}
+	settleTwo(1) // one target failed upstream
+	settleTwo(2) // settling again changes nothing
+	if got := counter.Used(p, march); got != 1 {
+		t.Fatalf("used %d after one answered quote, want 1", got)
+	}
+	settleTwo, ok, _ = counter.Reserve(p, 2, march)
+	if !ok {
+		t.Fatal("the unanswered quote was not freed")
+	}
+	settleTwo(0)
+	if err := counter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; u == nil || u.Quotes != 1 {
+		t.Fatalf("stored usage %+v, want 1", u)
+	}
+}

@@ -1,11 +1,13 @@
 // Package ratelimit keeps one token bucket per API key: perMinute tokens, refilled evenly over
 // a minute, so a key can burst its whole minute and then sustains perMinute/60 per second.
 //
-// Buckets live in this process. With N frontend replicas behind a load balancer a key gets up
-// to N times its limit; the limit is burst control, the monthly quota is the shared budget.
+// Limiter keeps the buckets in this process: with N frontend replicas behind a load balancer
+// a key gets up to N times its limit. Package redislimit keeps them in Redis, shared by every
+// replica; both answer through Allower.
 package ratelimit
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
@@ -25,6 +27,22 @@ type Limiter struct {
 
 // New returns an empty Limiter.
 func New() *Limiter { return &Limiter{buckets: map[string]*rate.Limiter{}} }
+
+// Allower decides one request of a key against a bucket of perMinute tokens.
+type Allower interface {
+	Allow(ctx context.Context, key string, perMinute int) Decision
+}
+
+// InProcess is an Allower over a Limiter with a clock.
+type InProcess struct {
+	Limiter *Limiter
+	Now     func() time.Time
+}
+
+// Allow takes one token from key's bucket now.
+func (p InProcess) Allow(_ context.Context, key string, perMinute int) Decision {
+	return p.Limiter.Allow(key, perMinute, p.Now())
+}
 
 // Decision is the state of a key's bucket after one request.
 type Decision struct {

@@ -29,6 +29,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/ratelimit"
+	"github.com/swaprouter/swaprouter/internal/ratelimit/redislimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/webhook"
@@ -60,6 +62,9 @@ type Options struct {
 	QuotaFlushInterval time.Duration
 	// APIShutdownTimeout bounds the drain of in-flight requests (below the manager's 30 s).
 	APIShutdownTimeout time.Duration
+	// RedisURL, when set, keeps the per-key rate limits in that Redis, shared by every
+	// frontend replica; empty keeps them per replica.
+	RedisURL string
 
 	// OrderConcurrency is the number of orders reconciled in parallel.
 	OrderConcurrency int
@@ -125,6 +130,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.OrderWaitTimeout, "order-wait-timeout", o.OrderWaitTimeout, "how long order creation waits for the deposit address")
 	fs.DurationVar(&o.QuotaFlushInterval, "quota-flush-interval", o.QuotaFlushInterval, "how often quote counts are written to Partner status")
 	fs.DurationVar(&o.APIShutdownTimeout, "api-shutdown-timeout", o.APIShutdownTimeout, "how long in-flight requests may finish on shutdown")
+	fs.StringVar(&o.RedisURL, "redis-url", os.Getenv("SWAPROUTER_REDIS_URL"), "Redis holding the per-key rate limits shared by all frontend replicas, e.g. redis://redis:6379/0 (default $SWAPROUTER_REDIS_URL; empty keeps them per replica)")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
 	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider")
 	fs.DurationVar(&o.OrderTTL, "order-ttl", o.OrderTTL, "how long an archived terminal order stays in etcd")
@@ -228,6 +234,10 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	}
 	if o.Frontend {
 		router := &routing.Router{Providers: sys.Providers, Catalog: sys.Catalog}
+		limiter, err := rateLimiter(o)
+		if err != nil {
+			return nil, err
+		}
 		srv, err := apiserver.New(apiserver.Options{
 			Addr:        o.FrontendAddr,
 			Namespace:   o.Namespace,
@@ -239,6 +249,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Log:         ctrl.Log.WithName("apiserver"),
 			WaitTimeout: o.OrderWaitTimeout,
 			Archive:     frontendArchive(sys.Archive),
+			RateLimiter: limiter,
 
 			QuotaFlushInterval: o.QuotaFlushInterval,
 			ShutdownTimeout:    o.APIShutdownTimeout,
@@ -253,6 +264,17 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	}
 	log.Info("system assembled", "namespace", o.Namespace, "controllers", o.Controllers, "frontend", o.Frontend)
 	return sys, nil
+}
+
+// rateLimiter is the Redis-backed limiter with --redis-url, else nil (the frontend's own
+// per-replica buckets).
+func rateLimiter(o Options) (ratelimit.Allower, error) {
+	if o.RedisURL == "" {
+		ctrl.Log.WithName("setup").Info("no --redis-url: rate limits are per frontend replica")
+		return nil, nil
+	}
+	fallback := ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}
+	return redislimit.New(o.RedisURL, fallback, ctrl.Log.WithName("ratelimit"))
 }
 
 // addArchive opens the archive (without connecting: the service starts while PostgreSQL is

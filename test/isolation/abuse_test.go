@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -127,24 +126,10 @@ var _ = Describe("the per-key rate limit", func() {
 	It("admits no more than the limit out of 200 concurrent requests, and only for that key", func() {
 		const limit, concurrent = 50, 200
 		bystander := newPartner("bystander", swapv1.PartnerSpec{})
-		burst := newPartner("burst", swapv1.PartnerSpec{RequestsPerMinute: limit})
+		bursty := newPartner("burst", swapv1.PartnerSpec{RequestsPerMinute: limit})
 		// newPartner spent one token (its readiness probe).
 		const spent = 1
-		start := time.Now()
-
-		var wg sync.WaitGroup
-		gate := make(chan struct{})
-		answers := make([]answer, concurrent)
-		for i := range concurrent {
-			wg.Go(func() {
-				defer GinkgoRecover()
-				<-gate
-				answers[i] = send(burst, http.MethodGet, "/v1/assets", nil)
-			})
-		}
-		close(gate)
-		wg.Wait()
-		elapsed := time.Since(start)
+		answers, elapsed := burst(concurrent, func(int) answer { return send(bursty, http.MethodGet, "/v1/assets", nil) })
 
 		counts := map[int]int{}
 		for _, a := range answers {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -66,6 +67,31 @@ var httpClient = &http.Client{
 // unless it is []byte; headers are name, value pairs.
 func send(k key, method, path string, body any, headers ...string) answer {
 	GinkgoHelper()
+	return sendTo(baseURL, k, method, path, body, headers...)
+}
+
+// burst sends n requests at once (send(i) makes request i) and returns their answers and how
+// long they took, from which a spec derives the refill a rate limit allows meanwhile.
+func burst(n int, send func(i int) answer) ([]answer, time.Duration) {
+	start := time.Now()
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	answers := make([]answer, n)
+	for i := range n {
+		wg.Go(func() {
+			defer GinkgoRecover()
+			<-gate
+			answers[i] = send(i)
+		})
+	}
+	close(gate)
+	wg.Wait()
+	return answers, time.Since(start)
+}
+
+// sendTo is send to the frontend at base (another replica).
+func sendTo(base string, k key, method, path string, body any, headers ...string) answer {
+	GinkgoHelper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -76,7 +102,7 @@ func send(k key, method, path string, body any, headers ...string) answer {
 		Expect(err).NotTo(HaveOccurred())
 		rd = bytes.NewReader(raw)
 	}
-	r, err := http.NewRequest(method, baseURL+path, rd)
+	r, err := http.NewRequest(method, base+path, rd)
 	Expect(err).NotTo(HaveOccurred())
 	if body != nil {
 		r.Header.Set("Content-Type", "application/json")

@@ -52,6 +52,8 @@ var (
 	namespace string
 	// baseURL is the frontend, e.g. http://127.0.0.1:41234.
 	baseURL string
+	// frontendOptions built that frontend; specs start further replicas from them.
+	frontendOptions apiserver.Options
 )
 
 func TestIsolation(t *testing.T) {
@@ -84,7 +86,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
 
-	srv, err := apiserver.New(apiserver.Options{
+	frontendOptions = apiserver.Options{
 		Addr:               "127.0.0.1:0",
 		Namespace:          namespace,
 		Client:             mgr.GetClient(),
@@ -98,7 +100,8 @@ var _ = BeforeSuite(func() {
 		ReadHeaderTimeout:  readHeaderTimeout,
 		ReadTimeout:        readTimeout,
 		MaxHeaderBytes:     maxHeaderBytes,
-	})
+	}
+	srv, err := apiserver.New(frontendOptions)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(srv)).To(Succeed())
 	Expect(ctrl.NewControllerManagedBy(mgr).Named("stand-in-swaporder").For(&swapv1.SwapOrder{}).

@@ -115,22 +115,18 @@ func (s *Server) CreateDatabase(ctx context.Context, db string) (string, error) 
 }
 
 // StartThrowaway runs a fresh fast server in a new temporary folder, for tests; stop removes
-// it. The folder is made traversable (not readable) for others, so the server's user can
-// reach its data folder when we run as root.
+// it.
 func StartThrowaway(ctx context.Context, log io.Writer) (s *Server, stop func(), err error) {
-	parent, err := os.MkdirTemp("", "swaprouter-pg-")
+	dir, remove, err := localproc.ThrowawayDir("swaprouter-pg-")
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := os.Chmod(parent, 0o711); err != nil {
-		return nil, nil, err
-	}
-	s, err = Start(ctx, Options{DataDir: filepath.Join(parent, "data"), Throwaway: true, Log: log})
+	s, err = Start(ctx, Options{DataDir: dir, Throwaway: true, Log: log})
 	if err != nil {
-		_ = os.RemoveAll(parent)
+		remove()
 		return nil, nil, err
 	}
-	return s, func() { s.Stop(); _ = os.RemoveAll(parent) }, nil
+	return s, func() { s.Stop(); remove() }, nil
 }
 
 // Restart starts the server again on the same data folder and port after Stop, as an

@@ -1,0 +1,115 @@
+package apiserver
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
+)
+
+// deliveryPos is a delivery's place in the list order (order, sequence, redelivery); the
+// opaque cursor of GET /v1/webhooks/deliveries is the last one of a page.
+type deliveryPos struct {
+	OrderID    string `json:"o"`
+	Sequence   int64  `json:"s"`
+	Redelivery int32  `json:"r"`
+}
+
+func positionOf(d *swapv1.WebhookDelivery) deliveryPos {
+	return deliveryPos{OrderID: d.Spec.OrderID, Sequence: d.Spec.Sequence, Redelivery: d.Spec.Redelivery}
+}
+
+func (a deliveryPos) compare(b deliveryPos) int {
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Sequence, b.Sequence), cmp.Compare(a.Redelivery, b.Redelivery))
+}
+
+func (a deliveryPos) cursor() string {
+	b, _ := json.Marshal(a)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func parseDeliveryCursor(s string) (deliveryPos, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var p deliveryPos
+	if err != nil || json.Unmarshal(b, &p) != nil || p.OrderID == "" || len(p.OrderID) > 64 {
+		return deliveryPos{}, false
+	}
+	return p, true
+}
+
+// deliveryPageQuery is the paging of GET /v1/webhooks/deliveries.
+type deliveryPageQuery struct {
+	limit int
+	after *deliveryPos
+}
+
+// parseDeliveryPage reads limit (1–100, default 100) and cursor.
+func parseDeliveryPage(v url.Values) (deliveryPageQuery, error) {
+	q := deliveryPageQuery{limit: maxListLimit}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxListLimit {
+			return q, apierror.Invalid("limit", "must be an integer from 1 to 100")
+		}
+		q.limit = n
+	}
+	if c := v.Get("cursor"); c != "" {
+		pos, ok := parseDeliveryCursor(c)
+		if !ok {
+			return q, apierror.Invalid("cursor", "must be a nextCursor value from an earlier page")
+		}
+		q.after = &pos
+	}
+	return q, nil
+}
+
+// pageOfDeliveries sorts items into list order and returns the page after q.after, with the
+// cursor of the next page ("" when this is the last).
+func pageOfDeliveries(items []swapv1.WebhookDelivery, q deliveryPageQuery) ([]swapv1.WebhookDelivery, string) {
+	slices.SortFunc(items, func(a, b swapv1.WebhookDelivery) int { return positionOf(&a).compare(positionOf(&b)) })
+	if q.after != nil {
+		i, _ := slices.BinarySearchFunc(items, *q.after, func(d swapv1.WebhookDelivery, p deliveryPos) int {
+			return positionOf(&d).compare(p)
+		})
+		for i < len(items) && positionOf(&items[i]).compare(*q.after) <= 0 {
+			i++
+		}
+		items = items[i:]
+	}
+	if len(items) <= q.limit {
+		return items, ""
+	}
+	return items[:q.limit], positionOf(&items[q.limit-1]).cursor()
+}
+
+// Redelivery limits: each redelivery stores a copy of the event for the retention period.
+const (
+	// maxRedeliveriesPerEvent redeliveries of one event within redeliveryWindow.
+	maxRedeliveriesPerEvent = 5
+	redeliveryWindow        = time.Hour
+	// redeliveriesPerMinute of one partner, all events together.
+	redeliveriesPerMinute = 30
+)
+
+// redeliveryWait is how long until deliveries (one event's) allow another redelivery at now:
+// zero while fewer than maxRedeliveriesPerEvent were created within the last window.
+func redeliveryWait(deliveries []swapv1.WebhookDelivery, now time.Time) time.Duration {
+	var recent []time.Time
+	for _, d := range deliveries {
+		if created := d.CreationTimestamp.Time; d.Spec.Redelivery > 0 && now.Sub(created) < redeliveryWindow {
+			recent = append(recent, created)
+		}
+	}
+	if len(recent) < maxRedeliveriesPerEvent {
+		return 0
+	}
+	slices.SortFunc(recent, time.Time.Compare)
+	// The oldest ones must leave the window until one place is free.
+	return recent[len(recent)-maxRedeliveriesPerEvent].Add(redeliveryWindow).Sub(now)
+}
