@@ -50,7 +50,7 @@ func TestCreateOrder(t *testing.T) {
 	}
 	fields := []string{"id", "status", "statusReason", "providerId", "originAsset", "destinationAsset", "amount", "swapType",
 		"slippageToleranceBps", "sender", "recipient", "refundTo", "depositAddress", "depositMemo", "quote", "depositDeadline",
-		"inTxHashes", "outTxHashes", "amountIn", "amountOut", "refundedAmount", "createdAt", "updatedAt", "history"}
+		"inTxHashes", "outTxHashes", "amountIn", "amountOut", "refundedAmount", "createdAt", "updatedAt", "history", "clientReference"}
 	for _, f := range fields {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("order record lacks %q", f)
