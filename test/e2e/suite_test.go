@@ -16,6 +16,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
 func TestWholeJourneys(t *testing.T) {
@@ -28,7 +29,7 @@ func TestWholeJourneys(t *testing.T) {
 var (
 	env      *devenv.Env
 	receiver *devenv.Receiver
-	partner  *apiClient
+	partner  *partnerapi.Client
 )
 
 // Test speeds: the simulator settles in a couple of seconds and providers are polled every
@@ -72,5 +73,5 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)
 	receiver.SetSecret(env.WebhookSecret)
-	partner = newAPIClient(env.FrontendURL, env.KeyID, env.Secret)
+	partner = partnerapi.New(env.FrontendURL, env.KeyID, env.Secret)
 }, NodeTimeout(5*time.Minute))
