@@ -125,11 +125,22 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 
 // Get returns partner's archived order id; ErrNotFound when there is none.
 func (p *Postgres) Get(ctx context.Context, partner, id string) (*swapv1.SwapOrder, error) {
+	return p.one(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner)
+}
+
+// Lookup returns archived order id whichever partner it belongs to: for operators (the
+// swaprouter orders command), never for a partner's request.
+func (p *Postgres) Lookup(ctx context.Context, id string) (*swapv1.SwapOrder, error) {
+	return p.one(ctx, `SELECT object FROM orders WHERE order_id = $1`, id)
+}
+
+// one returns the order sql selects; ErrNotFound when there is none.
+func (p *Postgres) one(ctx context.Context, sql string, args ...any) (*swapv1.SwapOrder, error) {
 	if err := p.Ready(ctx); err != nil {
 		return nil, err
 	}
 	var object []byte
-	err := p.pool.QueryRow(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner).Scan(&object)
+	err := p.pool.QueryRow(ctx, sql, args...).Scan(&object)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -116,6 +116,13 @@ func TestPartnersSeeOnlyTheirOwnOrders(t *testing.T) {
 	if err != nil || len(page) != 1 || page[0].Spec.OrderID != id(1) {
 		t.Fatalf("globex lists %v (%v)", page, err)
 	}
+	// Operators look any order up by id.
+	if o, err := a.Lookup(ctx, id(1)); err != nil || o.Spec.Partner != "globex" {
+		t.Fatalf("Lookup(%s) = %v, %v", id(1), o, err)
+	}
+	if _, err := a.Lookup(ctx, id(9)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Lookup of an order never archived: %v", err)
+	}
 }
 
 func TestListFiltersAndPagesWithoutGapsOrDuplicates(t *testing.T) {

@@ -2,8 +2,13 @@ package archive
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +19,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orderid"
+	"github.com/swaprouter/swaprouter/internal/testenv"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -159,6 +165,42 @@ var _ = Describe("the order archive", Ordered, func() {
 		for _, id := range want {
 			Expect(globex.Get("/v1/order/" + id).Status).To(Equal(http.StatusNotFound))
 		}
+	})
+
+	It("lets operators read live and archived orders with swaprouter orders", func() {
+		umbrella := partnerapi.NewPartner(env, "umbrella", 600)
+		ended := settle(umbrella, place(umbrella, partnerapi.OrderRequest("route_A")))
+		awaitLeftEtcd("umbrella", partnerapi.Str(ended, "id"))
+		live := place(umbrella, partnerapi.OrderRequest("route_B"))
+
+		bin := filepath.Join(GinkgoT().TempDir(), "swaprouter")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/swaprouter")
+		build.Dir = testenv.RepoRoot()
+		out, err := build.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		run := func(args ...string) string {
+			cmd := exec.Command(bin, append(args, "-n", env.Namespace)...)
+			cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Plane.KubeconfigPath, "SWAPROUTER_ARCHIVE_DSN="+env.ArchiveDSN)
+			out, err := cmd.Output()
+			Expect(err).NotTo(HaveOccurred(), "swaprouter %v: %s", args, out)
+			return string(out)
+		}
+		for id, source := range map[string]string{partnerapi.Str(ended, "id"): "archived", partnerapi.Str(live, "id"): "live"} {
+			var got struct {
+				Source string           `json:"source"`
+				Order  swapv1.SwapOrder `json:"order"`
+			}
+			Expect(json.Unmarshal([]byte(run("orders", "get", id)), &got)).To(Succeed())
+			Expect(got.Source).To(Equal(source))
+			Expect(got.Order.Spec.OrderID).To(Equal(id))
+		}
+		table := strings.Split(strings.TrimSpace(run("orders", "list", "--partner", "umbrella")), "\n")
+		Expect(table).To(HaveLen(3))
+		Expect(strings.Fields(table[1])[0]).To(Equal(partnerapi.Str(live, "id")), "newest first")
+		Expect(table[1]).To(HaveSuffix("live"))
+		Expect(strings.Fields(table[2])).To(HaveExactElements(partnerapi.Str(ended, "id"), "SUCCESS", "route_A",
+			partnerapi.Str(ended, "createdAt"), "archived"))
+		Expect(strings.Split(strings.TrimSpace(run("orders", "list", "--partner", "umbrella", "--status", "SUCCESS")), "\n")).To(HaveLen(2))
 	})
 
 	It("answers 503 for archived orders while PostgreSQL is stopped, serves live ones, and recovers after it restarts", func() {
