@@ -61,4 +61,3 @@ func Matches(o *swapv1.SwapOrder, q Query) bool {
 func PositionOf(o *swapv1.SwapOrder) Position {
 	return Position{CreatedAt: o.CreationTimestamp.UTC(), OrderID: o.Spec.OrderID}
 }
-
