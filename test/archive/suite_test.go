@@ -14,7 +14,6 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -34,11 +33,7 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	opts := system.DefaultOptions()
-	opts.Namespace = "archive"
-	opts.FrontendAddr = "127.0.0.1:0"
-	opts.MetricsAddr = "0"
-	opts.ProbeAddr = "0"
+	opts := devenv.EphemeralManager("archive")
 	opts.OrderTTL = orderTTL
 
 	var err error

@@ -14,7 +14,6 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -44,11 +43,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	hook := httptest.NewServer(receiver)
 	DeferCleanup(hook.Close)
 
-	opts := system.DefaultOptions()
-	opts.Namespace = "e2e"
-	opts.FrontendAddr = "127.0.0.1:0"
-	opts.MetricsAddr = "0"
-	opts.ProbeAddr = "0"
+	opts := devenv.EphemeralManager("e2e")
 	opts.AllowLoopbackWebhooks = true
 	opts.QuotaFlushInterval = 500 * time.Millisecond
 	fast := webhook.DefaultPolicy()
