@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -48,7 +47,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 			return archiveError(err)
 		}
 	}
-	orders, next := mergePage(live.Items, archived, q)
+	orders, next := archive.MergePage(live.Items, archived, q)
 	page := orderPage{Orders: make([]orderRecord, 0, len(orders))}
 	for _, o := range orders {
 		page.Orders = append(page.Orders, newOrderRecord(o))
@@ -98,61 +97,6 @@ func parseListQuery(v url.Values, partner string) (archive.Query, error) {
 		q.After = &pos
 	}
 	return q, nil
-}
-
-// mergePage returns the page of q from live and archived orders (each newest first or not;
-// an order in both is taken once, as it is live) and the cursor of the next page, nil on the
-// last. archived holds at most q.Limit+1 orders after q.After; live is filtered here.
-func mergePage(live []swapv1.SwapOrder, archived []*swapv1.SwapOrder, q archive.Query) ([]*swapv1.SwapOrder, *archive.Position) {
-	byID := map[string]*swapv1.SwapOrder{}
-	for _, o := range archived {
-		byID[o.Spec.OrderID] = o
-	}
-	for i := range live {
-		if o := &live[i]; matches(o, q) {
-			byID[o.Spec.OrderID] = o
-		}
-	}
-	all := make([]*swapv1.SwapOrder, 0, len(byID))
-	for _, o := range byID {
-		all = append(all, o)
-	}
-	slices.SortFunc(all, func(a, b *swapv1.SwapOrder) int {
-		pa, pb := position(a), position(b)
-		switch {
-		case pa.Before(pb):
-			return -1
-		case pb.Before(pa):
-			return 1
-		}
-		return 0
-	})
-	if len(all) <= q.Limit {
-		return all, nil
-	}
-	page := all[:q.Limit]
-	next := position(page[len(page)-1])
-	return page, &next
-}
-
-// matches applies q's filters and cursor to a live order.
-func matches(o *swapv1.SwapOrder, q archive.Query) bool {
-	status := o.Status.Status
-	if status == "" {
-		status = swapv1.OrderPending // as partners see a new order
-	}
-	created := o.CreationTimestamp.Time
-	return o.Spec.Partner == q.Partner &&
-		(q.Status == "" || status == q.Status) &&
-		(q.ProviderID == "" || o.Spec.ProviderID == q.ProviderID) &&
-		(q.ClientReference == "" || o.Spec.ClientReference == q.ClientReference) &&
-		(q.From.IsZero() || !created.Before(q.From)) &&
-		(q.To.IsZero() || created.Before(q.To)) &&
-		(q.After == nil || q.After.Before(position(o)))
-}
-
-func position(o *swapv1.SwapOrder) archive.Position {
-	return archive.Position{CreatedAt: o.CreationTimestamp.UTC(), OrderID: o.Spec.OrderID}
 }
 
 // cursor is the opaque nextCursor: where the last page ended.

@@ -23,11 +23,11 @@ func listedOrder(partner string, n int, status swapv1.OrderStatus) *swapv1.SwapO
 func archiveStub(all []*swapv1.SwapOrder, q archive.Query) []*swapv1.SwapOrder {
 	var out []*swapv1.SwapOrder
 	for _, o := range all {
-		if matches(o, q) {
+		if archive.Matches(o, q) {
 			out = append(out, o)
 		}
 	}
-	page, _ := mergePage(nil, out, archive.Query{Partner: q.Partner, Limit: len(out)})
+	page, _ := archive.MergePage(nil, out, archive.Query{Partner: q.Partner, Limit: len(out)})
 	if len(page) > q.Limit {
 		page = page[:q.Limit]
 	}
@@ -73,9 +73,9 @@ func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
 		}
 		aq := q
 		aq.Limit++
-		page, next := mergePage(live, archiveStub(archived, aq), q)
+		page, next := archive.MergePage(live, archiveStub(archived, aq), q)
 		for _, o := range page {
-			pos := position(o)
+			pos := archive.PositionOf(o)
 			if o.Spec.Partner != "acme" || seen[o.Spec.OrderID] || (last != nil && !last.Before(pos)) {
 				t.Fatalf("%s (%s) out of place: partner, repeat or order", o.Spec.OrderID, o.Spec.Partner)
 			}

@@ -161,7 +161,7 @@ type OrderTTLSweeper struct {
 	Namespace string
 	// TTL is how long an archived order stays; DefaultOrderTTL when zero.
 	TTL time.Duration
-	// Interval between sweeps; a minute when zero.
+	// Interval between sweeps; SweepInterval(TTL) when zero.
 	Interval time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -171,7 +171,7 @@ type OrderTTLSweeper struct {
 // Start sweeps every Interval until ctx ends.
 func (s *OrderTTLSweeper) Start(ctx context.Context) error {
 	if s.Interval <= 0 {
-		s.Interval = time.Minute
+		s.Interval = SweepInterval(s.TTL)
 	}
 	tick := time.NewTicker(s.Interval)
 	defer tick.Stop()
@@ -187,6 +187,16 @@ func (s *OrderTTLSweeper) Start(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// SweepInterval is how often the sweep runs for a TTL (DefaultOrderTTL when zero): a quarter
+// of it, so an order leaves etcd at most a quarter TTL late, from a second (each sweep lists
+// from the API server) to a minute.
+func SweepInterval(ttl time.Duration) time.Duration {
+	if ttl <= 0 {
+		ttl = DefaultOrderTTL
+	}
+	return min(max(ttl/4, time.Second), time.Minute)
 }
 
 // sweepPage bounds each list call: the sweep never holds all archived orders in memory.

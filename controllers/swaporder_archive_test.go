@@ -168,3 +168,18 @@ func TestDeletableAfterTTL(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepInterval(t *testing.T) {
+	for _, tc := range []struct{ ttl, want time.Duration }{
+		{0, time.Minute}, // DefaultOrderTTL
+		{time.Hour, time.Minute},
+		{10 * time.Minute, time.Minute},
+		{2 * time.Minute, 30 * time.Second},
+		{3 * time.Second, time.Second},
+		{100 * time.Millisecond, time.Second},
+	} {
+		if got := SweepInterval(tc.ttl); got != tc.want {
+			t.Errorf("SweepInterval(%v) = %v, want %v", tc.ttl, got, tc.want)
+		}
+	}
+}

@@ -680,7 +680,7 @@ var _ = Describe("SwapOrder reconciler", func() {
 			Expect(g.get(second).Labels).NotTo(HaveKey(swapv1.LabelArchived))
 
 			By("restarting PostgreSQL: the order is archived, then deleted")
-			Expect(pg.Restart(ctx, GinkgoWriter)).To(Succeed())
+			Expect(pg.Restart(ctx)).To(Succeed())
 			Eventually(gone(second)).Should(BeTrue())
 			_, err = arch.Get(ctx, "acme", second.Spec.OrderID)
 			Expect(err).NotTo(HaveOccurred())

@@ -87,19 +87,9 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 	if err := p.Ready(ctx); err != nil {
 		return err
 	}
-	o := e.Order.DeepCopy()
-	o.ManagedFields = nil
-	object, err := json.Marshal(o)
+	r, err := newRow(e)
 	if err != nil {
 		return err
-	}
-	deliveries, err := json.Marshal(nonNil(e.Deliveries))
-	if err != nil {
-		return err
-	}
-	ended, ok := orders.TerminalAt(&o.Status)
-	if !ok {
-		ended = o.CreationTimestamp
 	}
 	return classify(pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		// The order's id was usually reserved at creation; orders created without a key or a
@@ -107,8 +97,7 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO order_ids (order_id, partner, idempotency_key_hash, client_reference, reserved_at)
 			VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5)
-			ON CONFLICT (order_id) DO NOTHING`,
-			o.Spec.OrderID, o.Spec.Partner, o.Spec.IdempotencyKeyHash, o.Spec.ClientReference, o.CreationTimestamp.Time); err != nil {
+			ON CONFLICT (order_id) DO NOTHING`, r.id()...); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
@@ -116,20 +105,119 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 			VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8, $9)
 			ON CONFLICT (order_id) DO UPDATE SET
 				status = EXCLUDED.status, ended_at = EXCLUDED.ended_at, archived_at = now(),
-				object = EXCLUDED.object, deliveries = EXCLUDED.deliveries`,
-			o.Spec.OrderID, o.Spec.Partner, string(o.Status.Status), string(o.Spec.ProviderID),
-			o.Spec.ClientReference, o.CreationTimestamp.Time, ended.Time, object, deliveries)
+				object = EXCLUDED.object, deliveries = EXCLUDED.deliveries`, r.order()...)
 		return err
 	}))
 }
 
+// Load bulk-writes n entries, next(i) giving the i-th, with COPY in one transaction: for
+// imports and benchmarks, far faster than Put. The ids must be new (COPY does not upsert);
+// nothing is written when one is not.
+func (p *Postgres) Load(ctx context.Context, n int, next func(i int) Entry) error {
+	if err := p.Ready(ctx); err != nil {
+		return err
+	}
+	rows := make([]row, 0, min(n, loadBatch))
+	return classify(pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		for start := 0; start < n; start += loadBatch {
+			rows = rows[:0]
+			for i := start; i < min(n, start+loadBatch); i++ {
+				r, err := newRow(next(i))
+				if err != nil {
+					return err
+				}
+				rows = append(rows, r)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"order_ids"},
+				[]string{"order_id", "partner", "idempotency_key_hash", "client_reference", "reserved_at"},
+				pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) { return rows[i].copyID(), nil })); err != nil {
+				return err
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"orders"},
+				[]string{"order_id", "partner", "status", "provider_id", "client_reference", "created_at", "ended_at", "object", "deliveries"},
+				pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) { return rows[i].copyOrder(), nil })); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// loadBatch bounds the rows Load holds in memory at once.
+const loadBatch = 5000
+
+// row is an entry as the archive's columns hold it.
+type row struct {
+	o                  *swapv1.SwapOrder
+	ended              time.Time
+	object, deliveries []byte
+}
+
+func newRow(e Entry) (row, error) {
+	o := e.Order.DeepCopy()
+	o.ManagedFields = nil
+	object, err := json.Marshal(o)
+	if err != nil {
+		return row{}, err
+	}
+	deliveries, err := json.Marshal(nonNil(e.Deliveries))
+	if err != nil {
+		return row{}, err
+	}
+	ended, ok := orders.TerminalAt(&o.Status)
+	if !ok {
+		ended = o.CreationTimestamp
+	}
+	return row{o: o, ended: ended.Time, object: object, deliveries: deliveries}, nil
+}
+
+// id and order are the statement arguments of Put (” becomes NULL in SQL).
+func (r row) id() []any {
+	return []any{r.o.Spec.OrderID, r.o.Spec.Partner, r.o.Spec.IdempotencyKeyHash, r.o.Spec.ClientReference, r.o.CreationTimestamp.Time}
+}
+
+func (r row) order() []any {
+	return []any{r.o.Spec.OrderID, r.o.Spec.Partner, string(r.o.Status.Status), string(r.o.Spec.ProviderID),
+		r.o.Spec.ClientReference, r.o.CreationTimestamp.Time, r.ended, r.object, r.deliveries}
+}
+
+// copyID and copyOrder are the same values for COPY, which has no NULLIF: ” is NULL here.
+func (r row) copyID() []any {
+	return []any{r.o.Spec.OrderID, r.o.Spec.Partner, nullIfEmpty(r.o.Spec.IdempotencyKeyHash),
+		nullIfEmpty(r.o.Spec.ClientReference), r.o.CreationTimestamp.Time}
+}
+
+func (r row) copyOrder() []any {
+	v := r.order()
+	v[4] = nullIfEmpty(r.o.Spec.ClientReference)
+	return v
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // Get returns partner's archived order id; ErrNotFound when there is none.
 func (p *Postgres) Get(ctx context.Context, partner, id string) (*swapv1.SwapOrder, error) {
+	return p.one(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner)
+}
+
+// Lookup returns archived order id whichever partner it belongs to: for operators (the
+// swaprouter orders command), never for a partner's request.
+func (p *Postgres) Lookup(ctx context.Context, id string) (*swapv1.SwapOrder, error) {
+	return p.one(ctx, `SELECT object FROM orders WHERE order_id = $1`, id)
+}
+
+// one returns the order sql selects; ErrNotFound when there is none.
+func (p *Postgres) one(ctx context.Context, sql string, args ...any) (*swapv1.SwapOrder, error) {
 	if err := p.Ready(ctx); err != nil {
 		return nil, err
 	}
 	var object []byte
-	err := p.pool.QueryRow(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner).Scan(&object)
+	err := p.pool.QueryRow(ctx, sql, args...).Scan(&object)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -116,6 +116,13 @@ func TestPartnersSeeOnlyTheirOwnOrders(t *testing.T) {
 	if err != nil || len(page) != 1 || page[0].Spec.OrderID != id(1) {
 		t.Fatalf("globex lists %v (%v)", page, err)
 	}
+	// Operators look any order up by id.
+	if o, err := a.Lookup(ctx, id(1)); err != nil || o.Spec.Partner != "globex" {
+		t.Fatalf("Lookup(%s) = %v, %v", id(1), o, err)
+	}
+	if _, err := a.Lookup(ctx, id(9)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Lookup of an order never archived: %v", err)
+	}
 }
 
 func TestListFiltersAndPagesWithoutGapsOrDuplicates(t *testing.T) {
@@ -235,5 +242,39 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	}
 	if _, err := a.Get(ctx, "acme", id(1)); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Get against no server: %v", err)
+	}
+}
+
+// Orders bulk-loaded with COPY read, list and keep their ids and references like Put's.
+func TestLoadWritesWhatPutWould(t *testing.T) {
+	a, ctx := open(t), context.Background()
+	const n = 12
+	err := a.Load(ctx, n, func(i int) Entry {
+		o := order("acme", id(i), base.Add(time.Duration(i)*time.Second), swapv1.OrderSuccess)
+		if i == 3 {
+			o.Spec.ClientReference = "invoice-3"
+		}
+		return Entry{Order: o, Deliveries: []Delivery{{Name: "d", EventID: "evt", Sequence: 1, Phase: swapv1.DeliveryDelivered}}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Get(ctx, "acme", id(5))
+	if err != nil || got.Status.Status != swapv1.OrderSuccess || got.ManagedFields != nil {
+		t.Fatalf("Get after Load: %+v, %v", got, err)
+	}
+	page, err := a.List(ctx, Query{Partner: "acme", Limit: 100})
+	if err != nil || len(page) != n || page[0].Spec.OrderID != id(n-1) {
+		t.Fatalf("List after Load: %d orders, first %v (%v)", len(page), page[0].Spec.OrderID, err)
+	}
+	if page, err := a.List(ctx, Query{Partner: "acme", ClientReference: "invoice-3", Limit: 10}); err != nil || len(page) != 1 {
+		t.Fatalf("clientReference filter after Load: %d (%v)", len(page), err)
+	}
+	var taken *ReferenceTakenError
+	if _, err := a.Reserve(ctx, Reservation{OrderID: id(99), Partner: "acme", ClientReference: "invoice-3"}); !errors.As(err, &taken) || taken.OrderID != id(3) {
+		t.Fatalf("a loaded reference is not taken: %v", err)
+	}
+	if err := a.Load(ctx, 1, func(int) Entry { return Entry{Order: order("acme", id(1), base, swapv1.OrderFailed)} }); err == nil {
+		t.Fatal("Load wrote an id that was already archived")
 	}
 }

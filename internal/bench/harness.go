@@ -1,6 +1,6 @@
 // Package bench measures swaprouter against its physical limits (issue 8): it starts the whole
 // system in-process (envtest control plane, provider simulator, manager with controllers and
-// frontend) and measures seven scenarios, each figure a ratio of two things measured in the
+// frontend) and measures eight scenarios, each figure a ratio of two things measured in the
 // same run, with medians over repeated rounds. Run it with cmd/swaprouter-bench.
 package bench
 
@@ -23,14 +23,13 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/system"
 )
 
 // Config sets what a run does and where it writes.
 type Config struct {
 	// Short runs a few seconds per scenario with small sizes: a smoke test of the harness.
 	Short bool
-	// Scenarios to run (1–7); all when empty.
+	// Scenarios to run (1–8); all when empty.
 	Scenarios []int
 	// Rounds per scenario; 5 (full) or 2 (short) when zero.
 	Rounds int
@@ -63,7 +62,7 @@ func (c *Config) defaults() {
 		}
 	}
 	if len(c.Scenarios) == 0 {
-		c.Scenarios = []int{1, 2, 3, 4, 5, 6, 7}
+		c.Scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8}
 	}
 }
 
@@ -114,6 +113,8 @@ type harness struct {
 	pollMax time.Duration
 	hookSrv *http.Server
 	assets  []string // CAIP-19 ids the frontend lists
+	// orderTTL is how long archived orders stay in etcd (scenario 8's TTL window).
+	orderTTL time.Duration
 	// scenario 5's measurement at 100 orders, kept for the one at N
 	smallP99   []float64
 	smallCount int
@@ -169,7 +170,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(7, h.webhooks, "status change to verified webhook")
 	run(4, h.idlePolling, fmt.Sprintf("N active orders idle-polling (%d attempted)", cfg.Orders))
 	run(5, h.orderReadLarge, "")
-	for n := 1; n <= 7; n++ {
+	run(8, h.orderArchive, fmt.Sprintf("order archive: %d archived orders (COPY) next to %d live", cfg.count(1_000_000, 2_000), cfg.count(1_000, 100)))
+	for n := 1; n <= 8; n++ {
 		if s := byNumber[n]; s != nil {
 			rep.Scenarios = append(rep.Scenarios, s)
 		}
@@ -213,12 +215,9 @@ func (h *harness) start(ctx context.Context) error {
 	h.hookSrv = &http.Server{Handler: h.recv, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = h.hookSrv.Serve(ln) }()
 
-	opts := system.DefaultOptions()
-	opts.Namespace = benchNamespace
-	opts.FrontendAddr = "127.0.0.1:0"
-	opts.MetricsAddr = "0"
-	opts.ProbeAddr = "0"
+	opts := devenv.EphemeralManager(benchNamespace)
 	opts.AllowLoopbackWebhooks = true
+	h.orderTTL = opts.OrderTTL
 
 	h.logf("starting control plane, simulator and manager (poll interval %s–%s)", h.pollMin, h.pollMax)
 	env, err := devenv.Start(ctx, devenv.EnvOptions{

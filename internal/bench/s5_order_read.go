@@ -21,19 +21,23 @@ const (
 	readRate   = 100 // requests per second
 )
 
-func (h *harness) readRound(ctx context.Context, ids []string, d time.Duration) LoadResult {
+// randomOrder picks GET /v1/order paths of random orders among ids.
+func randomOrder(ids []string) func() string {
+	return func() string { return "/v1/order/" + ids[rand.IntN(len(ids))] }
+}
+
+func (h *harness) readRound(ctx context.Context, path func() string, d time.Duration) LoadResult {
 	return Open(ctx, readRate, d, 256, func(ctx context.Context, _, _ int) error {
-		id := ids[rand.IntN(len(ids))]
-		return h.api.Do(ctx, http.MethodGet, "/v1/order/"+id, nil, http.StatusOK, nil)
+		return h.api.Do(ctx, http.MethodGet, path(), nil, http.StatusOK, nil)
 	})
 }
 
-// readRounds measures p99s (ms) of rounds of GETs.
-func (h *harness) readRounds(ctx context.Context, s *Scenario, ids []string, label string) []float64 {
+// readRounds measures p99s (ms) of rounds of GETs of the paths path picks.
+func (h *harness) readRounds(ctx context.Context, s *Scenario, path func() string, label string) []float64 {
 	d := h.cfg.sized(3*time.Second, time.Second)
 	var p99 []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
-		res := h.readRound(ctx, ids, d)
+		res := h.readRound(ctx, path, d)
 		if n := errNote(label, res); n != "" {
 			s.note("%s", n)
 		}
@@ -52,17 +56,18 @@ func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
 			return fmt.Errorf("creating orders: %v", res.FirstErr)
 		}
 	}
-	ids, err := h.addressedOrders(ctx, smallStore)
+	ids, err := h.addressedOrders(ctx, smallStore, false)
 	if err != nil {
 		return err
 	}
-	h.smallP99 = h.readRounds(ctx, s, ids, fmt.Sprintf("GET at %d orders", len(ids)))
+	h.smallP99 = h.readRounds(ctx, s, randomOrder(ids), fmt.Sprintf("GET at %d orders", len(ids)))
 	h.smallCount = len(ids)
 	return ctx.Err()
 }
 
-// addressedOrders waits until at least want orders have a deposit address and returns their ids.
-func (h *harness) addressedOrders(ctx context.Context, want int) ([]string, error) {
+// addressedOrders waits until at least want orders (non-terminal ones when liveOnly) have a
+// deposit address and returns their ids.
+func (h *harness) addressedOrders(ctx context.Context, want int, liveOnly bool) ([]string, error) {
 	var ids []string
 	budget := h.cfg.budget(2 * time.Minute)
 	ok := waitFor(ctx, budget, 200*time.Millisecond, func() bool {
@@ -72,7 +77,7 @@ func (h *harness) addressedOrders(ctx context.Context, want int) ([]string, erro
 		}
 		ids = ids[:0]
 		for _, o := range orders {
-			if o.Status.DepositAddress != "" {
+			if o.Status.DepositAddress != "" && !(liveOnly && o.Status.Status.IsTerminal()) {
 				ids = append(ids, o.Spec.OrderID)
 			}
 		}
@@ -111,7 +116,7 @@ func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
 			ids = append(ids, o.Spec.OrderID)
 		}
 	}
-	large := h.readRounds(ctx, s, ids, fmt.Sprintf("GET at %d orders", len(ids)))
+	large := h.readRounds(ctx, s, randomOrder(ids), fmt.Sprintf("GET at %d orders", len(ids)))
 	base := Median(h.smallP99)
 	var ratio []float64
 	for _, v := range large {

@@ -259,7 +259,8 @@ func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
 	return nil
 }
 
-// waitReady returns once the frontend answers /readyz and both providers are Ready.
+// waitReady returns once the frontend answers /readyz, both providers are Ready and the
+// archive is migrated (PostgreSQL is ours and up: a first keyed order must not meet a 503).
 func (e *Env) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -279,7 +280,7 @@ func (e *Env) waitReady(ctx context.Context) error {
 				e.FrontendURL = "http://" + addr
 			}
 		}
-		if e.FrontendURL != "" && e.frontendReady(ctx) && e.providersReady(ctx) {
+		if e.FrontendURL != "" && e.frontendReady(ctx) && e.providersReady(ctx) && e.archiveReady(ctx) {
 			return nil
 		}
 	}
@@ -293,6 +294,10 @@ func (e *Env) frontendReady(ctx context.Context) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+func (e *Env) archiveReady(ctx context.Context) bool {
+	return e.System.Archive == nil || e.System.Archive.Ready(ctx) == nil
 }
 
 func (e *Env) providersReady(ctx context.Context) bool {

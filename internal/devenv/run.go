@@ -47,6 +47,17 @@ type Options struct {
 	Verbose bool
 }
 
+// EphemeralManager is the manager for a suite or the benchmark in namespace: the frontend
+// on a free loopback port, no metrics or probe servers (several may run on one machine).
+func EphemeralManager(namespace string) system.Options {
+	m := system.DefaultOptions()
+	m.Namespace = namespace
+	m.FrontendAddr = "127.0.0.1:0"
+	m.MetricsAddr = "0"
+	m.ProbeAddr = "0"
+	return m
+}
+
 // DefaultOptions run everything on loopback with data under .swaprouter.
 func DefaultOptions() Options {
 	m := system.DefaultOptions()

@@ -24,7 +24,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/localproc/chromium"
 	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/system"
 )
 
 func TestSwapPage(t *testing.T) {
@@ -49,11 +48,7 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	opts := system.DefaultOptions()
-	opts.Namespace = "app"
-	opts.FrontendAddr = "127.0.0.1:0"
-	opts.MetricsAddr = "0"
-	opts.ProbeAddr = "0"
+	opts := devenv.EphemeralManager("app")
 	var err error
 	// The simulator settles in a couple of seconds and providers are polled every second, as
 	// in test/e2e: the journeys take seconds, the logic is the production one.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
 func TestWholeJourneys(t *testing.T) {
@@ -28,7 +28,7 @@ func TestWholeJourneys(t *testing.T) {
 var (
 	env      *devenv.Env
 	receiver *devenv.Receiver
-	partner  *apiClient
+	partner  *partnerapi.Client
 )
 
 // Test speeds: the simulator settles in a couple of seconds and providers are polled every
@@ -43,11 +43,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	hook := httptest.NewServer(receiver)
 	DeferCleanup(hook.Close)
 
-	opts := system.DefaultOptions()
-	opts.Namespace = "e2e"
-	opts.FrontendAddr = "127.0.0.1:0"
-	opts.MetricsAddr = "0"
-	opts.ProbeAddr = "0"
+	opts := devenv.EphemeralManager("e2e")
 	opts.AllowLoopbackWebhooks = true
 	opts.QuotaFlushInterval = 500 * time.Millisecond
 	fast := webhook.DefaultPolicy()
@@ -72,5 +68,5 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)
 	receiver.SetSecret(env.WebhookSecret)
-	partner = newAPIClient(env.FrontendURL, env.KeyID, env.Secret)
+	partner = partnerapi.New(env.FrontendURL, env.KeyID, env.Secret)
 }, NodeTimeout(5*time.Minute))

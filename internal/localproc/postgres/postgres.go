@@ -35,6 +35,7 @@ type Options struct {
 // Server is a running PostgreSQL.
 type Server struct {
 	*localproc.Proc
+	opts Options
 }
 
 // Start runs (and on first use initialises) the server, as the unprivileged `postgres` user
@@ -87,7 +88,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{Proc: p}, nil
+	o.DataDir = dir
+	return &Server{Proc: p, opts: o}, nil
 }
 
 // DSN is the connection string of database db (trust authentication on loopback).
@@ -129,10 +131,10 @@ func StartThrowaway(ctx context.Context, log io.Writer) (s *Server, stop func(),
 	return s, func() { s.Stop(); remove() }, nil
 }
 
-// Restart starts the server again on the same data folder and port after Stop, as an
-// operator bringing a database back would.
-func (s *Server) Restart(ctx context.Context, log io.Writer) error {
-	again, err := Start(ctx, Options{DataDir: s.DataDir(), Throwaway: true, Log: log})
+// Restart starts the server again with its options (same data folder, same durability) on
+// the same port after Stop, as an operator bringing a database back would.
+func (s *Server) Restart(ctx context.Context) error {
+	again, err := Start(ctx, s.opts)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func TestStopRestartKeepsPortAndData(t *testing.T) {
 	if _, err := pgx.Connect(ctx, dsn); err == nil {
 		t.Fatal("connected to a stopped server")
 	}
-	if err := s.Restart(ctx, nil); err != nil {
+	if err := s.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, dsn)
