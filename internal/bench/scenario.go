@@ -93,8 +93,10 @@ func (h *harness) createOrders(ctx context.Context, namespace string, n, concurr
 // depositAddressesCreated counts the deposit addresses the simulator handed out.
 func (h *harness) depositAddressesCreated() int {
 	n := 0
-	for _, byRef := range h.env.Simulator.Stats().DepositAddressesCreated {
-		n += len(byRef)
+	for _, byRecipient := range h.env.Simulator.Stats().DepositAddressesCreated {
+		for _, created := range byRecipient {
+			n += created
+		}
 	}
 	return n
 }
