@@ -150,7 +150,7 @@ var _ = Describe("the swap page", func() {
 		p.pickEthToSol()
 		p.screenshot("1-pick")
 		p.getQuotes()
-		Expect(p.text("#candidates")).To(ContainSubstring("network fee 0.02 SOL"), "fees read as words")
+		Expect(p.text("#candidates")).To(ContainSubstring("egress fee 0.02 SOL"), "fees read as words")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
 		p.click("#sim-full")
