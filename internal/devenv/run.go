@@ -55,6 +55,7 @@ func EphemeralManager(namespace string) system.Options {
 	m.FrontendAddr = "127.0.0.1:0"
 	m.MetricsAddr = "0"
 	m.ProbeAddr = "0"
+	m.ManagersInSequence = true
 	return m
 }
 

@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -53,6 +54,10 @@ type Options struct {
 	LeaderElection bool
 	// LeaderElectionNamespace defaults to Namespace.
 	LeaderElectionNamespace string
+	// ManagersInSequence lets one process build managers one after another (test suites, the
+	// benchmark under go test -count=N): controller-runtime otherwise refuses a controller
+	// name it has seen before in the process. A deployment builds one manager and keeps the check.
+	ManagersInSequence bool
 
 	// FrontendAddr is the /v1 listen address (":0" picks a free port).
 	FrontendAddr string
@@ -337,6 +342,7 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		// Step down promptly on shutdown so a rolling update hands over fast.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       ptr(30 * time.Second),
+		Controller:                    config.Controller{SkipNameValidation: ptr(o.ManagersInSequence)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
