@@ -84,6 +84,18 @@ func (p *page) click(selector string) {
 
 // screenshot saves the page as docs/app/<name>.png when UPDATE_SCREENSHOTS is set, so a plain
 // `make test` leaves the tree alone.
+// overflowing names the visible elements whose right edge passes the viewport's
+// (scrollWidth alone misses content clipped by an ancestor's overflow).
+func (p *page) overflowing() []string {
+	return eval[[]string](p, `(() => {
+		const w = document.documentElement.clientWidth;
+		return [...document.querySelectorAll('body *')]
+			.filter(e => e.getClientRects().length && !e.closest('.sr-only') && e.getBoundingClientRect().right > w + 0.5)
+			.map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + String(e.className).split(' ').join('.') : '') +
+				' right=' + Math.round(e.getBoundingClientRect().right));
+	})()`)
+}
+
 func (p *page) screenshot(step string) {
 	GinkgoHelper()
 	if os.Getenv("UPDATE_SCREENSHOTS") == "" {
@@ -163,16 +175,19 @@ var _ = Describe("the swap page", func() {
 		p.screenshot("4-success")
 	})
 
-	It("refunds an under-deposit, on a 375 px phone", func() {
-		p := newPage("refund", 375, 812)
+	It("refunds an under-deposit, on a 320 px phone", func() {
+		p := newPage("refund", 320, 700)
 		p.pickEthToSol()
 		p.screenshot("1-pick")
+		Expect(p.overflowing()).To(BeEmpty(), "nothing is wider than the phone")
 		p.getQuotes()
-		Expect(eval[bool](p, `document.documentElement.scrollWidth <= 375`)).To(BeTrue(), "nothing is wider than the phone")
+		Expect(p.overflowing()).To(BeEmpty(), "quote cards fit the phone")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
+		Expect(p.overflowing()).To(BeEmpty(), "the deposit screen fits the phone")
 		p.click("#sim-partial")
 		Eventually(func() string { return p.text("#outcome") }).Should(ContainSubstring("Refunded 0.05 ETH"))
+		Expect(p.overflowing()).To(BeEmpty(), "the outcome fits the phone")
 		Expect(p.text("#outcome")).To(ContainSubstring("Less than the quoted amount arrived"))
 		Expect(p.text("#status")).To(Equal("Refunded"))
 		p.screenshot("4-refunded")
