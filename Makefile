@@ -25,8 +25,9 @@ help: ## Show the targets.
 
 ##@ Development
 .PHONY: generate
-generate: ## Generate deepcopy code from the API markers.
+generate: ## Generate deepcopy code from the API markers and the /v1 Go client (pkg/client) from apiserver/openapi.json.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+	go tool oapi-codegen -config pkg/client/oapi-codegen.yaml apiserver/openapi.json
 
 .PHONY: manifests
 manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac: controllers, frontend) from markers.
