@@ -94,7 +94,11 @@ func TestOpenAPICoversRoutesAndErrors(t *testing.T) {
 		}
 	}
 
-	codes := doc.Components.Schemas["ErrorCode"].Value.Enum
+	errorCode := doc.Components.Schemas["ErrorCode"].Value
+	if errorCode.Type == nil || !errorCode.Type.Is("string") {
+		t.Error("ErrorCode is not a typed string enum")
+	}
+	codes := errorCode.Enum
 	for _, c := range apierror.Codes() {
 		if !slices.Contains(codes, any(string(c))) {
 			t.Errorf("ErrorCode schema lacks code %q", c)
