@@ -1745,6 +1745,39 @@ func (e Redeliver500JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for OrderStatusChangedJSONBodyPreviousStatus.
+const (
+	OrderStatusChangedJSONBodyPreviousStatusEmpty      OrderStatusChangedJSONBodyPreviousStatus = ""
+	OrderStatusChangedJSONBodyPreviousStatusFAILED     OrderStatusChangedJSONBodyPreviousStatus = "FAILED"
+	OrderStatusChangedJSONBodyPreviousStatusPENDING    OrderStatusChangedJSONBodyPreviousStatus = "PENDING"
+	OrderStatusChangedJSONBodyPreviousStatusPROCESSING OrderStatusChangedJSONBodyPreviousStatus = "PROCESSING"
+	OrderStatusChangedJSONBodyPreviousStatusREFUNDED   OrderStatusChangedJSONBodyPreviousStatus = "REFUNDED"
+	OrderStatusChangedJSONBodyPreviousStatusSUCCESS    OrderStatusChangedJSONBodyPreviousStatus = "SUCCESS"
+	OrderStatusChangedJSONBodyPreviousStatusUNKNOWN    OrderStatusChangedJSONBodyPreviousStatus = "UNKNOWN"
+)
+
+// Valid indicates whether the value is a known member of the OrderStatusChangedJSONBodyPreviousStatus enum.
+func (e OrderStatusChangedJSONBodyPreviousStatus) Valid() bool {
+	switch e {
+	case OrderStatusChangedJSONBodyPreviousStatusEmpty:
+		return true
+	case OrderStatusChangedJSONBodyPreviousStatusFAILED:
+		return true
+	case OrderStatusChangedJSONBodyPreviousStatusPENDING:
+		return true
+	case OrderStatusChangedJSONBodyPreviousStatusPROCESSING:
+		return true
+	case OrderStatusChangedJSONBodyPreviousStatusREFUNDED:
+		return true
+	case OrderStatusChangedJSONBodyPreviousStatusSUCCESS:
+		return true
+	case OrderStatusChangedJSONBodyPreviousStatusUNKNOWN:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrderStatusChangedJSONBodyProviderId.
 const (
 	OrderStatusChangedJSONBodyProviderIdRouteA OrderStatusChangedJSONBodyProviderId = "route_A"
@@ -2523,15 +2556,19 @@ type Redeliver500JSONResponseBodyError string
 
 // OrderStatusChangedJSONBody defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBody struct {
-	Id             string                               `json:"id"`
-	InTxHashes     []string                             `json:"inTxHashes"`
-	OccurredAt     time.Time                            `json:"occurredAt"`
-	OrderId        string                               `json:"orderId"`
-	OutTxHashes    []string                             `json:"outTxHashes"`
-	PreviousStatus string                               `json:"previousStatus"`
-	ProviderId     OrderStatusChangedJSONBodyProviderId `json:"providerId"`
-	Sequence       int                                  `json:"sequence"`
-	Status         OrderStatusChangedJSONBodyStatus     `json:"status"`
+	// ClientReference The partner's own id of the order, when it gave one.
+	ClientReference *string   `json:"clientReference,omitempty"`
+	Id              string    `json:"id"`
+	InTxHashes      []string  `json:"inTxHashes"`
+	OccurredAt      time.Time `json:"occurredAt"`
+	OrderId         string    `json:"orderId"`
+	OutTxHashes     []string  `json:"outTxHashes"`
+
+	// PreviousStatus The status before the change; empty on the order's first event.
+	PreviousStatus OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
+	ProviderId     OrderStatusChangedJSONBodyProviderId     `json:"providerId"`
+	Sequence       int                                      `json:"sequence"`
+	Status         OrderStatusChangedJSONBodyStatus         `json:"status"`
 
 	// Substatus The substatus when the status changed; absent when there is none.
 	Substatus *Substatus                     `json:"substatus,omitempty"`
@@ -2550,6 +2587,9 @@ type OrderStatusChangedParams struct {
 	// WebhookSignature Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per active secret (two while a secret rotates); accept when any matches.
 	WebhookSignature string `json:"webhook-signature"`
 }
+
+// OrderStatusChangedJSONBodyPreviousStatus defines parameters for OrderStatusChanged.
+type OrderStatusChangedJSONBodyPreviousStatus string
 
 // OrderStatusChangedJSONBodyProviderId defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBodyProviderId string
