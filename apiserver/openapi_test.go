@@ -41,7 +41,7 @@ func errorCodes(resp *openapi3.ResponseRef) []string {
 // documented with the right status; HEAD wherever GET is served (net/http's mux answers it),
 // the CORS preflight on every /v1 path; nothing documented that no route serves.
 func TestOpenAPICoversRoutesAndErrors(t *testing.T) {
-	doc, _ := parsedOpenAPI(t)
+	doc := loadedOpenAPI(t).T
 	if doc.OpenAPI != "3.1.0" {
 		t.Fatalf("openapi version %q", doc.OpenAPI)
 	}
@@ -120,7 +120,7 @@ func TestOpenAPICoversRoutesAndErrors(t *testing.T) {
 // response narrows `error` to a typed string enum (an enum without a type becomes interface{}
 // in oapi-codegen), listing only codes the API has.
 func TestOpenAPIErrorsAreTypedEnums(t *testing.T) {
-	doc, _ := parsedOpenAPI(t)
+	doc := loadedOpenAPI(t).T
 	check := func(where string, resp *openapi3.ResponseRef) {
 		mt := resp.Value.Content.Get("application/json")
 		if mt == nil || mt.Schema.Value.Properties["error"] == nil {

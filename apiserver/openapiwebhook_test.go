@@ -22,7 +22,7 @@ import (
 // validates them against webhooks.order.status_changed (kin-openapi), then requires every
 // field sent to be documented.
 func TestOpenAPIDescribesWebhooks(t *testing.T) {
-	doc, _ := parsedOpenAPI(t)
+	doc := loadedOpenAPI(t).T
 	item := doc.Webhooks["order.status_changed"]
 	if item == nil || item.Post == nil {
 		t.Fatal("webhooks.order.status_changed.post is not documented")
