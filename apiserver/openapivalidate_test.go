@@ -16,7 +16,7 @@ var (
 	openAPIErr  error
 )
 
-func loadedOpenAPI(t *testing.T) *openapicheck.Doc {
+func loadedOpenAPI(t testing.TB) *openapicheck.Doc {
 	t.Helper()
 	openAPIOnce.Do(func() { openAPIDoc, openAPIErr = openapicheck.Load(openAPIDocument) })
 	if openAPIErr != nil {
@@ -27,7 +27,7 @@ func loadedOpenAPI(t *testing.T) *openapicheck.Doc {
 
 // validateAnswer checks one answer of the handler against the document. Every handler test
 // goes through it (harness.do), so document and code cannot drift.
-func validateAnswer(t *testing.T, hr *http.Request, rec *httptest.ResponseRecorder) {
+func validateAnswer(t testing.TB, hr *http.Request, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	if err := loadedOpenAPI(t).Answer(hr, rec.Code, rec.Header(), rec.Body.Bytes()); err != nil {
 		t.Errorf("openapi: %v", err)
