@@ -25,8 +25,9 @@ help: ## Show the targets.
 
 ##@ Development
 .PHONY: generate
-generate: ## Generate deepcopy code from the API markers.
+generate: ## Generate deepcopy code from the API markers and the /v1 Go client (pkg/client) from apiserver/openapi.json.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+	go tool oapi-codegen -config pkg/client/oapi-codegen.yaml apiserver/openapi.json
 
 .PHONY: manifests
 manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac: controllers, frontend) from markers.
@@ -43,6 +44,10 @@ verify: ## Fail when generated files are stale or Go files are unformatted.
 vet: ## go vet every package.
 	go vet ./...
 
+.PHONY: openapi-check
+openapi-check: ## Generate code from apiserver/openapi.json with oapi-codegen (default options) and openapi-typescript, and compile it.
+	hack/check-openapi-generators.sh
+
 .PHONY: envtest
 envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl ## Build kube-apiserver, etcd and kubectl from source (reused when present).
 
@@ -56,7 +61,7 @@ tools: ## Install the Debian packages the tests, make run and the README walkthr
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql redis-server chromium >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet ## Run every test (unit, envtest suites, whole-system journeys).
+test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the OpenAPI generators).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

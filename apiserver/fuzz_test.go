@@ -176,8 +176,10 @@ type fuzzRequest struct {
 	headers      map[string]string
 }
 
-// serve sends r with the fuzz partner's credentials unless headers name others.
-func (fs *fuzzServer) serve(r fuzzRequest) *httptest.ResponseRecorder {
+// serve sends r with the fuzz partner's credentials unless headers name others, and checks
+// the answer against the OpenAPI document.
+func (fs *fuzzServer) serve(tb testing.TB, r fuzzRequest) *httptest.ResponseRecorder {
+	tb.Helper()
 	hr := httptest.NewRequest(r.method, r.path, strings.NewReader(string(r.body)))
 	hr.Header.Set("X-Key-Id", fuzzKey)
 	hr.Header.Set("Authorization", "Bearer "+fuzzSecret)
@@ -186,6 +188,7 @@ func (fs *fuzzServer) serve(r fuzzRequest) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	fs.srv.Handler().ServeHTTP(rec, hr)
+	validateAnswer(tb, hr, rec)
 	return rec
 }
 
@@ -272,7 +275,7 @@ func fuzzBody(f *testing.F, pattern, path string, seeds []string) {
 	f.Fuzz(func(t *testing.T, body []byte, ctSel uint8, ct string) {
 		fs := fuzzServerFor(t)
 		defer fs.forget(t)
-		rec := fs.serve(fuzzRequest{method: http.MethodPost, path: path, body: body,
+		rec := fs.serve(t, fuzzRequest{method: http.MethodPost, path: path, body: body,
 			headers: map[string]string{"Content-Type": pickContentType(ctSel, ct)}})
 		code := checkContract(t, pattern, rec)
 		if len(body) > maxBodyBytes && rec.Code != http.StatusRequestEntityTooLarge &&
@@ -339,7 +342,7 @@ func FuzzRedeliverPath(f *testing.F) {
 		fs := fuzzServerFor(t)
 		// Only what an HTTP client can put into a request line.
 		path := "/v1/webhooks/deliveries/" + escapePathSegment(eventID) + "/redeliver"
-		rec := fs.serve(fuzzRequest{method: http.MethodPost, path: path})
+		rec := fs.serve(t, fuzzRequest{method: http.MethodPost, path: path})
 		checkContract(t, "POST /v1/webhooks/deliveries/{eventId}/redeliver", rec)
 		if rec.Code != http.StatusNotFound {
 			t.Fatalf("redelivering an event nobody has answered %d: %s", rec.Code, rec.Body)
@@ -378,7 +381,7 @@ func FuzzAuthHeaders(f *testing.F) {
 		if origin != "" {
 			headers["Origin"] = origin
 		}
-		rec := fs.serve(fuzzRequest{method: http.MethodGet, path: "/v1/assets", headers: headers})
+		rec := fs.serve(t, fuzzRequest{method: http.MethodGet, path: "/v1/assets", headers: headers})
 		code := checkContract(t, "GET /v1/assets", rec)
 		fields := strings.Fields(authorization)
 		rightCredentials := len(fields) == 2 && strings.EqualFold(fields[0], "bearer") &&
@@ -408,7 +411,7 @@ func FuzzAuthHeaders(f *testing.F) {
 // uniform401 is the answer to a request without credentials.
 func uniform401(t *testing.T, fs *fuzzServer) string {
 	t.Helper()
-	rec := fs.serve(fuzzRequest{method: http.MethodGet, path: "/v1/assets", headers: map[string]string{"X-Key-Id": "", "Authorization": ""}})
+	rec := fs.serve(t, fuzzRequest{method: http.MethodGet, path: "/v1/assets", headers: map[string]string{"X-Key-Id": "", "Authorization": ""}})
 	if rec.Code != http.StatusUnauthorized {
 		t.Fatalf("no credentials answered %d", rec.Code)
 	}
@@ -435,7 +438,7 @@ func FuzzIdempotencyKey(f *testing.F) {
 			pattern, path, body = "POST /v1/quote", "/v1/quote", quoteJSON(amount)
 		}
 		send := func(keyID, secret string, body []byte) *httptest.ResponseRecorder {
-			rec := fs.serve(fuzzRequest{method: http.MethodPost, path: path, body: body, headers: map[string]string{
+			rec := fs.serve(t, fuzzRequest{method: http.MethodPost, path: path, body: body, headers: map[string]string{
 				"Content-Type": "application/json", "Idempotency-Key": key,
 				"X-Key-Id": keyID, "Authorization": "Bearer " + secret}})
 			checkContract(t, pattern, rec)

@@ -345,6 +345,7 @@ func (h *harness) do(r req) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	h.srv.Handler().ServeHTTP(rec, hr)
+	validateAnswer(h.t, hr, rec)
 	return rec
 }
 

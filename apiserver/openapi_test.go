@@ -2,120 +2,149 @@ package apiserver
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
-type openAPIDoc struct {
-	OpenAPI    string                                 `json:"openapi"`
-	Paths      map[string]map[string]openAPIOperation `json:"paths"`
-	Components struct {
-		Schemas   map[string]json.RawMessage `json:"schemas"`
-		Responses map[string]openAPIResponse `json:"responses"`
-	} `json:"components"`
-}
-
-type openAPIOperation struct {
-	Responses map[string]openAPIResponse `json:"responses"`
-}
-
-type openAPIResponse struct {
-	Content map[string]struct {
-		Schema struct {
-			Properties struct {
-				Error struct {
-					Enum []string `json:"enum"`
-				} `json:"error"`
-			} `json:"properties"`
-		} `json:"schema"`
-	} `json:"content"`
-}
-
-// errorCodes is the enum of an error response's `error` field.
-func (r openAPIResponse) errorCodes() []string {
-	return r.Content["application/json"].Schema.Properties.Error.Enum
-}
-
-func loadOpenAPI(t *testing.T) openAPIDoc {
-	t.Helper()
-	var doc openAPIDoc
-	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
-		t.Fatalf("openapi.json: %v", err)
+// errorCodes is the enum of an error response's `error` field; nil when the response has no
+// JSON body with one.
+func errorCodes(resp *openapi3.ResponseRef) []string {
+	if resp == nil || resp.Value == nil {
+		return nil
 	}
-	if doc.OpenAPI != "3.1.0" {
-		t.Fatalf("openapi version %q", doc.OpenAPI)
+	mt := resp.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		return nil
 	}
-	return doc
+	prop := mt.Schema.Value.Properties["error"]
+	if prop == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range prop.Value.Enum {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // TestOpenAPICoversRoutesAndErrors derives the routes and their error codes from the route
 // table (and, through TestMain, from what the handler tests provoked) and requires each to be
-// documented with the right status.
+// documented with the right status; HEAD wherever GET is served (net/http's mux answers it),
+// the CORS preflight on every /v1 path; nothing documented that no route serves.
 func TestOpenAPICoversRoutesAndErrors(t *testing.T) {
-	doc := loadOpenAPI(t)
-	documented := 0
+	doc := loadedOpenAPI(t).T
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi version %q", doc.OpenAPI)
+	}
 	for _, rt := range routeTable {
-		op, ok := doc.Paths[rt.path][strings.ToLower(rt.method)]
-		if !ok {
+		item := doc.Paths.Value(rt.path)
+		if item == nil || item.GetOperation(rt.method) == nil {
 			t.Errorf("%s is not in openapi.json", rt.pattern())
 			continue
 		}
-		documented++
+		op := item.GetOperation(rt.method)
 		for _, code := range rt.codes() {
-			resp, ok := op.Responses[strconv.Itoa(code.Status())]
-			if !ok {
+			resp := op.Responses.Status(code.Status())
+			if resp == nil {
 				t.Errorf("%s: no %d response for %q", rt.pattern(), code.Status(), code)
 				continue
 			}
-			if !slices.Contains(resp.errorCodes(), string(code)) {
-				t.Errorf("%s: %d response does not list %q (lists %v)", rt.pattern(), code.Status(), code, resp.errorCodes())
+			if !slices.Contains(errorCodes(resp), string(code)) {
+				t.Errorf("%s: %d response does not list %q (lists %v)", rt.pattern(), code.Status(), code, errorCodes(resp))
+			}
+		}
+		if rt.method == http.MethodGet {
+			head := item.GetOperation(http.MethodHead)
+			if head == nil {
+				t.Errorf("HEAD %s is served but not documented", rt.path)
+			} else if got, want := slices.Sorted(maps.Keys(head.Responses.Map())), slices.Sorted(maps.Keys(op.Responses.Map())); !slices.Equal(got, want) {
+				t.Errorf("HEAD %s documents statuses %v, GET %v", rt.path, got, want)
+			}
+		}
+		if strings.HasPrefix(rt.path, "/v1/") {
+			pre := item.GetOperation(http.MethodOptions)
+			switch {
+			case pre == nil:
+				t.Errorf("the CORS preflight of %s is not documented", rt.path)
+			case pre.Responses.Status(http.StatusNoContent) == nil || pre.Security == nil || len(*pre.Security) != 0:
+				t.Errorf("OPTIONS %s: want a 204 answer and no authentication", rt.path)
+			case !slices.Contains(errorCodes(pre.Responses.Status(http.StatusForbidden)), string(apierror.OriginNotAllowed)):
+				t.Errorf("OPTIONS %s: 403 does not list %q", rt.path, apierror.OriginNotAllowed)
 			}
 		}
 	}
 	// Nothing documented that the router does not serve.
-	operations := 0
-	for path, ops := range doc.Paths {
-		for method := range ops {
-			operations++
-			if !slices.ContainsFunc(routeTable, func(rt route) bool {
-				return rt.path == path && strings.EqualFold(rt.method, method)
-			}) {
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			served := slices.ContainsFunc(routeTable, func(rt route) bool {
+				return rt.path == path && (rt.method == method || rt.method == http.MethodGet && method == http.MethodHead)
+			}) || method == http.MethodOptions && strings.HasPrefix(path, "/v1/")
+			if !served {
 				t.Errorf("openapi.json documents %s %s, which no route serves", method, path)
 			}
 		}
 	}
-	if operations != documented {
-		t.Errorf("%d documented operations, %d routes", operations, documented)
-	}
 
-	var errSchema struct {
-		Properties struct {
-			Error struct {
-				Enum []string `json:"enum"`
-			} `json:"error"`
-		} `json:"properties"`
+	errorCode := doc.Components.Schemas["ErrorCode"].Value
+	if errorCode.Type == nil || !errorCode.Type.Is("string") {
+		t.Error("ErrorCode is not a typed string enum")
 	}
-	if err := json.Unmarshal(doc.Components.Schemas["Error"], &errSchema); err != nil {
-		t.Fatal(err)
-	}
+	codes := errorCode.Enum
 	for _, c := range apierror.Codes() {
-		if !slices.Contains(errSchema.Properties.Error.Enum, string(c)) {
-			t.Errorf("Error schema lacks code %q", c)
+		if !slices.Contains(codes, any(string(c))) {
+			t.Errorf("ErrorCode schema lacks code %q", c)
 		}
+	}
+	if len(codes) != len(apierror.Codes()) {
+		t.Errorf("ErrorCode lists %d codes, the API has %d", len(codes), len(apierror.Codes()))
 	}
 	for _, c := range routerCodes {
-		found := false
-		for _, r := range doc.Components.Responses {
-			found = found || slices.Contains(r.errorCodes(), string(c))
-		}
-		if !found {
+		if !slices.ContainsFunc(slices.Collect(maps.Values(doc.Components.Responses)), func(r *openapi3.ResponseRef) bool {
+			return slices.Contains(errorCodes(r), string(c))
+		}) {
 			t.Errorf("router code %q is not in components.responses", c)
 		}
+	}
+}
+
+// TestOpenAPIErrorsAreTypedEnums keeps the document friendly to code generators: every error
+// response narrows `error` to a typed string enum (an enum without a type becomes interface{}
+// in oapi-codegen), listing only codes the API has.
+func TestOpenAPIErrorsAreTypedEnums(t *testing.T) {
+	doc := loadedOpenAPI(t).T
+	check := func(where string, resp *openapi3.ResponseRef) {
+		mt := resp.Value.Content.Get("application/json")
+		if mt == nil || mt.Schema.Value.Properties["error"] == nil {
+			return
+		}
+		prop := mt.Schema.Value.Properties["error"]
+		if prop.Ref == "" && (prop.Value.Type == nil || !prop.Value.Type.Is("string") || len(prop.Value.Enum) == 0) {
+			t.Errorf("%s: `error` is not a typed string enum", where)
+		}
+		for _, c := range errorCodes(resp) {
+			if !slices.Contains(apierror.Codes(), apierror.Code(c)) {
+				t.Errorf("%s lists %q, which is no error code of the API", where, c)
+			}
+		}
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status, resp := range op.Responses.Map() {
+				check(method+" "+path+" "+status, resp)
+			}
+		}
+	}
+	for name, resp := range doc.Components.Responses {
+		check("components.responses."+name, resp)
 	}
 }
 
@@ -127,5 +156,9 @@ func TestOpenAPIServed(t *testing.T) {
 	}
 	if !json.Valid(rec.Body.Bytes()) || rec.Body.Len() != len(openAPIDocument) {
 		t.Error("served document differs from the embedded one")
+	}
+	rec = h.do(req{method: "HEAD", path: "/v1/openapi.json", noAuth: true})
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("HEAD: status %d, type %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }

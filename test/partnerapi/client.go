@@ -8,15 +8,39 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/swaprouter/swaprouter/internal/openapicheck"
 )
 
 // Client is a partner calling the /v1 API with one key.
 type Client struct {
 	base, keyID, secret string
 	http                *http.Client
+}
+
+// documents holds the OpenAPI document each frontend serves, loaded on first use: every
+// answer the suites read is validated against it (openapicheck), so the whole system cannot
+// drift from the document either.
+var documents sync.Map // base URL -> *openapicheck.Doc
+
+func (c *Client) document() *openapicheck.Doc {
+	if d, ok := documents.Load(c.base); ok {
+		return d.(*openapicheck.Doc)
+	}
+	resp, err := c.http.Get(c.base + "/v1/openapi.json")
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), "GET /v1/openapi.json: %s", raw)
+	d, err := openapicheck.Load(raw)
+	Expect(err).NotTo(HaveOccurred(), "the served OpenAPI document")
+	documents.Store(c.base, d)
+	return d
 }
 
 // New returns a client of the frontend at base with the key keyID and its secret.
@@ -56,6 +80,7 @@ func (c *Client) Do(method, path string, body any, headers ...string) Response {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	Expect(err).NotTo(HaveOccurred())
+	Expect(c.document().Answer(req, resp.StatusCode, resp.Header, raw)).To(Succeed(), "the answer matches openapi.json")
 	r := Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if len(raw) > 0 {
 		Expect(json.Unmarshal(raw, &r.Body)).To(Succeed(), "body: %s", raw)
