@@ -33,9 +33,11 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The partner's live orders straight from the cache (its partner index), not deep-copied:
+	// a page reads them and keeps limit+1, copying them all cost more than the whole page.
 	var live swapv1.SwapOrderList
 	if err := s.opts.Client.List(r.Context(), &live, client.InNamespace(s.opts.Namespace),
-		client.MatchingFields{index.OrderPartner: q.Partner}); err != nil {
+		client.MatchingFields{index.OrderPartner: q.Partner}, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	var archived []*swapv1.SwapOrder

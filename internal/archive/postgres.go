@@ -44,11 +44,49 @@ func Open(dsn string) (*Postgres, error) {
 		cfg.ConnConfig.ConnectTimeout = 3 * time.Second
 	}
 	cfg.HealthCheckPeriod = 5 * time.Second
+	// An archived read must not wait for a new PostgreSQL backend (milliseconds) nor parse its
+	// statement first: keep a few connections open (pool_min_conns in the DSN overrides), with
+	// the read statements prepared once the schema is there.
+	if cfg.MinConns == 0 {
+		cfg.MinConns = min(minConns, cfg.MaxConns)
+	}
+	p := &Postgres{}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if !p.migrated.Load() {
+			return nil // the tables may not exist yet; Migrate prepares the open connections
+		}
+		return prepare(ctx, c)
+	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("archive pool: %w", err)
 	}
-	return &Postgres{pool: pool}, nil
+	p.pool = pool
+	return p, nil
+}
+
+// minConns is how many connections the pool keeps open by default.
+const minConns = 2
+
+// prepare prepares the statements of partners' archived reads on c, named by their SQL so
+// that queries with that SQL use them.
+func prepare(ctx context.Context, c *pgx.Conn) error {
+	_, err := c.Prepare(ctx, getSQL, getSQL)
+	return err
+}
+
+// warm prepares the read statements on the connections the pool opened before the schema
+// was migrated (later ones prepare in AfterConnect).
+func (p *Postgres) warm(ctx context.Context) error {
+	var errs []error
+	for _, c := range p.pool.AcquireAllIdle(ctx) {
+		errs = append(errs, prepare(ctx, c.Conn()))
+		c.Release()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return classify(fmt.Errorf("preparing the archive's statements: %w", err))
+	}
+	return nil
 }
 
 // Close ends the pool's connections.
@@ -71,20 +109,29 @@ func (p *Postgres) Migrate(ctx context.Context) error {
 		return classify(fmt.Errorf("migrating the archive schema: %w", err))
 	}
 	p.migrated.Store(true)
-	return nil
+	return p.warm(ctx)
 }
 
 // Ready reports nil when the database answers and the schema is migrated.
 func (p *Postgres) Ready(ctx context.Context) error {
-	if !p.migrated.Load() {
-		return fmt.Errorf("%w: schema not migrated yet", ErrUnavailable)
+	if err := p.usable(); err != nil {
+		return err
 	}
 	return classify(p.pool.Ping(ctx))
 }
 
+// usable fails fast until the schema is migrated. It does not ping: an unreachable database
+// shows in the statement's own error, without a round trip more on every read.
+func (p *Postgres) usable() error {
+	if !p.migrated.Load() {
+		return fmt.Errorf("%w: schema not migrated yet", ErrUnavailable)
+	}
+	return nil
+}
+
 // Put writes e (insert or replace by order id) and records the order's id as taken.
 func (p *Postgres) Put(ctx context.Context, e Entry) error {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return err
 	}
 	r, err := newRow(e)
@@ -114,7 +161,7 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 // imports and benchmarks, far faster than Put. The ids must be new (COPY does not upsert);
 // nothing is written when one is not.
 func (p *Postgres) Load(ctx context.Context, n int, next func(i int) Entry) error {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return err
 	}
 	rows := make([]row, 0, min(n, loadBatch))
@@ -202,8 +249,10 @@ func nullIfEmpty(s string) *string {
 
 // Get returns partner's archived order id; ErrNotFound when there is none.
 func (p *Postgres) Get(ctx context.Context, partner, id string) (*swapv1.SwapOrder, error) {
-	return p.one(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner)
+	return p.one(ctx, getSQL, id, partner)
 }
+
+const getSQL = `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`
 
 // Lookup returns archived order id whichever partner it belongs to: for operators (the
 // swaprouter orders command), never for a partner's request.
@@ -213,7 +262,7 @@ func (p *Postgres) Lookup(ctx context.Context, id string) (*swapv1.SwapOrder, er
 
 // one returns the order sql selects; ErrNotFound when there is none.
 func (p *Postgres) one(ctx context.Context, sql string, args ...any) (*swapv1.SwapOrder, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return nil, err
 	}
 	var object []byte
@@ -229,7 +278,7 @@ func (p *Postgres) one(ctx context.Context, sql string, args ...any) (*swapv1.Sw
 
 // Deliveries returns the webhook delivery summary stored with partner's order id.
 func (p *Postgres) Deliveries(ctx context.Context, partner, id string) ([]Delivery, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return nil, err
 	}
 	var raw []byte
@@ -246,9 +295,31 @@ func (p *Postgres) Deliveries(ctx context.Context, partner, id string) ([]Delive
 
 // List returns a page of q.Partner's archived orders matching q, newest first.
 func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return nil, err
 	}
+	sql, args := listSQL(q)
+	rows, err := p.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	objects, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := make([]*swapv1.SwapOrder, 0, len(objects))
+	for _, b := range objects {
+		o, err := decode(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// listSQL is List's statement for q: a keyset page on orders_partner_created.
+func listSQL(q Query) (string, []any) {
 	where := []string{"partner = $1"}
 	args := []any{q.Partner}
 	add := func(cond string, v any) {
@@ -275,25 +346,28 @@ func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, erro
 		where = append(where, fmt.Sprintf("(created_at, order_id) < ($%d, $%d)", len(args)-1, len(args)))
 	}
 	args = append(args, q.Limit)
-	sql := fmt.Sprintf(`SELECT object FROM orders WHERE %s ORDER BY created_at DESC, order_id DESC LIMIT $%d`,
-		strings.Join(where, " AND "), len(args))
-	rows, err := p.pool.Query(ctx, sql, args...)
+	return fmt.Sprintf(`SELECT object FROM orders WHERE %s ORDER BY created_at DESC, order_id DESC LIMIT $%d`,
+		strings.Join(where, " AND "), len(args)), args
+}
+
+// Explain returns PostgreSQL's plan with run-time figures (EXPLAIN ANALYZE, BUFFERS) of the
+// statements that answer Get(partner, id) and List(q): for the benchmark's report.
+func (p *Postgres) Explain(ctx context.Context, partner, id string, q Query) (get, list string, err error) {
+	if get, err = p.explain(ctx, getSQL, id, partner); err != nil {
+		return "", "", err
+	}
+	sql, args := listSQL(q)
+	list, err = p.explain(ctx, sql, args...)
+	return get, list, err
+}
+
+func (p *Postgres) explain(ctx context.Context, sql string, args ...any) (string, error) {
+	rows, err := p.pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
 	if err != nil {
-		return nil, classify(err)
+		return "", classify(err)
 	}
-	objects, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, classify(err)
-	}
-	out := make([]*swapv1.SwapOrder, 0, len(objects))
-	for _, b := range objects {
-		o, err := decode(b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return strings.Join(lines, "\n"), classify(err)
 }
 
 // Reserve records r's order id as taken by r.Partner with its key hash and reference, and
@@ -301,7 +375,7 @@ func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, erro
 // afterwards (the caller compares key hashes). A clientReference another order of the
 // partner holds is a *ReferenceTakenError.
 func (p *Postgres) Reserve(ctx context.Context, r Reservation) (Reservation, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return Reservation{}, err
 	}
 	var got Reservation
@@ -338,7 +412,7 @@ func (p *Postgres) referenceOwner(ctx context.Context, partner, ref string) (str
 // Prune deletes archived orders that ended before cutoff, batch rows per statement (short
 // transactions, no long lock), and returns how many it deleted. Their ids stay taken.
 func (p *Postgres) Prune(ctx context.Context, cutoff time.Time, batch int) (int64, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return 0, err
 	}
 	var total int64

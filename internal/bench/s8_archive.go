@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +25,9 @@ import (
 // archived orders ÷ that of live ones, one GET /v1/orders page's p99 ÷ the live GET p99, the
 // process's RSS (the manager runs in it) with the archive loaded and read ÷ before, and the
 // SwapOrders in etcd ÷ (live orders + those still inside the TTL window).
-const listPagePath = "/v1/orders?limit=20"
+const listPageLimit = 20
+
+var listPagePath = fmt.Sprintf("/v1/orders?limit=%d", listPageLimit)
 
 // archiveSample is how many of the archived ids the reads pick from (their ids are derived
 // from an index, so the sample costs no memory proportional to the archive).
@@ -55,9 +60,12 @@ func (h *harness) orderArchive(ctx context.Context, s *Scenario) error {
 	for i := range archivedIDs {
 		archivedIDs[i] = archivedID(rand.IntN(nArchived))
 	}
+	stopProfile := h.profile(s, "scenario8")
 	live := h.readRounds(ctx, s, randomOrder(liveIDs), "GET of live orders")
 	archived := h.readRounds(ctx, s, randomOrder(archivedIDs), "GET of archived orders")
 	pages := h.readRounds(ctx, s, func() string { return listPagePath }, "GET /v1/orders")
+	stopProfile()
+	h.explainArchive(ctx, s, archivedIDs[0])
 	rssAfter, err := settledRSS()
 	if err != nil {
 		return err
@@ -91,6 +99,36 @@ func (h *harness) orderArchive(ctx context.Context, s *Scenario) error {
 	s.info("RSS after loading and reading", "MB", []float64{float64(rssAfter) / (1 << 20)})
 	s.info("COPY rate", "orders/s", []float64{float64(nArchived) / loaded.Seconds()})
 	return ctx.Err()
+}
+
+// explainArchive saves PostgreSQL's plans (EXPLAIN ANALYZE) of an archived GET and of the
+// listing's archive query next to the CPU profiles, and notes their execution times.
+func (h *harness) explainArchive(ctx context.Context, s *Scenario, id string) {
+	get, list, err := h.env.System.Archive.Explain(ctx, benchNamespace, id,
+		archive.Query{Partner: benchNamespace, Limit: listPageLimit + 1})
+	if err != nil {
+		s.note("no archive query plans: %v", err)
+		return
+	}
+	s.note("archive GET plan: %s", planSummary(get))
+	s.note("archive page plan: %s", planSummary(list))
+	if h.cfg.ProfileDir != "" {
+		_ = os.MkdirAll(h.cfg.ProfileDir, 0o755)
+		_ = os.WriteFile(filepath.Join(h.cfg.ProfileDir, "scenario8.explain.txt"),
+			[]byte("GET /v1/order (archived):\n"+get+"\n\nGET /v1/orders page:\n"+list+"\n"), 0o644)
+	}
+}
+
+// planSummary is a plan's first node and its execution time, on one line.
+func planSummary(plan string) string {
+	lines := strings.Split(plan, "\n")
+	out := []string{strings.TrimSpace(lines[0])}
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "->") && len(out) < 3 || strings.HasPrefix(l, "Execution Time") {
+			out = append(out, l)
+		}
+	}
+	return "`" + strings.Join(out, " ; ") + "`"
 }
 
 // liveOrders makes sure at least want non-terminal orders with a deposit address exist and
