@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -28,8 +29,9 @@ var migrations embed.FS
 // Postgres is the archive in PostgreSQL. Every method fails fast with ErrUnavailable while
 // the database is unreachable or its schema not yet migrated.
 type Postgres struct {
-	pool     *pgxpool.Pool
-	migrated atomic.Bool
+	pool *pgxpool.Pool
+	// schemaReady: the schema is at this binary's version (Migrate or CheckSchema said so).
+	schemaReady atomic.Bool
 }
 
 // Open prepares a connection pool for dsn without connecting: the service starts (and
@@ -52,7 +54,7 @@ func Open(dsn string) (*Postgres, error) {
 	}
 	p := &Postgres{}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		if !p.migrated.Load() {
+		if !p.schemaReady.Load() {
 			return nil // the tables may not exist yet; Migrate prepares the open connections
 		}
 		return prepare(ctx, c)
@@ -95,21 +97,75 @@ func (p *Postgres) Close() { p.pool.Close() }
 // Migrate applies the embedded migrations not applied yet, under a PostgreSQL advisory lock
 // so replicas starting together migrate once.
 func (p *Postgres) Migrate(ctx context.Context) error {
-	locker, err := lock.NewPostgresSessionLocker()
+	provider, done, err := p.migrations()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := provider.Up(ctx); err != nil {
+		return classify(fmt.Errorf("migrating the archive schema: %w", err))
+	}
+	p.schemaReady.Store(true)
+	return p.warm(ctx)
+}
+
+// SchemaError: the archive's schema is older than this binary reads.
+type SchemaError struct {
+	Have, Want int64
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("the order archive's schema is at version %d, this swaprouter needs version %d: "+
+		"start this version's manager once (it migrates the archive at start), then retry", e.Have, e.Want)
+}
+
+// CheckSchema readies the archive for reading without migrating it, so a read-only database
+// user can read (the swaprouter orders command): a *SchemaError when the schema is older than
+// this binary's migrations. A newer schema is read as is: migrations only add.
+func (p *Postgres) CheckSchema(ctx context.Context) error {
+	provider, done, err := p.migrations()
+	if err != nil {
+		return err
+	}
+	defer done()
+	sources := provider.ListSources()
+	want := sources[len(sources)-1].Version
+	// goose's own version store, read directly: the provider's reads would create the
+	// version table first, which a read-only user may not.
+	store, err := database.NewStore(database.DialectPostgres, goose.DefaultTablename)
 	if err != nil {
 		return err
 	}
 	db := stdlib.OpenDBFromPool(p.pool)
 	defer db.Close()
+	have, err := store.GetLatestVersion(ctx, db)
+	var pgErr *pgconn.PgError
+	if errors.Is(err, database.ErrVersionNotFound) || errors.As(err, &pgErr) && pgErr.Code == "42P01" { // no version table: never migrated
+		have, err = 0, nil
+	}
+	if err != nil {
+		return classify(fmt.Errorf("reading the archive schema's version: %w", err))
+	}
+	if have < want {
+		return &SchemaError{Have: have, Want: want}
+	}
+	p.schemaReady.Store(true)
+	return p.warm(ctx)
+}
+
+// migrations is the goose provider of the embedded migrations on p's pool; done closes it.
+func (p *Postgres) migrations() (*goose.Provider, func(), error) {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return nil, nil, err
+	}
+	db := stdlib.OpenDBFromPool(p.pool)
 	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrationsFS(), goose.WithSessionLocker(locker))
 	if err != nil {
-		return err
+		db.Close()
+		return nil, nil, err
 	}
-	if _, err := provider.Up(ctx); err != nil {
-		return classify(fmt.Errorf("migrating the archive schema: %w", err))
-	}
-	p.migrated.Store(true)
-	return p.warm(ctx)
+	return provider, func() { db.Close() }, nil
 }
 
 // Ready reports nil when the database answers and the schema is migrated.
@@ -123,7 +179,7 @@ func (p *Postgres) Ready(ctx context.Context) error {
 // usable fails fast until the schema is migrated. It does not ping: an unreachable database
 // shows in the statement's own error, without a round trip more on every read.
 func (p *Postgres) usable() error {
-	if !p.migrated.Load() {
+	if !p.schemaReady.Load() {
 		return fmt.Errorf("%w: schema not migrated yet", ErrUnavailable)
 	}
 	return nil
@@ -165,7 +221,7 @@ func (p *Postgres) Load(ctx context.Context, n int, next func(i int) Entry) erro
 		return err
 	}
 	rows := make([]row, 0, min(n, loadBatch))
-	return classify(pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		for start := 0; start < n; start += loadBatch {
 			rows = rows[:0]
 			for i := start; i < min(n, start+loadBatch); i++ {
@@ -187,7 +243,14 @@ func (p *Postgres) Load(ctx context.Context, n int, next func(i int) Entry) erro
 			}
 		}
 		return nil
-	}))
+	})
+	if err != nil {
+		return classify(err)
+	}
+	// Statistics and the visibility map for the new rows now, not by autovacuum while the
+	// archive serves reads (and the planner knows the tables' size from the first query).
+	_, err = p.pool.Exec(ctx, `VACUUM (ANALYZE) orders, order_ids`)
+	return classify(err)
 }
 
 // loadBatch bounds the rows Load holds in memory at once.

@@ -61,9 +61,10 @@ func (h *harness) orderArchive(ctx context.Context, s *Scenario) error {
 		archivedIDs[i] = archivedID(rand.IntN(nArchived))
 	}
 	stopProfile := h.profile(s, "scenario8")
-	live := h.readRounds(ctx, s, randomOrder(liveIDs), "GET of live orders")
-	archived := h.readRounds(ctx, s, randomOrder(archivedIDs), "GET of archived orders")
-	pages := h.readRounds(ctx, s, func() string { return listPagePath }, "GET /v1/orders")
+	p99 := h.readRounds(ctx, s, reads{"GET of live orders", randomOrder(liveIDs)},
+		reads{"GET of archived orders", randomOrder(archivedIDs)},
+		reads{"GET /v1/orders", func() string { return listPagePath }})
+	live, archived, pages := p99[0], p99[1], p99[2]
 	stopProfile()
 	h.explainArchive(ctx, s, archivedIDs[0])
 	rssAfter, err := settledRSS()
@@ -75,19 +76,18 @@ func (h *harness) orderArchive(ctx context.Context, s *Scenario) error {
 		return err
 	}
 
-	base := Median(live)
 	perRound := func(xs []float64) []float64 {
 		out := make([]float64, len(xs))
 		for i, v := range xs {
-			out[i] = Ratio(v, base)
+			out[i] = Ratio(v, live[i])
 		}
 		return out
 	}
 	s.Setup = fmt.Sprintf("%d archived orders of the bench partner bulk-loaded with COPY (%s), %d live orders read among %d in etcd; "+
-		"%d rounds of %s at %d GET/s (open loop) each for random live orders, random archived orders (from %d of them) and the first page of GET /v1/orders (limit 20); "+
-		"figures per round ÷ the median live p99. RSS of this process (the manager runs in it) after a GC, before loading and after loading and reading. "+
+		"%d rounds, each of %s at %d GET/s (open loop) for random live orders, then random archived orders (from %d of them), then the first page of GET /v1/orders (limit %d); "+
+		"figures per round ÷ the same round's live p99. RSS of this process (the manager runs in it) after a GC, before loading and after loading and reading. "+
 		"The TTL window is the orders that ended within --order-ttl plus one sweep period",
-		nArchived, loaded.Round(time.Second), len(liveIDs), inEtcd, h.cfg.Rounds, h.cfg.sized(3*time.Second, time.Second), readRate, len(archivedIDs))
+		nArchived, loaded.Round(time.Second), len(liveIDs), inEtcd, h.cfg.Rounds, h.cfg.sized(3*time.Second, time.Second), readRate, len(archivedIDs), listPageLimit)
 	s.add("GET /v1/order p99 archived ÷ live", perRound(archived), AtMost(2))
 	s.add("GET /v1/orders page p99 ÷ live GET p99", perRound(pages), AtMost(3))
 	s.add(fmt.Sprintf("RSS with %d archived ÷ without", nArchived), []float64{Ratio(float64(rssAfter), float64(rssBefore))}, AtMost(1.2))
@@ -104,8 +104,8 @@ func (h *harness) orderArchive(ctx context.Context, s *Scenario) error {
 // explainArchive saves PostgreSQL's plans (EXPLAIN ANALYZE) of an archived GET and of the
 // listing's archive query next to the CPU profiles, and notes their execution times.
 func (h *harness) explainArchive(ctx context.Context, s *Scenario, id string) {
-	get, list, err := h.env.System.Archive.Explain(ctx, benchNamespace, id,
-		archive.Query{Partner: benchNamespace, Limit: listPageLimit + 1})
+	get, list, err := h.env.System.Archive.Explain(ctx, h.env.Partner, id,
+		archive.Query{Partner: h.env.Partner, Limit: listPageLimit + 1})
 	if err != nil {
 		s.note("no archive query plans: %v", err)
 		return
