@@ -11,11 +11,11 @@ import (
 // filtered here and only the first q.Limit+1 matches are kept (no sort of all of them);
 // archived holds at most q.Limit+1 orders after q.After, as Postgres.List answers. An order
 // in both (archived, not yet deleted from etcd) is taken once, as it is live.
-func MergePage(live []swapv1.SwapOrder, archived []*swapv1.SwapOrder, q Query) ([]*swapv1.SwapOrder, *Position) {
+func MergePage(live, archived []*swapv1.SwapOrder, q Query) ([]*swapv1.SwapOrder, *Position) {
 	keep := q.Limit + 1 // one more than a page tells whether another page follows
 	newestLive := make([]*swapv1.SwapOrder, 0, min(len(live), keep))
-	for i := range live {
-		if o := &live[i]; Matches(o, q) {
+	for _, o := range live {
+		if Matches(o, q) {
 			newestLive = insertNewest(newestLive, o, keep)
 		}
 	}
@@ -89,4 +89,13 @@ func Matches(o *swapv1.SwapOrder, q Query) bool {
 // PositionOf is o's place in a listing.
 func PositionOf(o *swapv1.SwapOrder) Position {
 	return Position{CreatedAt: o.CreationTimestamp.UTC(), OrderID: o.Spec.OrderID}
+}
+
+// Refs points at each of orders: MergePage's live orders as a client lists them.
+func Refs(orders []swapv1.SwapOrder) []*swapv1.SwapOrder {
+	out := make([]*swapv1.SwapOrder, len(orders))
+	for i := range orders {
+		out[i] = &orders[i]
+	}
+	return out
 }

@@ -34,11 +34,12 @@ func ids(page []*swapv1.SwapOrder) []string {
 func TestMergePage(t *testing.T) {
 	archivedOnly := func(n int) bool { return n%3 == 0 }
 	inBoth := func(n int) bool { return n%5 == 0 }
-	var live []swapv1.SwapOrder
+	var live []*swapv1.SwapOrder
 	var archived []*swapv1.SwapOrder
 	for n := range 500 {
 		if !archivedOnly(n) || inBoth(n) {
-			live = append(live, pageOrder(n, swapv1.OrderProcessing))
+			o := pageOrder(n, swapv1.OrderProcessing)
+			live = append(live, &o)
 		}
 		if archivedOnly(n) || inBoth(n) {
 			o := pageOrder(n, swapv1.OrderSuccess)
