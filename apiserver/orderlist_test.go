@@ -10,6 +10,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/livebook"
 )
 
 func listedOrder(partner string, n int, status swapv1.OrderStatus) *swapv1.SwapOrder {
@@ -38,17 +39,17 @@ func archiveStub(all []*swapv1.SwapOrder, q archive.Query) []*swapv1.SwapOrder {
 // the archived mark) lists each of the partner's orders exactly once, newest first, and never
 // another partner's.
 func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
-	var live []swapv1.SwapOrder
+	var live []*swapv1.SwapOrder
 	var archived []*swapv1.SwapOrder
 	for n := range 1000 {
 		switch {
 		case n%7 == 0:
-			live = append(live, *listedOrder("globex", n, swapv1.OrderPending))
+			live = append(live, listedOrder("globex", n, swapv1.OrderPending))
 		case n%5 == 0: // archived, not yet deleted from etcd
-			live = append(live, *listedOrder("acme", n, swapv1.OrderSuccess))
+			live = append(live, listedOrder("acme", n, swapv1.OrderSuccess))
 			archived = append(archived, listedOrder("acme", n, swapv1.OrderSuccess))
 		case n%2 == 0:
-			live = append(live, *listedOrder("acme", n, swapv1.OrderPending))
+			live = append(live, listedOrder("acme", n, swapv1.OrderPending))
 		default:
 			archived = append(archived, listedOrder("acme", n, swapv1.OrderRefunded))
 		}
@@ -59,35 +60,48 @@ func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
 			want++
 		}
 	}
-	seen := map[string]bool{}
-	var cursor string
-	var last *archive.Position
-	for {
-		v := url.Values{"limit": {"37"}}
-		if cursor != "" {
-			v.Set("cursor", cursor)
-		}
-		q, err := parseListQuery(v, "acme")
-		if err != nil {
-			t.Fatal(err)
-		}
-		aq := q
-		aq.Limit++
-		page, next := archive.MergePage(live, archiveStub(archived, aq), q)
-		for _, o := range page {
-			pos := archive.PositionOf(o)
-			if o.Spec.Partner != "acme" || seen[o.Spec.OrderID] || (last != nil && !last.Before(pos)) {
-				t.Fatalf("%s (%s) out of place: partner, repeat or order", o.Spec.OrderID, o.Spec.Partner)
-			}
-			seen[o.Spec.OrderID], last = true, &pos
-		}
-		if next == nil {
-			break
-		}
-		cursor = encodeCursor(*next)
+	// The live orders as the frontend reads them: all of the partner's from the cache (no
+	// informer), or the newest few from the book the informer feeds.
+	book := livebook.New("")
+	for _, o := range live {
+		book.Put(o)
 	}
-	if len(seen) != want {
-		t.Fatalf("listed %d orders, want %d", len(seen), want)
+	for name, liveOf := range map[string]func(archive.Query) []*swapv1.SwapOrder{
+		"cache": func(archive.Query) []*swapv1.SwapOrder { return live },
+		"book":  book.Newest,
+	} {
+		t.Run(name, func(t *testing.T) {
+			seen := map[string]bool{}
+			var cursor string
+			var last *archive.Position
+			for {
+				v := url.Values{"limit": {"37"}}
+				if cursor != "" {
+					v.Set("cursor", cursor)
+				}
+				q, err := parseListQuery(v, "acme")
+				if err != nil {
+					t.Fatal(err)
+				}
+				aq := q
+				aq.Limit++
+				page, next := archive.MergePage(liveOf(q), archiveStub(archived, aq), q)
+				for _, o := range page {
+					pos := archive.PositionOf(o)
+					if o.Spec.Partner != "acme" || seen[o.Spec.OrderID] || (last != nil && !last.Before(pos)) {
+						t.Fatalf("%s (%s) out of place: partner, repeat or order", o.Spec.OrderID, o.Spec.Partner)
+					}
+					seen[o.Spec.OrderID], last = true, &pos
+				}
+				if next == nil {
+					break
+				}
+				cursor = encodeCursor(*next)
+			}
+			if len(seen) != want {
+				t.Fatalf("listed %d orders, want %d", len(seen), want)
+			}
+		})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -24,6 +25,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/livebook"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/quota"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
@@ -124,6 +126,8 @@ type Server struct {
 	limiter ratelimit.Allower
 	quota   *quota.Counter
 	waiter  *orderWaiter
+	// book is the partners' live orders in listing order (nil without Informers).
+	book    *livebook.Book
 	handler http.Handler
 
 	ready atomic.Bool
@@ -163,6 +167,9 @@ func New(opts Options) (*Server, error) {
 		limiter: opts.RateLimiter,
 		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
 		waiter:  newOrderWaiter(),
+	}
+	if opts.Informers != nil {
+		s.book = livebook.New(opts.Namespace)
 	}
 	s.handler = s.routes()
 	return s, nil
@@ -262,10 +269,12 @@ func (s *Server) watchCache(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("apiserver: SwapOrder informer: %w", err)
 	}
-	if _, err := inf.AddEventHandler(s.waiter.eventHandler()); err != nil {
+	// The book first: a request the waiter wakes lists what it waited for.
+	reg, err := inf.AddEventHandler(s.book.Handler(s.waiter.eventHandler()))
+	if err != nil {
 		return fmt.Errorf("apiserver: SwapOrder event handler: %w", err)
 	}
-	if !s.opts.Informers.WaitForCacheSync(ctx) {
+	if !s.opts.Informers.WaitForCacheSync(ctx) || !toolscache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
 		return errors.New("apiserver: cache did not sync")
 	}
 	return nil

@@ -35,6 +35,7 @@ func main() {
 		scenarios = flag.String("scenarios", "", "comma-separated scenarios to run (default all: 1,2,3,4,5,6,7,8)")
 		timeout   = flag.Duration("timeout", 20*time.Minute, "abort the run after this long")
 		verbose   = flag.Bool("v", false, "log the manager's messages to stderr")
+		render    = flag.Bool("render", false, "measure nothing: rewrite docs/benchmarks.md and the chart from bench/results.json and bench/analysis.md")
 	)
 	flag.Parse()
 	if *verbose {
@@ -64,6 +65,14 @@ func main() {
 	cfg.ProfileDir = filepath.Join("bench", "profiles")
 	cfg.AnalysisPath = filepath.Join("bench", "analysis.md")
 
+	if *render {
+		if err := bench.Render(cfg); err != nil {
+			fmt.Fprintf(os.Stderr, "swaprouter-bench: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("wrote %s from %s\n", cfg.DocPath, cfg.JSONPath)
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)

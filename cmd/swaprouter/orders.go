@@ -49,8 +49,8 @@ func newOrdersCommand() *cobra.Command {
 		if err != nil {
 			return r, nil, err
 		}
-		// The versioned schema the service applies at start: a no-op once it is there.
-		if err := a.Migrate(cmd.Context()); err != nil {
+		// Read only: the manager migrates the schema at start; a read-only user cannot.
+		if err := a.CheckSchema(cmd.Context()); err != nil {
 			a.Close()
 			return r, nil, err
 		}

@@ -6,39 +6,68 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-// MergePage returns the page of q from live and archived orders (each newest first or not;
-// an order in both is taken once, as it is live) and the cursor of the next page, nil on the
-// last. archived holds at most q.Limit+1 orders after q.After; live is filtered here.
-func MergePage(live []swapv1.SwapOrder, archived []*swapv1.SwapOrder, q Query) ([]*swapv1.SwapOrder, *Position) {
-	byID := map[string]*swapv1.SwapOrder{}
+// MergePage returns the page of q from live and archived orders and the cursor of the next
+// page, nil on the last. live may hold any of the partner's live orders in any order: it is
+// filtered here and only the first q.Limit+1 matches are kept (no sort of all of them);
+// archived holds at most q.Limit+1 orders after q.After, as Postgres.List answers. An order
+// in both (archived, not yet deleted from etcd) is taken once, as it is live.
+func MergePage(live, archived []*swapv1.SwapOrder, q Query) ([]*swapv1.SwapOrder, *Position) {
+	keep := q.Limit + 1 // one more than a page tells whether another page follows
+	newestLive := make([]*swapv1.SwapOrder, 0, min(len(live), keep))
+	for _, o := range live {
+		if Matches(o, q) {
+			newestLive = insertNewest(newestLive, o, keep)
+		}
+	}
+	newestArchived := make([]*swapv1.SwapOrder, 0, min(len(archived), keep))
 	for _, o := range archived {
-		byID[o.Spec.OrderID] = o
+		newestArchived = insertNewest(newestArchived, o, keep)
 	}
-	for i := range live {
-		if o := &live[i]; Matches(o, q) {
-			byID[o.Spec.OrderID] = o
-		}
-	}
-	all := make([]*swapv1.SwapOrder, 0, len(byID))
-	for _, o := range byID {
-		all = append(all, o)
-	}
-	slices.SortFunc(all, func(a, b *swapv1.SwapOrder) int {
-		pa, pb := PositionOf(a), PositionOf(b)
+	page := make([]*swapv1.SwapOrder, 0, keep)
+	for len(page) < keep && (len(newestLive) > 0 || len(newestArchived) > 0) {
 		switch {
-		case pa.Before(pb):
-			return -1
-		case pb.Before(pa):
-			return 1
+		case len(newestArchived) == 0:
+			page, newestLive = append(page, newestLive[0]), newestLive[1:]
+		case len(newestLive) == 0:
+			page, newestArchived = append(page, newestArchived[0]), newestArchived[1:]
+		default:
+			if newestLive[0].Spec.OrderID == newestArchived[0].Spec.OrderID {
+				newestArchived = newestArchived[1:] // the same order: the live copy is the newer state
+				continue
+			}
+			if PositionOf(newestArchived[0]).Before(PositionOf(newestLive[0])) {
+				page, newestArchived = append(page, newestArchived[0]), newestArchived[1:]
+			} else {
+				page, newestLive = append(page, newestLive[0]), newestLive[1:]
+			}
 		}
-		return 0
-	})
-	if len(all) <= q.Limit {
-		return all, nil
 	}
-	page := all[:q.Limit]
+	if len(page) <= q.Limit {
+		return page, nil
+	}
+	page = page[:q.Limit]
 	next := PositionOf(page[len(page)-1])
 	return page, &next
+}
+
+// insertNewest inserts o into sorted (listing order, at most keep long), dropping what falls
+// beyond keep.
+func insertNewest(sorted []*swapv1.SwapOrder, o *swapv1.SwapOrder, keep int) []*swapv1.SwapOrder {
+	pos := PositionOf(o)
+	if len(sorted) == keep && !pos.Before(PositionOf(sorted[keep-1])) {
+		return sorted // the common case once full: older than everything kept
+	}
+	i, _ := slices.BinarySearchFunc(sorted, pos, func(s *swapv1.SwapOrder, p Position) int {
+		if PositionOf(s).Before(p) {
+			return -1
+		}
+		return 1
+	})
+	sorted = slices.Insert(sorted, i, o)
+	if len(sorted) > keep {
+		sorted = sorted[:keep]
+	}
+	return sorted
 }
 
 // Matches applies q's filters and cursor to a live order.
@@ -60,4 +89,13 @@ func Matches(o *swapv1.SwapOrder, q Query) bool {
 // PositionOf is o's place in a listing.
 func PositionOf(o *swapv1.SwapOrder) Position {
 	return Position{CreatedAt: o.CreationTimestamp.UTC(), OrderID: o.Spec.OrderID}
+}
+
+// Refs points at each of orders: MergePage's live orders as a client lists them.
+func Refs(orders []swapv1.SwapOrder) []*swapv1.SwapOrder {
+	out := make([]*swapv1.SwapOrder, len(orders))
+	for i := range orders {
+		out[i] = &orders[i]
+	}
+	return out
 }

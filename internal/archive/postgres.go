@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -28,8 +29,9 @@ var migrations embed.FS
 // Postgres is the archive in PostgreSQL. Every method fails fast with ErrUnavailable while
 // the database is unreachable or its schema not yet migrated.
 type Postgres struct {
-	pool     *pgxpool.Pool
-	migrated atomic.Bool
+	pool *pgxpool.Pool
+	// schemaReady: the schema is at this binary's version (Migrate or CheckSchema said so).
+	schemaReady atomic.Bool
 }
 
 // Open prepares a connection pool for dsn without connecting: the service starts (and
@@ -44,11 +46,49 @@ func Open(dsn string) (*Postgres, error) {
 		cfg.ConnConfig.ConnectTimeout = 3 * time.Second
 	}
 	cfg.HealthCheckPeriod = 5 * time.Second
+	// An archived read must not wait for a new PostgreSQL backend (milliseconds) nor parse its
+	// statement first: keep a few connections open (pool_min_conns in the DSN overrides), with
+	// the read statements prepared once the schema is there.
+	if cfg.MinConns == 0 {
+		cfg.MinConns = min(minConns, cfg.MaxConns)
+	}
+	p := &Postgres{}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if !p.schemaReady.Load() {
+			return nil // the tables may not exist yet; Migrate prepares the open connections
+		}
+		return prepare(ctx, c)
+	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("archive pool: %w", err)
 	}
-	return &Postgres{pool: pool}, nil
+	p.pool = pool
+	return p, nil
+}
+
+// minConns is how many connections the pool keeps open by default.
+const minConns = 2
+
+// prepare prepares the statements of partners' archived reads on c, named by their SQL so
+// that queries with that SQL use them.
+func prepare(ctx context.Context, c *pgx.Conn) error {
+	_, err := c.Prepare(ctx, getSQL, getSQL)
+	return err
+}
+
+// warm prepares the read statements on the connections the pool opened before the schema
+// was migrated (later ones prepare in AfterConnect).
+func (p *Postgres) warm(ctx context.Context) error {
+	var errs []error
+	for _, c := range p.pool.AcquireAllIdle(ctx) {
+		errs = append(errs, prepare(ctx, c.Conn()))
+		c.Release()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return classify(fmt.Errorf("preparing the archive's statements: %w", err))
+	}
+	return nil
 }
 
 // Close ends the pool's connections.
@@ -57,34 +97,97 @@ func (p *Postgres) Close() { p.pool.Close() }
 // Migrate applies the embedded migrations not applied yet, under a PostgreSQL advisory lock
 // so replicas starting together migrate once.
 func (p *Postgres) Migrate(ctx context.Context) error {
-	locker, err := lock.NewPostgresSessionLocker()
+	provider, done, err := p.migrations()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := provider.Up(ctx); err != nil {
+		return classify(fmt.Errorf("migrating the archive schema: %w", err))
+	}
+	p.schemaReady.Store(true)
+	return p.warm(ctx)
+}
+
+// SchemaError: the archive's schema is older than this binary reads.
+type SchemaError struct {
+	Have, Want int64
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("the order archive's schema is at version %d, this swaprouter needs version %d: "+
+		"start this version's manager once (it migrates the archive at start), then retry", e.Have, e.Want)
+}
+
+// CheckSchema readies the archive for reading without migrating it, so a read-only database
+// user can read (the swaprouter orders command): a *SchemaError when the schema is older than
+// this binary's migrations. A newer schema is read as is: migrations only add.
+func (p *Postgres) CheckSchema(ctx context.Context) error {
+	provider, done, err := p.migrations()
+	if err != nil {
+		return err
+	}
+	defer done()
+	sources := provider.ListSources()
+	want := sources[len(sources)-1].Version
+	// goose's own version store, read directly: the provider's reads would create the
+	// version table first, which a read-only user may not.
+	store, err := database.NewStore(database.DialectPostgres, goose.DefaultTablename)
 	if err != nil {
 		return err
 	}
 	db := stdlib.OpenDBFromPool(p.pool)
 	defer db.Close()
+	have, err := store.GetLatestVersion(ctx, db)
+	var pgErr *pgconn.PgError
+	if errors.Is(err, database.ErrVersionNotFound) || errors.As(err, &pgErr) && pgErr.Code == "42P01" { // no version table: never migrated
+		have, err = 0, nil
+	}
+	if err != nil {
+		return classify(fmt.Errorf("reading the archive schema's version: %w", err))
+	}
+	if have < want {
+		return &SchemaError{Have: have, Want: want}
+	}
+	p.schemaReady.Store(true)
+	return p.warm(ctx)
+}
+
+// migrations is the goose provider of the embedded migrations on p's pool; done closes it.
+func (p *Postgres) migrations() (*goose.Provider, func(), error) {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return nil, nil, err
+	}
+	db := stdlib.OpenDBFromPool(p.pool)
 	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrationsFS(), goose.WithSessionLocker(locker))
 	if err != nil {
-		return err
+		db.Close()
+		return nil, nil, err
 	}
-	if _, err := provider.Up(ctx); err != nil {
-		return classify(fmt.Errorf("migrating the archive schema: %w", err))
-	}
-	p.migrated.Store(true)
-	return nil
+	return provider, func() { db.Close() }, nil
 }
 
 // Ready reports nil when the database answers and the schema is migrated.
 func (p *Postgres) Ready(ctx context.Context) error {
-	if !p.migrated.Load() {
-		return fmt.Errorf("%w: schema not migrated yet", ErrUnavailable)
+	if err := p.usable(); err != nil {
+		return err
 	}
 	return classify(p.pool.Ping(ctx))
 }
 
+// usable fails fast until the schema is migrated. It does not ping: an unreachable database
+// shows in the statement's own error, without a round trip more on every read.
+func (p *Postgres) usable() error {
+	if !p.schemaReady.Load() {
+		return fmt.Errorf("%w: schema not migrated yet", ErrUnavailable)
+	}
+	return nil
+}
+
 // Put writes e (insert or replace by order id) and records the order's id as taken.
 func (p *Postgres) Put(ctx context.Context, e Entry) error {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return err
 	}
 	r, err := newRow(e)
@@ -114,11 +217,11 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 // imports and benchmarks, far faster than Put. The ids must be new (COPY does not upsert);
 // nothing is written when one is not.
 func (p *Postgres) Load(ctx context.Context, n int, next func(i int) Entry) error {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return err
 	}
 	rows := make([]row, 0, min(n, loadBatch))
-	return classify(pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		for start := 0; start < n; start += loadBatch {
 			rows = rows[:0]
 			for i := start; i < min(n, start+loadBatch); i++ {
@@ -140,7 +243,14 @@ func (p *Postgres) Load(ctx context.Context, n int, next func(i int) Entry) erro
 			}
 		}
 		return nil
-	}))
+	})
+	if err != nil {
+		return classify(err)
+	}
+	// Statistics and the visibility map for the new rows now, not by autovacuum while the
+	// archive serves reads (and the planner knows the tables' size from the first query).
+	_, err = p.pool.Exec(ctx, `VACUUM (ANALYZE) orders, order_ids`)
+	return classify(err)
 }
 
 // loadBatch bounds the rows Load holds in memory at once.
@@ -202,8 +312,10 @@ func nullIfEmpty(s string) *string {
 
 // Get returns partner's archived order id; ErrNotFound when there is none.
 func (p *Postgres) Get(ctx context.Context, partner, id string) (*swapv1.SwapOrder, error) {
-	return p.one(ctx, `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`, id, partner)
+	return p.one(ctx, getSQL, id, partner)
 }
+
+const getSQL = `SELECT object FROM orders WHERE order_id = $1 AND partner = $2`
 
 // Lookup returns archived order id whichever partner it belongs to: for operators (the
 // swaprouter orders command), never for a partner's request.
@@ -213,7 +325,7 @@ func (p *Postgres) Lookup(ctx context.Context, id string) (*swapv1.SwapOrder, er
 
 // one returns the order sql selects; ErrNotFound when there is none.
 func (p *Postgres) one(ctx context.Context, sql string, args ...any) (*swapv1.SwapOrder, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return nil, err
 	}
 	var object []byte
@@ -229,7 +341,7 @@ func (p *Postgres) one(ctx context.Context, sql string, args ...any) (*swapv1.Sw
 
 // Deliveries returns the webhook delivery summary stored with partner's order id.
 func (p *Postgres) Deliveries(ctx context.Context, partner, id string) ([]Delivery, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return nil, err
 	}
 	var raw []byte
@@ -246,9 +358,31 @@ func (p *Postgres) Deliveries(ctx context.Context, partner, id string) ([]Delive
 
 // List returns a page of q.Partner's archived orders matching q, newest first.
 func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return nil, err
 	}
+	sql, args := listSQL(q)
+	rows, err := p.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	objects, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := make([]*swapv1.SwapOrder, 0, len(objects))
+	for _, b := range objects {
+		o, err := decode(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// listSQL is List's statement for q: a keyset page on orders_partner_created.
+func listSQL(q Query) (string, []any) {
 	where := []string{"partner = $1"}
 	args := []any{q.Partner}
 	add := func(cond string, v any) {
@@ -275,25 +409,28 @@ func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, erro
 		where = append(where, fmt.Sprintf("(created_at, order_id) < ($%d, $%d)", len(args)-1, len(args)))
 	}
 	args = append(args, q.Limit)
-	sql := fmt.Sprintf(`SELECT object FROM orders WHERE %s ORDER BY created_at DESC, order_id DESC LIMIT $%d`,
-		strings.Join(where, " AND "), len(args))
-	rows, err := p.pool.Query(ctx, sql, args...)
+	return fmt.Sprintf(`SELECT object FROM orders WHERE %s ORDER BY created_at DESC, order_id DESC LIMIT $%d`,
+		strings.Join(where, " AND "), len(args)), args
+}
+
+// Explain returns PostgreSQL's plan with run-time figures (EXPLAIN ANALYZE, BUFFERS) of the
+// statements that answer Get(partner, id) and List(q): for the benchmark's report.
+func (p *Postgres) Explain(ctx context.Context, partner, id string, q Query) (get, list string, err error) {
+	if get, err = p.explain(ctx, getSQL, id, partner); err != nil {
+		return "", "", err
+	}
+	sql, args := listSQL(q)
+	list, err = p.explain(ctx, sql, args...)
+	return get, list, err
+}
+
+func (p *Postgres) explain(ctx context.Context, sql string, args ...any) (string, error) {
+	rows, err := p.pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
 	if err != nil {
-		return nil, classify(err)
+		return "", classify(err)
 	}
-	objects, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, classify(err)
-	}
-	out := make([]*swapv1.SwapOrder, 0, len(objects))
-	for _, b := range objects {
-		o, err := decode(b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return strings.Join(lines, "\n"), classify(err)
 }
 
 // Reserve records r's order id as taken by r.Partner with its key hash and reference, and
@@ -301,7 +438,7 @@ func (p *Postgres) List(ctx context.Context, q Query) ([]*swapv1.SwapOrder, erro
 // afterwards (the caller compares key hashes). A clientReference another order of the
 // partner holds is a *ReferenceTakenError.
 func (p *Postgres) Reserve(ctx context.Context, r Reservation) (Reservation, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return Reservation{}, err
 	}
 	var got Reservation
@@ -338,7 +475,7 @@ func (p *Postgres) referenceOwner(ctx context.Context, partner, ref string) (str
 // Prune deletes archived orders that ended before cutoff, batch rows per statement (short
 // transactions, no long lock), and returns how many it deleted. Their ids stay taken.
 func (p *Postgres) Prune(ctx context.Context, cutoff time.Time, batch int) (int64, error) {
-	if err := p.Ready(ctx); err != nil {
+	if err := p.usable(); err != nil {
 		return 0, err
 	}
 	var total int64

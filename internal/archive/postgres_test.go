@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,16 +32,8 @@ func TestMain(m *testing.M) {
 // open returns a migrated archive in a fresh database of its own.
 func open(t *testing.T) *Postgres {
 	t.Helper()
+	a, _ := openUnmigrated(t)
 	ctx := context.Background()
-	dsn, err := server.CreateDatabase(ctx, fmt.Sprintf("t%d", time.Now().UnixNano()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
 	if err := a.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +42,21 @@ func open(t *testing.T) *Postgres {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// openUnmigrated returns an archive in a fresh database of its own (named db), not migrated.
+func openUnmigrated(t *testing.T) (a *Postgres, db string) {
+	t.Helper()
+	db = fmt.Sprintf("t%d", time.Now().UnixNano())
+	dsn, err := server.CreateDatabase(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err = Open(dsn); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a, db
 }
 
 var base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -276,5 +284,56 @@ func TestLoadWritesWhatPutWould(t *testing.T) {
 	}
 	if err := a.Load(ctx, 1, func(int) Entry { return Entry{Order: order("acme", id(1), base, swapv1.OrderFailed)} }); err == nil {
 		t.Fatal("Load wrote an id that was already archived")
+	}
+}
+
+// A database user that may only read (as operators give the swaprouter orders command) reads
+// archived orders after CheckSchema, which neither migrates nor writes; a schema older than
+// the binary's is a clear error, not failing reads.
+func TestCheckSchemaReadsWithoutMigrating(t *testing.T) {
+	ctx := context.Background()
+	owner, db := openUnmigrated(t)
+	reader := func() *Postgres {
+		dsn, err := server.CreateReader(ctx, db, "reader")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		return a
+	}
+
+	var old *SchemaError
+	if err := reader().CheckSchema(ctx); !errors.As(err, &old) || old.Have != 0 || old.Want < 1 {
+		t.Fatalf("CheckSchema of a database never migrated: %v", err)
+	}
+	if !strings.Contains(old.Error(), "start this version's manager once") {
+		t.Fatalf("the error does not say what to do: %v", old)
+	}
+
+	if err := owner.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Put(ctx, Entry{Order: order("acme", id(7), base, swapv1.OrderSuccess)}); err != nil {
+		t.Fatal(err)
+	}
+	r := reader() // granted SELECT on the tables Migrate made
+	if _, err := r.Get(ctx, "acme", id(7)); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Get before CheckSchema: %v", err)
+	}
+	if err := r.CheckSchema(ctx); err != nil {
+		t.Fatalf("CheckSchema of a migrated archive: %v", err)
+	}
+	if got, err := r.Lookup(ctx, id(7)); err != nil || got.Spec.OrderID != id(7) {
+		t.Fatalf("Lookup as the read-only user: %v, %v", got, err)
+	}
+	if page, err := r.List(ctx, Query{Partner: "acme", Limit: 10}); err != nil || len(page) != 1 {
+		t.Fatalf("List as the read-only user: %d orders, %v", len(page), err)
+	}
+	if err := r.Put(ctx, Entry{Order: order("acme", id(8), base, swapv1.OrderSuccess)}); err == nil {
+		t.Fatal("the read-only user wrote: the test's role is not read-only")
 	}
 }

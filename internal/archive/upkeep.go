@@ -45,7 +45,7 @@ func (u *Upkeep) Start(ctx context.Context) error {
 	wasUp := true
 	for {
 		var err error
-		if !u.Archive.migrated.Load() {
+		if !u.Archive.schemaReady.Load() {
 			err = u.Archive.Migrate(ctx)
 		} else {
 			err = u.Archive.Ready(ctx)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"slices"
 	"time"
 )
 
@@ -53,6 +55,27 @@ func (f Figure) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// UnmarshalJSON reads what MarshalJSON wrote (null is NaN), for carrying figures over.
+func (f *Figure) UnmarshalJSON(b []byte) error {
+	type plain Figure
+	var in struct {
+		plain
+		Value  *float64  `json:"value"`
+		Rounds []float64 `json:"rounds"`
+		Min    *float64  `json:"targetMin"`
+		Max    *float64  `json:"targetMax"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*f = Figure(in.plain)
+	f.Value, f.Rounds, f.Target = math.NaN(), in.Rounds, Target{Min: in.Min, Max: in.Max}
+	if in.Value != nil {
+		f.Value = *in.Value
+	}
+	return nil
+}
+
 // Scenario is the outcome of one scenario.
 type Scenario struct {
 	Number int    `json:"number"`
@@ -71,6 +94,9 @@ type Scenario struct {
 	Duration time.Duration `json:"durationNanos"`
 	// Curve holds the latency-against-concurrency points of scenario 1.
 	Curve []CurvePoint `json:"curve,omitempty"`
+	// CarriedFrom names the earlier run a scenario was measured in, when this run did not
+	// measure it (a run of some scenarios keeps the others' figures).
+	CarriedFrom string `json:"carriedFrom,omitempty"`
 
 	printed int
 }
@@ -108,6 +134,31 @@ type Report struct {
 	Machine  Machine       `json:"machine"`
 	// Scenarios in the order of the issue.
 	Scenarios []*Scenario `json:"scenarios"`
+}
+
+// CarryOver adds the scenarios of an earlier report (written at path) that r did not run,
+// marked with the run they come from, so a run of some scenarios keeps the others' figures.
+// Short and full runs are not mixed; a missing or unreadable file carries nothing.
+func (r *Report) CarryOver(path string) {
+	b, err := os.ReadFile(path)
+	var prev Report
+	if err != nil || json.Unmarshal(b, &prev) != nil || prev.Short != r.Short {
+		return
+	}
+	ran := map[int]bool{}
+	for _, s := range r.Scenarios {
+		ran[s.Number] = true
+	}
+	for _, s := range prev.Scenarios {
+		if ran[s.Number] {
+			continue
+		}
+		if s.CarriedFrom == "" {
+			s.CarriedFrom = fmt.Sprintf("the run of %s (commit `%.12s`)", prev.Started.UTC().Format("2006-01-02 15:04 UTC"), prev.Commit)
+		}
+		r.Scenarios = append(r.Scenarios, s)
+	}
+	slices.SortFunc(r.Scenarios, func(a, b *Scenario) int { return a.Number - b.Number })
 }
 
 // Figures lists every figure of every scenario.

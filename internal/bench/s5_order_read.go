@@ -32,16 +32,26 @@ func (h *harness) readRound(ctx context.Context, path func() string, d time.Dura
 	})
 }
 
-// readRounds measures p99s (ms) of rounds of GETs of the paths path picks.
-func (h *harness) readRounds(ctx context.Context, s *Scenario, path func() string, label string) []float64 {
+// reads is one kind of GET in readRounds: the paths path picks, label in error notes.
+type reads struct {
+	label string
+	path  func() string
+}
+
+// readRounds measures p99s (ms) of rounds of GETs, per kind of reads its p99 of each round.
+// A round reads each kind in turn, so that kinds compared round by round ran under the same
+// background load.
+func (h *harness) readRounds(ctx context.Context, s *Scenario, kinds ...reads) [][]float64 {
 	d := h.cfg.sized(3*time.Second, time.Second)
-	var p99 []float64
+	p99 := make([][]float64, len(kinds))
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
-		res := h.readRound(ctx, path, d)
-		if n := errNote(label, res); n != "" {
-			s.note("%s", n)
+		for i, k := range kinds {
+			res := h.readRound(ctx, k.path, d)
+			if n := errNote(k.label, res); n != "" {
+				s.note("%s", n)
+			}
+			p99[i] = append(p99[i], PercentileMs(res.Latencies, 99))
 		}
-		p99 = append(p99, PercentileMs(res.Latencies, 99))
 	}
 	return p99
 }
@@ -60,7 +70,7 @@ func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
 	if err != nil {
 		return err
 	}
-	h.smallP99 = h.readRounds(ctx, s, randomOrder(ids), fmt.Sprintf("GET at %d orders", len(ids)))
+	h.smallP99 = h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
 	h.smallCount = len(ids)
 	return ctx.Err()
 }
@@ -116,7 +126,7 @@ func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
 			ids = append(ids, o.Spec.OrderID)
 		}
 	}
-	large := h.readRounds(ctx, s, randomOrder(ids), fmt.Sprintf("GET at %d orders", len(ids)))
+	large := h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
 	base := Median(h.smallP99)
 	var ratio []float64
 	for _, v := range large {

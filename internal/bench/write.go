@@ -8,8 +8,24 @@ import (
 	"strings"
 )
 
+// Render rewrites the document and the chart from the results cfg.JSONPath holds (after the
+// hand-written analysis changed), measuring nothing.
+func Render(cfg Config) error {
+	b, err := os.ReadFile(cfg.JSONPath)
+	if err != nil {
+		return err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", cfg.JSONPath, err)
+	}
+	cfg.JSONPath = "" // unchanged
+	return r.write(cfg)
+}
+
 func (r *Report) write(cfg Config) error {
 	if cfg.JSONPath != "" {
+		r.CarryOver(cfg.JSONPath)
 		b, err := json.MarshalIndent(r, "", "  ")
 		if err != nil {
 			return err
@@ -59,6 +75,15 @@ func (r *Report) Markdown(chart, analysis string) string {
 	}
 	p("- Mode: %s, started %s, took %s\n", mode, r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Duration.Round(1e9))
 	p("- Commit: `%s`\n", r.Commit)
+	var carried []string
+	for _, s := range r.Scenarios {
+		if s.CarriedFrom != "" {
+			carried = append(carried, fmt.Sprint(s.Number))
+		}
+	}
+	if len(carried) > 0 {
+		p("- This run measured only some scenarios; scenarios %s are carried over from earlier runs (their sections say which)\n", strings.Join(carried, ", "))
+	}
 	p("- Machine: %s\n", r.Machine)
 	p("- Everything runs on this machine at once: envtest kube-apiserver and etcd (child processes), and in the harness process the manager (controllers and /v1 frontend), the provider simulator and the load generator.\n\n")
 	p("Every figure is a ratio of two things measured in the same run; each is the median over repeated rounds (per-round values in `bench/results.json`).\n\n")
@@ -84,6 +109,9 @@ func (r *Report) Markdown(chart, analysis string) string {
 	for _, s := range r.Scenarios {
 		p("\n## %d. %s\n\n", s.Number, s.Title)
 		p("%s. Took %s.\n\n", s.Setup, s.Duration.Round(1e8))
+		if s.CarriedFrom != "" {
+			p("Carried over from %s.\n\n", s.CarriedFrom)
+		}
 		for _, f := range s.Figures {
 			rounds := make([]string, len(f.Rounds))
 			for i, v := range f.Rounds {

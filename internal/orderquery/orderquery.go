@@ -93,7 +93,7 @@ func (r Reader) List(ctx context.Context, q archive.Query) ([]Found, *archive.Po
 			return nil, nil, err
 		}
 	}
-	page, next := archive.MergePage(live.Items, archived, q)
+	page, next := archive.MergePage(archive.Refs(live.Items), archived, q)
 	out := make([]Found, len(page))
 	for i, o := range page {
 		out[i] = Found{Order: o, Source: Archived}

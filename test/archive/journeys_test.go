@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,9 +179,14 @@ var _ = Describe("the order archive", Ordered, func() {
 		build.Dir = testenv.RepoRoot()
 		out, err := build.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		// As operators run it: with a database user that may only read.
+		dsn, err := url.Parse(env.ArchiveDSN)
+		Expect(err).NotTo(HaveOccurred())
+		readerDSN, err := env.Postgres.CreateReader(context.Background(), strings.TrimPrefix(dsn.Path, "/"), "operator")
+		Expect(err).NotTo(HaveOccurred())
 		run := func(args ...string) string {
 			cmd := exec.Command(bin, append(args, "-n", env.Namespace)...)
-			cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Plane.KubeconfigPath, "SWAPROUTER_ARCHIVE_DSN="+env.ArchiveDSN)
+			cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Plane.KubeconfigPath, "SWAPROUTER_ARCHIVE_DSN="+readerDSN)
 			out, err := cmd.Output()
 			Expect(err).NotTo(HaveOccurred(), "swaprouter %v: %s", args, out)
 			return string(out)

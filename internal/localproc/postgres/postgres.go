@@ -93,8 +93,31 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 }
 
 // DSN is the connection string of database db (trust authentication on loopback).
-func (s *Server) DSN(db string) string {
-	return "postgres://postgres@" + s.Addr + "/" + db + "?sslmode=disable"
+func (s *Server) DSN(db string) string { return s.dsnAs("postgres", db) }
+
+func (s *Server) dsnAs(role, db string) string {
+	return "postgres://" + role + "@" + s.Addr + "/" + db + "?sslmode=disable"
+}
+
+// CreateReader creates role (unless it exists), lets it read every table of db's public
+// schema and nothing else, as operators set up a read-only user, and returns its DSN for db.
+func (s *Server) CreateReader(ctx context.Context, db, role string) (string, error) {
+	conn, err := pgx.Connect(ctx, s.DSN(db))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	r := pgx.Identifier{role}.Sanitize()
+	for _, sql := range []string{
+		"DO $$ BEGIN CREATE ROLE " + r + " LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		"GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + r,
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return "", fmt.Errorf("creating the read-only role %s: %w", role, err)
+		}
+	}
+	return s.dsnAs(role, db), nil
 }
 
 // CreateDatabase creates db unless it exists and returns its DSN.
