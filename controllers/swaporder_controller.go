@@ -132,7 +132,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, hintAnnotationChanged))).
+			predicate.GenerationChangedPredicate{}, hintAnnotationChanged, operatorAnnotationChanged))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
 			// Failures here are mostly API conflicts and provider outages: retry in seconds
@@ -222,6 +222,14 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
+	var controls operatorControls
+	// Registered before the status write's defer, so it runs after it: annotations are
+	// removed only once their effect is recorded.
+	defer func() {
+		if err == nil {
+			err = r.consumeOperatorControls(ctx, order, controls)
+		}
+	}()
 	defer func() {
 		ferr := r.finish(ctx, p)
 		switch {
@@ -238,8 +246,15 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}()
 	order.Status.ObservedGeneration = order.Generation
 
+	if controls, err = r.applyOperatorControls(ctx, p); err != nil {
+		return ctrl.Result{}, err
+	}
 	step := orders.NextStep(order, p.now)
 	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)
+	if holdPaused(&order.Status, order.Generation, controls, step, order.Annotations[swapv1.AnnotationPaused], metav1.NewTime(p.now)) {
+		log.V(1).Info("paused by an operator; no provider step", "step", step.String())
+		return ctrl.Result{}, nil
+	}
 	switch step {
 	case orders.StepCreateDeposit:
 		return r.createDeposit(ctx, p)
