@@ -142,15 +142,10 @@ func resolveRequest(current swapv1.OrderStatus, value string) (swapv1.OperatorRe
 		return res, orders.Change{}, fmt.Errorf(`%s must be JSON {"status","reason","by"}: %v`, swapv1.AnnotationResolve, err)
 	}
 	res.Reason, res.By, res.At = strings.TrimSpace(res.Reason), strings.TrimSpace(res.By), nil
+	if err := res.Validate(); err != nil {
+		return res, orders.Change{}, err
+	}
 	switch {
-	case !res.Status.IsTerminal():
-		return res, orders.Change{}, fmt.Errorf("resolve: status %q is not terminal (SUCCESS, REFUNDED or FAILED)", res.Status)
-	case res.Reason == "":
-		return res, orders.Change{}, errors.New("resolve: a reason is required")
-	case res.By == "":
-		return res, orders.Change{}, errors.New("resolve: who resolves (by) is required")
-	case len(res.Reason) > 512 || len(res.By) > 256:
-		return res, orders.Change{}, errors.New("resolve: reason (512) or by (256) too long")
 	case current.IsTerminal():
 		return res, orders.Change{}, fmt.Errorf("resolve: the order is already %s", current)
 	case current == "" && res.Status != swapv1.OrderFailed:

@@ -1,6 +1,12 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Operator controls: annotations an operator (or `kubectl swaprouter`) sets on a SwapOrder.
 // AnnotationPaused is a state (present = paused); the others are requests the order
@@ -42,4 +48,20 @@ type OperatorResolution struct {
 	// At is when the reconciler applied it.
 	// +optional
 	At *metav1.Time `json:"at,omitempty"`
+}
+
+// Validate checks what a resolution must say whatever the order: a terminal status, a reason
+// and who gives it, within the CRD's bounds.
+func (r OperatorResolution) Validate() error {
+	switch {
+	case !r.Status.IsTerminal():
+		return fmt.Errorf("resolve: status %q is not terminal (SUCCESS, REFUNDED or FAILED)", r.Status)
+	case strings.TrimSpace(r.Reason) == "":
+		return errors.New("resolve: a reason is required")
+	case strings.TrimSpace(r.By) == "":
+		return errors.New("resolve: who resolves (by) is required")
+	case len(r.Reason) > 512 || len(r.By) > 256:
+		return errors.New("resolve: reason (at most 512 bytes) or by (256) too long")
+	}
+	return nil
 }
