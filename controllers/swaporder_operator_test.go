@@ -68,7 +68,9 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		_, err = kubectlSwaprouter("resume", o.Name, "-n", g.ns)
 		Expect(err).NotTo(HaveOccurred())
 		g.awaitAddress(o)
-		Eventually(func() *metav1.Condition { return meta.FindStatusCondition(g.get(o).Status.Conditions, swapv1.ConditionPaused) }).Should(BeNil())
+		Eventually(func() *metav1.Condition {
+			return meta.FindStatusCondition(g.get(o).Status.Conditions, swapv1.ConditionPaused)
+		}).Should(BeNil())
 	})
 
 	It("poll asks the provider now, even while paused, and is consumed", func() {
