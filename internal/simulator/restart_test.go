@@ -33,7 +33,9 @@ func TestRestartKeepsOrdersAndDeposits(t *testing.T) {
 	if code := do(t, "POST", base+"/route_B/api/openSwapDepositChannel", openBody("0"), &channel); code != 201 {
 		t.Fatalf("open channel: %d", code)
 	}
-	var quote struct{ Quote struct{ DepositAddress string } }
+	var quote struct {
+		Quote struct{ DepositAddress string }
+	}
 	if code := do(t, "POST", base+"/route_A/v0/quote", map[string]any{
 		"dry": false, "swapType": "EXACT_INPUT", "slippageTolerance": 100,
 		"originAsset": "nep141:eth.omft.near", "depositType": "ORIGIN_CHAIN", "destinationAsset": "nep141:sol.omft.near", "amount": "1000000000000000000",
