@@ -3,6 +3,8 @@ package apiserver
 import (
 	"context"
 	_ "embed"
+	"errors"
+	"fmt"
 	"net/http"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -34,14 +36,23 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	if !s.ready.Load() {
 		return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
 	}
-	loaded, err := s.catalogReady(r.Context())
-	if err != nil {
-		return err
-	}
-	if !loaded {
-		return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "catalog loading"})
+	if err := s.CatalogReady(r); err != nil {
+		return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
 	}
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// CatalogReady is the readiness check (also the manager's, so the probe port says the same)
+// that fails until the catalog has heard from every enabled RoutingProvider.
+func (s *Server) CatalogReady(r *http.Request) error {
+	loaded, err := s.catalogReady(r.Context())
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	if !loaded {
+		return errors.New("catalog loading: not every enabled provider has been heard from")
+	}
+	return nil
 }
 
 // catalogReady reports whether the catalog has heard (assets or a failure) from every enabled

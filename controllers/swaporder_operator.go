@@ -63,10 +63,13 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 	if v, ok := ann[swapv1.AnnotationResolve]; ok {
 		c.consumed = append(c.consumed, swapv1.AnnotationResolve)
 		res, change, err := resolveRequest(st.Status, v)
-		if err != nil {
+		switch {
+		case err != nil && sameResolution(st.Resolution, res):
+			// Applied by an earlier pass whose annotation removal did not happen.
+		case err != nil:
 			r.Recorder.Eventf(o, nil, "Warning", "ResolveRejected", "Resolve", "%v", err)
 			p.log.Info("operator resolve rejected", "error", err.Error())
-		} else {
+		default:
 			res.At = ptrTime(p.now)
 			st.Resolution = &res
 			st.Substatus = orders.Substatus(change.To, change.Reason, st.Substatus, nil)
@@ -79,9 +82,9 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 		}
 	}
 	if _, ok := ann[swapv1.AnnotationPoll]; ok {
-		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
+		// Consumed by holdPaused once the poll can happen (or never will).
+		c.pollNow = true
 		if !st.Status.IsTerminal() {
-			c.pollNow = true
 			st.NextPollAt = nil
 		}
 	}
@@ -103,13 +106,16 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 }
 
 // holdPaused reports whether the paused order must not take step now, and keeps the Paused
-// condition in line: True with who/why while paused, gone otherwise.
-func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c operatorControls, step orders.Step, why string, now metav1.Time) bool {
-	if !c.paused {
-		meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
-		return false
+// condition in line: True with who/why while paused, gone otherwise. A poll request passes the
+// pause for one tracking step (never the address creation); it is consumed once it can act
+// (or never will), so a pass that only emits keeps it for the next.
+func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c *operatorControls, step orders.Step, why string, now metav1.Time) bool {
+	paused := c.paused && !st.Status.IsTerminal()
+	tracking := step == orders.StepPoll || step == orders.StepForwardHint
+	if c.pollNow && (!paused || tracking || step == orders.StepCreateDeposit) {
+		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
 	}
-	if st.Status.IsTerminal() {
+	if !paused {
 		meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
 		return false
 	}
@@ -118,16 +124,18 @@ func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c operatorControls, step 
 		Message:            "no provider steps until the " + swapv1.AnnotationPaused + " annotation is removed: " + why,
 		ObservedGeneration: gen, LastTransitionTime: now,
 	})
-	return providerStep(step) && !c.pollNow
-}
-
-// providerStep reports whether step calls the provider.
-func providerStep(step orders.Step) bool {
 	switch step {
-	case orders.StepCreateDeposit, orders.StepForwardHint, orders.StepPoll:
+	case orders.StepCreateDeposit:
 		return true
+	case orders.StepPoll, orders.StepForwardHint:
+		return !c.pollNow
 	}
 	return false
+}
+
+// sameResolution reports whether applied (the order's recorded resolution) is req.
+func sameResolution(applied *swapv1.OperatorResolution, req swapv1.OperatorResolution) bool {
+	return applied != nil && applied.Status == req.Status && applied.Reason == req.Reason && applied.By == req.By
 }
 
 // resolveRequest parses an AnnotationResolve value and decides the transition it asks for.

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,33 +55,54 @@ func TestResolveRequest(t *testing.T) {
 func TestHoldPaused(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	paused := operatorControls{paused: true}
+	pausedPoll := operatorControls{paused: true, pollNow: true}
 	tests := []struct {
-		name       string
-		status     swapv1.OrderStatus
-		c          operatorControls
-		step       orders.Step
-		wantHold   bool
-		wantPaused bool
+		name         string
+		status       swapv1.OrderStatus
+		c            operatorControls
+		step         orders.Step
+		wantHold     bool
+		wantPaused   bool
+		wantConsumed bool
 	}{
-		{"not paused polls", swapv1.OrderPending, operatorControls{}, orders.StepPoll, false, false},
-		{"paused holds a poll", swapv1.OrderPending, paused, orders.StepPoll, true, true},
-		{"paused holds address creation", "", paused, orders.StepCreateDeposit, true, true},
-		{"paused holds a hint", swapv1.OrderPending, paused, orders.StepForwardHint, true, true},
-		{"paused still emits webhooks", swapv1.OrderPending, paused, orders.StepEmit, false, true},
-		{"poll now passes a pause once", swapv1.OrderPending, operatorControls{paused: true, pollNow: true}, orders.StepPoll, false, true},
-		{"a terminal order is not paused", swapv1.OrderSuccess, paused, orders.StepArchive, false, false},
+		{"not paused polls", swapv1.OrderPending, operatorControls{}, orders.StepPoll, false, false, false},
+		{"paused holds a poll", swapv1.OrderPending, paused, orders.StepPoll, true, true, false},
+		{"paused holds address creation", "", paused, orders.StepCreateDeposit, true, true, false},
+		{"paused holds a hint", swapv1.OrderPending, paused, orders.StepForwardHint, true, true, false},
+		{"paused still emits webhooks", swapv1.OrderPending, paused, orders.StepEmit, false, true, false},
+		{"poll request passes a pause once", swapv1.OrderPending, pausedPoll, orders.StepPoll, false, true, true},
+		{"poll request forwards a pending hint", swapv1.OrderPending, pausedPoll, orders.StepForwardHint, false, true, true},
+		{"poll request never creates an address", "", pausedPoll, orders.StepCreateDeposit, true, true, true},
+		{"poll request waits while the pass emits", swapv1.OrderPending, pausedPoll, orders.StepEmit, false, true, false},
+		{"poll request without pause acts through nextPollAt", swapv1.OrderPending, operatorControls{pollNow: true}, orders.StepEmit, false, false, true},
+		{"a terminal order is not paused", swapv1.OrderSuccess, paused, orders.StepArchive, false, false, false},
+		{"poll request on a terminal order is dropped", swapv1.OrderSuccess, pausedPoll, orders.StepWait, false, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &swapv1.SwapOrderStatus{Status: tt.status}
 			// A condition left from an earlier pause goes when it no longer applies.
 			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: swapv1.ConditionPaused, Status: metav1.ConditionTrue, Reason: "OperatorPaused"})
-			if got := holdPaused(st, 1, tt.c, tt.step, "alice: incident", now); got != tt.wantHold {
+			c := tt.c
+			if got := holdPaused(st, 1, &c, tt.step, "alice: incident", now); got != tt.wantHold {
 				t.Errorf("hold = %v, want %v", got, tt.wantHold)
 			}
 			if got := meta.IsStatusConditionTrue(st.Conditions, swapv1.ConditionPaused); got != tt.wantPaused {
 				t.Errorf("Paused condition = %v, want %v", got, tt.wantPaused)
 			}
+			if got := slices.Contains(c.consumed, swapv1.AnnotationPoll); got != tt.wantConsumed {
+				t.Errorf("poll consumed = %v, want %v", got, tt.wantConsumed)
+			}
 		})
+	}
+}
+
+func TestSameResolution(t *testing.T) {
+	applied := &swapv1.OperatorResolution{Status: swapv1.OrderRefunded, Reason: "r", By: "a", At: &metav1.Time{}}
+	if !sameResolution(applied, swapv1.OperatorResolution{Status: swapv1.OrderRefunded, Reason: "r", By: "a"}) {
+		t.Error("the applied request is not recognised")
+	}
+	if sameResolution(applied, swapv1.OperatorResolution{Status: swapv1.OrderSuccess, Reason: "r", By: "a"}) || sameResolution(nil, *applied) {
+		t.Error("a different request passes as applied")
 	}
 }
