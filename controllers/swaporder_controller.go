@@ -200,6 +200,8 @@ type orderPass struct {
 	// created is the deposit address the provider handed out in this pass, shown to nobody
 	// until the status write records it.
 	created string
+	// writeFailed: the status write of this pass failed (nothing of it is recorded).
+	writeFailed bool
 }
 
 // Reconcile runs one step of the order's lifecycle.
@@ -226,8 +228,8 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	// Registered before the status write's defer, so it runs after it: annotations are
 	// removed only once their effect is recorded.
 	defer func() {
-		if err == nil {
-			err = r.consumeOperatorControls(ctx, order, controls)
+		if !p.writeFailed {
+			err = errors.Join(err, r.consumeOperatorControls(ctx, order, controls))
 		}
 	}()
 	defer func() {
@@ -282,6 +284,7 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			p.writeFailed = true
 			if p.created != "" {
 				unshownAddressesTotal.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
 				p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", p.created, "error", err.Error())
