@@ -7,6 +7,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
 // GET /v1/assets?chain=&search= → {assets: [asset record]}.
@@ -33,7 +34,7 @@ func (s *Server) swappableTargets(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if _, ok := s.opts.Catalog.Lookup(from); !ok {
-		return unknownAsset("from", from)
+		return s.unknownAsset("from", from)
 	}
 	targets := s.opts.Catalog.SwappableTargets(from)
 	if targets == nil {
@@ -45,15 +46,29 @@ func (s *Server) swappableTargets(w http.ResponseWriter, r *http.Request) error 
 // checkPair answers `unknown originAsset/destinationAsset` for ids the asset list lacks.
 func (s *Server) checkPair(origin, destination string) *apierror.Error {
 	if _, ok := s.opts.Catalog.Lookup(origin); !ok {
-		return unknownAsset("originAsset", origin)
+		return s.unknownAsset("originAsset", origin)
 	}
 	if _, ok := s.opts.Catalog.Lookup(destination); !ok {
-		return unknownAsset("destinationAsset", destination)
+		return s.unknownAsset("destinationAsset", destination)
 	}
 	return nil
 }
 
-func unknownAsset(field, id string) *apierror.Error {
+// unknownAsset is the answer for an id the asset list lacks: `unknown ...` ("fix first") only
+// when every provider's list is known; while a provider whose assets are not known yet is
+// down, the id may be one it routes, so the outage is answered (502/504, retry with backoff).
+func (s *Server) unknownAsset(field, id string) *apierror.Error {
+	if pid, err := s.opts.Catalog.Outage(); err != nil {
+		code := apierror.UpstreamError
+		if provider.IsKind(err, provider.KindTimeout) {
+			code = apierror.UpstreamTimeout
+		}
+		e := apierror.Newf(code, "%s %q is not in the asset list while %s's asset list is unavailable", field, id, pid)
+		if pe := provider.AsError(err); pe.Upstream != nil {
+			e.Upstream = &apierror.Upstream{Status: pe.Upstream.Status, Path: pe.Upstream.Path}
+		}
+		return e
+	}
 	return apierror.Newf(apierror.UnknownAsset, "%s %q is not in the asset list", field, id)
 }
 

@@ -1,14 +1,13 @@
 package apiserver
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"slices"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -102,9 +101,6 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "nextCursor": optional(next)})
 }
 
-// maxRedeliverRaces bounds the retries when concurrent redeliver requests pick the same number.
-const maxRedeliverRaces = 5
-
 // POST /v1/webhooks/deliveries/{eventId}/redeliver → 202 with the new delivery: the same event
 // (same webhook-id and bytes) delivered again under the next redelivery number.
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
@@ -129,24 +125,14 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	if d := s.limiter.Allow(r.Context(), "redeliver/"+p.Name, redeliveriesPerMinute); !d.Allowed {
 		return tooManyRedeliveries(fmt.Sprintf("%d redeliveries per minute", redeliveriesPerMinute), d.RetryAfter)
 	}
-	orig := slices.MinFunc(items, func(a, b swapv1.WebhookDelivery) int { return cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery) })
-	next := webhook.NextRedelivery(items)
-	for range maxRedeliverRaces {
-		d, err := webhook.Redeliver(&orig, next)
-		if err != nil {
-			return err
-		}
-		err = s.opts.Client.Create(r.Context(), d)
-		if apierrors.IsAlreadyExists(err) {
-			next++ // another request (or a stale cache) took this number
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusAccepted, newDeliveryRecord(d))
+	d, err := webhook.CreateRedelivery(r.Context(), s.opts.Client, items)
+	if errors.Is(err, webhook.ErrRedeliverRace) {
+		return apierror.New(apierror.Internal, err.Error())
 	}
-	return apierror.New(apierror.Internal, "concurrent redeliveries of this event; try again")
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, newDeliveryRecord(d))
 }
 
 func tooManyRedeliveries(detail string, wait time.Duration) *apierror.Error {

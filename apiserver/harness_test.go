@@ -42,7 +42,20 @@ const (
 type fakeCatalog struct {
 	assets []catalog.Asset
 	pairs  map[[2]string][]swapv1.ProviderID
+	// outage is a provider failing with none of its assets known (Outage).
+	outage error
+	// unheard are providers the catalog has not heard from (Known).
+	unheard map[swapv1.ProviderID]bool
 }
+
+func (c *fakeCatalog) Outage() (swapv1.ProviderID, error) {
+	if c.outage == nil {
+		return "", nil
+	}
+	return swapv1.ProviderRouteA, c.outage
+}
+
+func (c *fakeCatalog) Known(id swapv1.ProviderID) bool { return !c.unheard[id] }
 
 func (c *fakeCatalog) List(chain, search string) []catalog.Asset {
 	var out []catalog.Asset

@@ -17,7 +17,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orderid"
 )
 
-// POST /v1/order → 201 with the order record, once the provider issued the deposit address.
+// POST /v1/order → 201 with the order record once the provider issued the deposit address, 202
+// with it (no address yet, a Location to poll) when the bounded wait ends first.
 func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	var req orderRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -52,7 +53,7 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, newOrderRecord(order))
+	return writeOrderAnswer(w, order, newOrderRecord(order))
 }
 
 // placement is an order about to be created.
@@ -126,7 +127,7 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 	if err != nil {
 		return nil, err
 	}
-	return s.awaitDeposit(ctx, key)
+	return s.awaitDeposit(ctx, order)
 }
 
 // resume continues an idempotent request with the order its key maps to: the same request
@@ -139,7 +140,7 @@ func (s *Server) resume(ctx context.Context, existing *swapv1.SwapOrder, p *auth
 	if deposited(existing) {
 		return s.settled(existing)
 	}
-	return s.awaitDeposit(ctx, client.ObjectKeyFromObject(existing))
+	return s.awaitDeposit(ctx, existing)
 }
 
 // deposited reports whether the reconciler has answered the creation: an address or a failure.
@@ -147,19 +148,19 @@ func deposited(o *swapv1.SwapOrder) bool {
 	return o.Status.DepositAddress != "" || o.Status.Status.IsTerminal()
 }
 
-// awaitDeposit waits (bounded by WaitTimeout) until the reconciler has answered the creation.
-func (s *Server) awaitDeposit(ctx context.Context, key client.ObjectKey) (*swapv1.SwapOrder, error) {
+// awaitDeposit waits (bounded by WaitTimeout) until the reconciler has answered the creation of
+// order. When the wait ends first it returns the order as last seen, still without an address:
+// the order exists, so the partner gets it (202) rather than an error a contract-following
+// client would retry into a second order.
+func (s *Server) awaitDeposit(ctx context.Context, order *swapv1.SwapOrder) (*swapv1.SwapOrder, error) {
 	start := s.opts.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, s.opts.WaitTimeout)
 	defer cancel()
-	o, err := s.waiter.await(waitCtx, s.opts.Client, key, deposited)
+	o, err := s.waiter.await(waitCtx, s.opts.Client, client.ObjectKeyFromObject(order), deposited)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			orderWait.WithLabelValues("timeout").Observe(s.opts.Now().Sub(start).Seconds())
-			id := infoFrom(ctx).orderID
-			return nil, apierror.Newf(apierror.UpstreamTimeout,
-				"order %s was created but the provider has not issued a deposit address yet; "+
-					"poll GET /v1/order/%s or retry with the same Idempotency-Key", id, id)
+			return order, nil
 		}
 		return nil, err
 	}
@@ -169,6 +170,16 @@ func (s *Server) awaitDeposit(ctx context.Context, key client.ObjectKey) (*swapv
 	}
 	orderWait.WithLabelValues(outcome).Observe(s.opts.Now().Sub(start).Seconds())
 	return s.settled(o)
+}
+
+// writeOrderAnswer answers a placed order: 201 once it has its deposit address, else 202 with
+// a Location to poll (the provider has not issued the address within the bounded wait).
+func writeOrderAnswer(w http.ResponseWriter, o *swapv1.SwapOrder, body any) error {
+	if o.Status.DepositAddress != "" {
+		return writeJSON(w, http.StatusCreated, body)
+	}
+	w.Header().Set("Location", "/v1/order/"+o.Spec.OrderID)
+	return writeJSON(w, http.StatusAccepted, body)
 }
 
 // settled is the answer for an order whose creation the reconciler has answered.

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -176,20 +177,75 @@ func TestCreateOrderIdempotency(t *testing.T) {
 
 func (r req) withBody(b string) req { r.body = b; return r }
 
-func TestCreateOrderWaitTimeout(t *testing.T) {
+// contractClient posts like a client following the contract's retry strategy (section 7):
+// 5xx and upstream failures are retried, at most 4 times (the backoff delays do not change
+// what is created, so they are left out). It returns the last answer.
+func contractClient(h *harness, r req) *httptest.ResponseRecorder {
+	rec := h.do(r)
+	for retry := 0; retry < 4 && rec.Code >= 500; retry++ {
+		rec = h.do(r)
+	}
+	return rec
+}
+
+// The bounded wait for the deposit address ends: the partner gets the order it created (202,
+// no address yet, a Location to poll), never an error inviting a retry into a second order.
+func TestCreateOrderWaitEndsWith202(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"without Idempotency-Key", nil},
+		{"with Idempotency-Key", map[string]string{"Idempotency-Key": "slow"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.setReconcile(nil) // the provider has not issued an address
+			rec := contractClient(h, req{method: "POST", path: "/v1/order", body: orderBody(), headers: tc.headers})
+			got := decode[orderRecord](t, rec, 202)
+			if got.DepositAddress != nil || got.Status != swapv1.OrderPending || !orderid.Valid(got.ID) {
+				t.Errorf("202 body: %+v", got)
+			}
+			if loc := rec.Header().Get("Location"); loc != "/v1/order/"+got.ID {
+				t.Errorf("Location %q, want /v1/order/%s", loc, got.ID)
+			}
+			if tc.headers != nil && got.ID != orderid.ForIdempotencyKey(testNS, "acme", "slow") {
+				t.Errorf("id %s is not the key's", got.ID)
+			}
+			if n := h.orderCount(); n != 1 {
+				t.Fatalf("%d SwapOrders after a contract-following client, want 1", n)
+			}
+			// Polling the Location shows the address once the reconciler answers.
+			h.writeStatus(orderid.ObjectName(got.ID), issueAddress)
+			polled := decode[orderRecord](t, h.do(req{method: "GET", path: rec.Header().Get("Location")}), 200)
+			if polled.DepositAddress == nil {
+				t.Errorf("polled order has no address: %+v", polled)
+			}
+			// A retry with the same key returns the same order, now 201 with its address.
+			if tc.headers != nil {
+				again := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: tc.headers}), 201)
+				if again.ID != got.ID || again.DepositAddress == nil || h.orderCount() != 1 {
+					t.Errorf("retry: %+v, %d orders", again, h.orderCount())
+				}
+			}
+		})
+	}
+}
+
+// A dry:false quote whose order waits past the bound answers 202 {order, quote} as well.
+func TestQuoteOrderWaitEndsWith202(t *testing.T) {
 	h := newHarness(t)
 	h.setReconcile(nil)
-	r := req{method: "POST", path: "/v1/order", body: orderBody(), headers: map[string]string{"Idempotency-Key": "slow"}}
-	body := expectError(t, h.do(r), apierror.UpstreamTimeout)
-	id := orderid.ForIdempotencyKey(testNS, "acme", "slow")
-	if !strings.Contains(body["detail"].(string), id) {
-		t.Errorf("detail %q does not name the order", body["detail"])
+	rec := contractClient(h, req{method: "POST", path: "/v1/quote", body: quoteBody(false)})
+	got := decode[struct {
+		Order orderRecord            `json:"order"`
+		Quote *swapv1.QuoteCandidate `json:"quote"`
+	}](t, rec, 202)
+	if got.Order.DepositAddress != nil || got.Quote == nil || rec.Header().Get("Location") != "/v1/order/"+got.Order.ID {
+		t.Errorf("202: %+v, Location %q", got, rec.Header().Get("Location"))
 	}
-	// The order stays; once the reconciler has answered, the retry returns it.
-	h.writeStatus(orderid.ObjectName(id), issueAddress)
-	got := decode[orderRecord](t, h.do(r), 201)
-	if got.ID != id || got.DepositAddress == nil || h.orderCount() != 1 {
-		t.Errorf("retry: %+v", got)
+	if n := h.orderCount(); n != 1 {
+		t.Errorf("%d SwapOrders, want 1", n)
 	}
 }
 

@@ -37,7 +37,8 @@ func newQuoteResponse(res routing.Result) quoteResponse {
 }
 
 // POST /v1/quote. dry (the default): 200 {candidates, best, errors}, nothing stored.
-// dry:false: the best candidate becomes an order, 201 {order, quote}.
+// dry:false: the best candidate becomes an order, 201 {order, quote} (202 while its address is
+// still pending when the bounded wait ends).
 // Both count one quote against the monthly quota when a provider answered (an idempotent
 // replay of a dry:false quote does not: it quotes nothing).
 func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
@@ -95,7 +96,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, map[string]any{
+	return writeOrderAnswer(w, order, map[string]any{
 		"order": newOrderRecord(order),
 		"quote": order.Spec.Quote,
 	})

@@ -37,7 +37,7 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
-		return unknownAsset("from", req.From)
+		return s.unknownAsset("from", req.From)
 	}
 	entries := make([]rateEntry, len(req.Targets))
 	var known []string
@@ -46,7 +46,7 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 		if _, ok := s.opts.Catalog.Lookup(to); ok {
 			known = append(known, to)
 		} else {
-			entries[i].Error = unknownAsset("target", to)
+			entries[i].Error = s.unknownAsset("target", to)
 		}
 	}
 	// Only known targets a provider answered count against the quota.

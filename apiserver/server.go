@@ -38,6 +38,10 @@ type Catalog interface {
 	Lookup(assetID string) (catalog.Asset, bool)
 	SwappableTargets(from string) []string
 	ProvidersFor(origin, destination string) []swapv1.ProviderID
+	// Outage is the failure of a provider whose assets are not known yet (nil when none).
+	Outage() (swapv1.ProviderID, error)
+	// Known reports whether the catalog has heard from a provider (its assets or a failure).
+	Known(id swapv1.ProviderID) bool
 }
 
 // Router is what the frontend needs of *routing.Router.
@@ -131,7 +135,9 @@ type Server struct {
 	handler http.Handler
 
 	ready atomic.Bool
-	addr  atomic.Pointer[string]
+	// catalogLoaded latches once every enabled RoutingProvider was heard from (readyz).
+	catalogLoaded atomic.Bool
+	addr          atomic.Pointer[string]
 	// observed, when set, sees the error code of every answered error (tests).
 	observed func(route string, code apierror.Code)
 }

@@ -74,8 +74,9 @@ type ProviderFactory func(protocol swapv1.ProviderProtocol, cfg provider.Config)
 // their asset lists in Catalog, probing each provider by fetching its assets every
 // assetRefreshInterval.
 //
-// Invariant: a provider's assets are in Catalog only while its Ready condition is True, so
-// quotes (which consult Catalog) only reach providers that answered their last probe. The
+// A provider's assets are in Catalog while it is enabled and has listed them once; while its
+// probe fails they stay as its last known list, marked stale (the quote router's per-provider
+// errors tell partners it is down, never `unknown originAsset/destinationAsset`). The
 // Providers entry stays for as long as the object exists (disabled or failing too), because
 // existing orders are tracked through it.
 //
@@ -208,7 +209,7 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 	if reason != "" {
 		// Keep the last adapter that could be built (orders in flight are still tracked with
 		// it) but stop quoting through it. The Secret watch retries once the Secret is fixed.
-		r.hold(id, key, nil, nil)
+		r.unavailable(id, key, nil, errors.New(msg))
 		setProviderReady(rp, metav1.ConditionFalse, reason, msg)
 		return ctrl.Result{RequeueAfter: r.retryDelay(rp, refresh)}, nil
 	}
@@ -218,7 +219,7 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 		ID: id, Endpoint: rp.Spec.Endpoint, Token: token, Timeout: timeout, HTTPClient: r.HTTPClient,
 	})
 	if err != nil {
-		r.hold(id, key, nil, nil)
+		r.unavailable(id, key, nil, err)
 		setProviderReady(rp, metav1.ConditionFalse, ReasonProviderInvalidConfiguration, err.Error())
 		// Only a spec change (a new generation) can fix this.
 		return ctrl.Result{}, nil
@@ -240,7 +241,7 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 	assets, probeErr := entry.Provider.Assets(probeCtx)
 	cancel()
 	if probeErr != nil {
-		r.hold(id, key, &entry, nil)
+		r.unavailable(id, key, &entry, probeErr)
 		reason, msg := providerProbeFailure(probeErr)
 		setProviderReady(rp, metav1.ConditionFalse, reason, msg)
 		log.FromContext(ctx).Info("provider probe failed", "reason", reason, "error", probeErr.Error())
@@ -385,6 +386,16 @@ func servesProviderID(rp *swapv1.RoutingProvider) bool {
 func (r *RoutingProviderReconciler) hold(id swapv1.ProviderID, key types.NamespacedName, entry *providerset.Entry, assets []provider.Asset) (listed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.holdEntry(id, key, entry)
+	if assets != nil {
+		return r.Catalog.SetProviderAssets(id, assets)
+	}
+	r.Catalog.RemoveProvider(id)
+	return 0
+}
+
+// holdEntry records that key serves id and puts entry (when not nil) in Providers; r.mu is held.
+func (r *RoutingProviderReconciler) holdEntry(id swapv1.ProviderID, key types.NamespacedName, entry *providerset.Entry) {
 	if r.held == nil {
 		r.held = map[swapv1.ProviderID]types.NamespacedName{}
 	}
@@ -392,11 +403,15 @@ func (r *RoutingProviderReconciler) hold(id swapv1.ProviderID, key types.Namespa
 	if entry != nil {
 		r.Providers.Put(id, *entry)
 	}
-	if assets != nil {
-		return r.Catalog.SetProviderAssets(id, assets)
-	}
-	r.Catalog.RemoveProvider(id)
-	return 0
+}
+
+// unavailable is hold for a provider whose asset list cannot be had now (err): the catalog
+// keeps its last known assets, marked stale, so nothing it listed before turns unknown.
+func (r *RoutingProviderReconciler) unavailable(id swapv1.ProviderID, key types.NamespacedName, entry *providerset.Entry, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.holdEntry(id, key, entry)
+	r.Catalog.ProviderFailed(id, err)
 }
 
 // release removes from Providers and Catalog every id key holds, except keep.

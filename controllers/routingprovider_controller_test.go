@@ -270,6 +270,29 @@ var _ = Describe("RoutingProvider reconciler", func() {
 			Eventually(h.catalogProviders).Should(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
 		})
 
+		It("keeps the last known assets, marked stale, while a provider that listed them fails", func() {
+			rp := routingProvider(ns, "route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick, "http://provider.example/route_A")
+			createRoutingProvider(rp)
+			Eventually(func() int { return h.assetsOf(swapv1.ProviderRouteA) }).Should(Equal(3))
+
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rp), rp)).To(Succeed())
+				rp.Spec.Endpoint = "http://unreachable.example/route_A"
+				g.Expect(k8sClient.Update(ctx, rp)).To(Succeed())
+			}).Should(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(readyOf(g, rp)).To(haveReady(metav1.ConditionFalse, ReasonProviderUnavailable))
+			}).Should(Succeed())
+			// Partners still find every asset it listed, flagged stale; no outage is reported
+			// because its assets are known.
+			Expect(h.assetsOf(swapv1.ProviderRouteA)).To(Equal(3))
+			for _, a := range h.catalog.List("", "") {
+				Expect(a.Stale).To(BeTrue(), a.AssetID)
+			}
+			_, outage := h.catalog.Outage()
+			Expect(outage).NotTo(HaveOccurred())
+		})
+
 		It("removes a deleted provider from set and catalog", func() {
 			rp := routingProvider(ns, "route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick, "http://provider.example/route_A")
 			createRoutingProvider(rp)

@@ -132,7 +132,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, hintAnnotationChanged))).
+			predicate.GenerationChangedPredicate{}, hintAnnotationChanged, operatorAnnotationChanged))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
 			// Failures here are mostly API conflicts and provider outages: retry in seconds
@@ -200,6 +200,8 @@ type orderPass struct {
 	// created is the deposit address the provider handed out in this pass, shown to nobody
 	// until the status write records it.
 	created string
+	// writeFailed: the status write of this pass failed (nothing of it is recorded).
+	writeFailed bool
 }
 
 // Reconcile runs one step of the order's lifecycle.
@@ -222,6 +224,14 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
+	var controls operatorControls
+	// Registered before the status write's defer, so it runs after it: annotations are
+	// removed only once their effect is recorded.
+	defer func() {
+		if !p.writeFailed {
+			err = errors.Join(err, r.consumeOperatorControls(ctx, order, controls))
+		}
+	}()
 	defer func() {
 		ferr := r.finish(ctx, p)
 		switch {
@@ -238,8 +248,15 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}()
 	order.Status.ObservedGeneration = order.Generation
 
+	if controls, err = r.applyOperatorControls(ctx, p); err != nil {
+		return ctrl.Result{}, err
+	}
 	step := orders.NextStep(order, p.now)
 	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)
+	if holdPaused(&order.Status, order.Generation, &controls, step, order.Annotations[swapv1.AnnotationPaused], metav1.NewTime(p.now)) {
+		log.V(1).Info("paused by an operator; no provider step", "step", step.String())
+		return ctrl.Result{}, nil
+	}
 	switch step {
 	case orders.StepCreateDeposit:
 		return r.createDeposit(ctx, p)
@@ -267,6 +284,7 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			p.writeFailed = true
 			if p.created != "" {
 				unshownAddressesTotal.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
 				p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", p.created, "error", err.Error())

@@ -245,6 +245,9 @@ type SwapOrderStatus struct {
 	// NextPollAt is when the reconciler asks the provider again.
 	// +optional
 	NextPollAt *metav1.Time `json:"nextPollAt,omitempty"`
+	// Resolution is the operator's statement that ended the order (AnnotationResolve).
+	// +optional
+	Resolution *OperatorResolution `json:"resolution,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +optional

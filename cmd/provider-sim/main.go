@@ -42,6 +42,7 @@ func run() error {
 		seed    = flag.Uint64("seed", 1, "seed for addresses, hashes and error rates")
 		token   = flag.String("route-a-token", "", "bearer token route_A requires (empty: none)")
 		verbose = flag.Bool("v", false, "log every provider call")
+		dataDir = flag.String("data-dir", "", "folder that keeps orders and deposits across restarts (empty: memory only)")
 		faults  faultFlags
 	)
 	flag.Var(&faults, "fault", "inject a fault, repeatable: provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage (call * = all)")
@@ -52,9 +53,13 @@ func run() error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	sim := simulator.New(simulator.Options{
+	sim, err := simulator.Open(simulator.Options{
 		StepDelay: *step, RefundDelay: *refund, DepositWindow: *window, Seed: *seed, RouteAToken: *token, Logger: log,
+		DataDir: *dataDir,
 	})
+	if err != nil {
+		return err
+	}
 	for _, spec := range faults {
 		p, call, f, err := parseFault(spec)
 		if err != nil {

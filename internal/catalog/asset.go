@@ -11,4 +11,6 @@ type Asset struct {
 	Name      string              `json:"name"`
 	Decimals  int                 `json:"decimals"`
 	Providers []swapv1.ProviderID `json:"providers"`
+	// Stale: every provider listing it failed its last refresh; the record is the last known.
+	Stale bool `json:"stale,omitempty"`
 }

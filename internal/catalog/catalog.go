@@ -14,16 +14,30 @@ import (
 
 // Catalog is the union of the providers' asset lists. Writes (one per provider refresh) rebuild
 // an immutable snapshot; reads (several per frontend request) only load it, never lock.
+//
+// A provider whose list cannot be fetched keeps its last known assets, marked stale: an asset
+// it listed before must never turn into `unknown originAsset/destinationAsset` ("fix first")
+// because of an outage, or partners drop valid assets. With nothing known yet, the failure is
+// kept instead, so the frontend answers the outage (Outage) rather than "unknown".
 type Catalog struct {
 	// mu serialises writers; readers use snap alone.
 	mu        sync.Mutex
-	providers map[swapv1.ProviderID][]provider.Asset
+	providers map[swapv1.ProviderID]listing
 	snap      atomic.Pointer[snapshot]
+}
+
+// listing is what the catalog knows of one provider.
+type listing struct {
+	assets []provider.Asset
+	// stale: the last fetch failed; assets are the last known ones.
+	stale bool
+	// failure is the last fetch's error while no assets are known.
+	failure error
 }
 
 // New returns an empty Catalog.
 func New() *Catalog {
-	c := &Catalog{providers: map[swapv1.ProviderID][]provider.Asset{}}
+	c := &Catalog{providers: map[swapv1.ProviderID]listing{}}
 	c.snap.Store(build(c.providers))
 	return c
 }
@@ -34,10 +48,46 @@ func New() *Catalog {
 func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asset) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.providers[id] = slices.Clone(assets)
+	return c.store(id, listing{assets: slices.Clone(assets)})
+}
+
+// ProviderFailed records that provider id's asset list could not be fetched (err): its last
+// known assets stay, marked stale; with none known, err is kept for Outage.
+func (c *Catalog) ProviderFailed(id swapv1.ProviderID, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.providers[id]
+	if len(l.assets) > 0 {
+		l.stale, l.failure = true, nil
+	} else {
+		l.failure = err
+	}
+	c.store(id, l)
+}
+
+// store sets id's listing and publishes a new snapshot; c.mu is held.
+func (c *Catalog) store(id swapv1.ProviderID, l listing) int {
+	c.providers[id] = l
 	s := build(c.providers)
 	c.snap.Store(s)
 	return s.counts[id]
+}
+
+// Known reports whether the catalog has heard from provider id: its assets or a failure.
+func (c *Catalog) Known(id swapv1.ProviderID) bool {
+	_, ok := c.snap.Load().known[id]
+	return ok
+}
+
+// Outage returns the failure of the first provider (by id) whose asset list could not be
+// fetched while none of its assets is known: an asset missing from the catalog may then be
+// one it routes. It returns nil when every provider heard from has listed its assets.
+func (c *Catalog) Outage() (swapv1.ProviderID, error) {
+	s := c.snap.Load()
+	if len(s.outages) == 0 {
+		return "", nil
+	}
+	return s.outages[0], s.known[s.outages[0]]
 }
 
 // RemoveProvider forgets everything provider id listed.
@@ -127,11 +177,16 @@ type snapshot struct {
 	reachable map[string][]string
 	// counts is the number of distinct assets each provider lists.
 	counts map[swapv1.ProviderID]int
+	// known holds every provider heard from, with its failure while none of its assets is known.
+	known map[swapv1.ProviderID]error
+	// outages lists, sorted, the providers with a failure and no known assets.
+	outages []swapv1.ProviderID
 }
 
 type entry struct {
 	Asset
 	providers              []swapv1.ProviderID // sorted
+	staleProviders         int
 	providerKey            string
 	symbolLower, nameLower string
 }
@@ -140,10 +195,12 @@ type entry struct {
 func (e *entry) public() Asset {
 	a := e.Asset
 	a.Providers = slices.Clone(e.providers)
+	// Stale when only last known lists hold it: no provider confirmed it on its last fetch.
+	a.Stale = e.staleProviders == len(e.providers)
 	return a
 }
 
-func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
+func build(byProvider map[swapv1.ProviderID]listing) *snapshot {
 	ids := make([]swapv1.ProviderID, 0, len(byProvider))
 	for id := range byProvider {
 		ids = append(ids, id)
@@ -155,12 +212,18 @@ func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
 		byChain:   map[string][]*entry{},
 		reachable: map[string][]string{},
 		counts:    map[swapv1.ProviderID]int{},
+		known:     map[swapv1.ProviderID]error{},
 	}
 	listed := map[swapv1.ProviderID][]string{}
 	// Providers are visited in id order, so when two providers describe the same asset
 	// differently the record of the lowest provider id wins, the same on every build.
 	for _, pid := range ids {
-		for _, a := range byProvider[pid] {
+		l := byProvider[pid]
+		s.known[pid] = l.failure
+		if l.failure != nil {
+			s.outages = append(s.outages, pid)
+		}
+		for _, a := range l.assets {
 			parsed, err := caip.ParseAssetID(a.AssetID)
 			if err != nil {
 				continue
@@ -185,6 +248,9 @@ func build(byProvider map[swapv1.ProviderID][]provider.Asset) *snapshot {
 			}
 			if !slices.Contains(e.providers, pid) {
 				e.providers = append(e.providers, pid)
+				if l.stale {
+					e.staleProviders++
+				}
 				listed[pid] = append(listed[pid], a.AssetID)
 				s.counts[pid]++
 			}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -243,4 +244,56 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A provider whose list fails keeps its last known assets, marked stale; nothing it listed
+// before turns unknown. A fresh list clears the mark.
+func TestProviderFailedKeepsLastKnownAssets(t *testing.T) {
+	c := testCatalog()
+	outage := errors.New("route_B: timeout")
+	c.ProviderFailed(swapv1.ProviderRouteB, outage)
+	a, ok := c.Lookup(btcBTC)
+	if !ok || !a.Stale || !slices.Equal(a.Providers, []swapv1.ProviderID{swapv1.ProviderRouteB}) {
+		t.Errorf("BTC (only route_B) after route_B failed: %+v, %v; want it kept and stale", a, ok)
+	}
+	// ETH is confirmed by route_A's last fetch: not stale.
+	if a, _ := c.Lookup(ethETH); a.Stale {
+		t.Error("ETH is stale although route_A listed it on its last fetch")
+	}
+	if got := c.ProvidersFor(btcBTC, ethETH); !slices.Equal(got, []swapv1.ProviderID{swapv1.ProviderRouteB}) {
+		t.Errorf("ProvidersFor(BTC, ETH) = %v", got)
+	}
+	if id, err := c.Outage(); err != nil {
+		t.Errorf("Outage = %s, %v; assets of route_B are known", id, err)
+	}
+	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{aBTC})
+	if a, _ := c.Lookup(btcBTC); a.Stale {
+		t.Error("BTC still stale after a fresh list")
+	}
+}
+
+// A provider that failed before ever listing its assets is an outage: Known, and Outage
+// names it until its first list arrives.
+func TestProviderFailedWithNothingKnown(t *testing.T) {
+	c := New()
+	if c.Known(swapv1.ProviderRouteA) {
+		t.Error("route_A known before anything was heard")
+	}
+	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{aETH})
+	outage := errors.New("route_A: 503")
+	c.ProviderFailed(swapv1.ProviderRouteA, outage)
+	if !c.Known(swapv1.ProviderRouteA) {
+		t.Error("route_A not known after its failure")
+	}
+	if id, err := c.Outage(); id != swapv1.ProviderRouteA || err != outage {
+		t.Errorf("Outage = %s, %v", id, err)
+	}
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aSOL})
+	if id, err := c.Outage(); err != nil {
+		t.Errorf("Outage after route_A listed = %s, %v", id, err)
+	}
+	c.RemoveProvider(swapv1.ProviderRouteA)
+	if c.Known(swapv1.ProviderRouteA) {
+		t.Error("route_A known after removal")
+	}
 }

@@ -117,7 +117,9 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 		return env, err
 	}
 
-	env.Simulator = simulator.New(o.Simulator)
+	if env.Simulator, err = simulator.Open(o.Simulator); err != nil {
+		return env, err
+	}
 	simAddr, err := env.serve(o.SimulatorAddr, env.Simulator.Handler())
 	if err != nil {
 		return env, fmt.Errorf("simulator: %w", err)

@@ -118,6 +118,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	defer closeLog()
 
+	// The simulator keeps its orders and deposits beside etcd's data, so a restarted dev system
+	// carries on with the orders of the previous run (the provider still knows them).
+	if o.Simulator.DataDir == "" {
+		o.Simulator.DataDir = filepath.Join(dataDir, "simulator")
+	}
 	envOpts := EnvOptions{
 		DataDir: dataDir, Manager: o.Manager, SimulatorAddr: o.SimulatorAddr, Simulator: o.Simulator,
 		PollMin: 10 * time.Second, PollMax: 15 * time.Second, Partner: "demo", Out: out,

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math/big"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// DataDir, for Open, keeps the providers' orders and the chains' deposits, so a restarted
+	// simulator still knows (and settles) the orders of the previous run.
+	DataDir string
 }
 
 // Dev defaults.
@@ -118,13 +122,44 @@ type Simulator struct {
 	dca      DCAMode
 }
 
-// New builds a simulator.
+// New builds a simulator that keeps everything in memory.
 func New(opts Options) *Simulator {
+	return build(opts.withDefaults(), orders.NewBook())
+}
+
+// stateFile is the file in Options.DataDir that holds the book.
+const stateFile = "simulator-state.json"
+
+// Open builds a simulator whose orders and deposits live in opts.DataDir (in memory, as New,
+// when it is empty): what an earlier simulator on the same folder created is known again, and
+// its timeline carries on (an order whose settlement time passed while nobody ran is settled
+// at once).
+func Open(opts Options) (*Simulator, error) {
 	opts = opts.withDefaults()
+	if opts.DataDir == "" {
+		return build(opts, orders.NewBook()), nil
+	}
+	log := opts.Logger
+	book, err := orders.OpenBook(filepath.Join(opts.DataDir, stateFile), func(err error) {
+		log.Error("saving the simulator state failed; a restart may lose recent orders", "error", err.Error())
+	})
+	if err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	s := build(opts, book)
+	log.Info("simulator state loaded", "dir", opts.DataDir, "deposits", s.deposits)
+	return s, nil
+}
+
+func build(opts Options, book *orders.Book) *Simulator {
 	s := &Simulator{
-		opts: opts, book: orders.NewBook(), faults: fault.NewInjector(opts.Seed),
+		opts: opts, book: book, faults: fault.NewInjector(opts.Seed),
 		calls: map[swapv1.ProviderID]map[string]int{},
 	}
+	// Transaction hashes count the chain's transfers: carry on where the book left off, so a
+	// restart never repeats a hash.
+	s.deposits = book.Deposits()
+	s.txSeq.Store(int64(s.deposits))
 	mk := func(p market.Provider, token string) *venue.Venue {
 		return &venue.Venue{
 			Provider: p, Book: s.book, Timing: settlement.Timing{Step: opts.StepDelay, RefundAfter: opts.RefundDelay},

@@ -295,10 +295,11 @@ type depositChannelInfo struct {
 }
 
 // channel is what the simulator keeps of an open request, beside the order.
+// channel is route_B's data saved with an order (JSON: the book persists it).
 type channel struct {
-	req         openRequest
-	issuedBlock int64
-	minPrice    *big.Int
+	Req         openRequest `json:"req"`
+	IssuedBlock int64       `json:"issuedBlock"`
+	MinPrice    *big.Int    `json:"minPrice"`
 }
 
 // block is the simulated source-chain height at t.
@@ -324,7 +325,7 @@ func (a API) open(w http.ResponseWriter, r *http.Request) {
 	o := a.V.Open(venue.OpenRequest{
 		From: from, To: to, Priced: res, Recipient: req.DestAddress, RefundTo: fok.RefundAddress,
 		ChannelID: func(seq int) string { return fmt.Sprintf("%d-%s-%d", issued, chainNames[from.Chain], seq) },
-		Payload:   func(orders.Order) any { return channel{req: req, issuedBlock: issued, minPrice: minPrice} },
+		Payload:   func(orders.Order) any { return channel{Req: req, IssuedBlock: issued, MinPrice: minPrice} },
 	})
 	a.V.Log.Info("deposit channel opened", "provider", a.V.Provider.ID, "channel", o.ChannelID, "minPriceX128", minPrice.String(), "dca", req.DcaParams != nil)
 	wire.JSON(w, http.StatusCreated, depositChannelInfo{

@@ -1,6 +1,7 @@
 package channelapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -142,7 +143,7 @@ func swapTerms(o orders.Order, ch channel, amount *big.Int) settlement.Terms {
 	out := new(big.Int).Mul(amount, o.Terms.QuotedOut)
 	out.Quo(out, o.Terms.ExpectedIn)
 	t := settlement.Terms{ExpectedIn: amount, QuotedOut: out, Deadline: o.Terms.Deadline, KeepExcess: true, UnfilledBps: o.Terms.UnfilledBps}
-	floor := new(big.Int).Mul(amount, ch.minPrice)
+	floor := new(big.Int).Mul(amount, ch.MinPrice)
 	if floor.Rsh(floor, 128).Cmp(out) > 0 {
 		t.UnfilledBps = 10000
 	}
@@ -150,7 +151,8 @@ func swapTerms(o orders.Order, ch channel, amount *big.Int) settlement.Terms {
 }
 
 func (a API) statusOf(o orders.Order) statusResponse {
-	ch, _ := o.Payload.(channel)
+	var ch channel
+	_ = json.Unmarshal(o.Payload, &ch) // written by open; a zero channel only if it was not
 	now := a.V.Now()
 	dur := float64(a.V.Provider.EstimatedSeconds) - 0.6
 	s := statusResponse{
@@ -161,20 +163,20 @@ func (a API) statusOf(o orders.Order) statusResponse {
 		DepositChannel: &depositChannel{
 			ID: o.ChannelID, CreatedAt: o.CreatedAt.UnixMilli(), DepositAddress: o.DepositAddress,
 			SrcChainExpiryBlock: fmt.Sprint(block(o.Terms.Deadline)), EstimatedExpiryTime: o.Terms.Deadline.UnixMilli(),
-			ExpectedDepositAmount: ch.req.Amount, IsExpired: now.After(o.Terms.Deadline), OpenedThroughBackend: true, DcaParams: ch.req.DcaParams,
+			ExpectedDepositAmount: ch.Req.Amount, IsExpired: now.After(o.Terms.Deadline), OpenedThroughBackend: true, DcaParams: ch.Req.DcaParams,
 		},
-		DcaParams:              ch.req.DcaParams,
+		DcaParams:              ch.Req.DcaParams,
 		LastStatechainUpdateAt: now.UnixMilli(),
 	}
-	if f := ch.req.FillOrKillParams; f != nil {
-		s.FillOrKillParams = &fokView{RefundAddress: f.RefundAddress, MinPrice: humanPrice(ch.minPrice, o.From, o.To),
+	if f := ch.Req.FillOrKillParams; f != nil {
+		s.FillOrKillParams = &fokView{RefundAddress: f.RefundAddress, MinPrice: humanPrice(ch.MinPrice, o.From, o.To),
 			RetryDurationBlocks: *f.RetryDurationBlocks, MaxOraclePriceSlippage: f.MaxOraclePriceSlippage}
 	}
 	d, idx, ok := latestDeposit(o.Deposits, now)
 	if !ok {
 		return s
 	}
-	s.SwapID = strconv.FormatInt(ch.issuedBlock*100+int64(idx)+1, 10)
+	s.SwapID = strconv.FormatInt(ch.IssuedBlock*100+int64(idx)+1, 10)
 	s.Deposit = &deposit{Amount: d.Amount.String(), TxRef: d.TxHash}
 	if minIn, _ := a.V.Provider.LimitsIn(o.From, o.To); d.Amount.Cmp(minIn) < 0 {
 		s.State = "FAILED"
@@ -251,11 +253,11 @@ func (a API) swapFieldsOf(ch channel, d settlement.Deposit, in, out *big.Int, ph
 		sf.SwappedInputAmount, sf.SwappedOutputAmount = in.String(), out.String()
 		c.OutputAmount, c.ExecutedAt, c.ExecutedBlockIndex = out.String(), ms(d.At), blockIndex(d.At)
 	}
-	if ch.req.DcaParams == nil {
+	if ch.Req.DcaParams == nil {
 		sf.Regular = c
 		return sf
 	}
-	n := ch.req.DcaParams.NumberOfChunks
+	n := ch.Req.DcaParams.NumberOfChunks
 	sf.Dca = &dcaProgress{RemainingChunks: n, CurrentChunk: c}
 	if executed {
 		sf.Dca = &dcaProgress{LastExecutedChunk: c, ExecutedChunks: n}

@@ -11,6 +11,7 @@ package oneclickapi
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -341,7 +342,8 @@ func (a API) statusOf(o orders.Order) statusResponse {
 			d.OriginChainTxHashes = append(d.OriginChainTxHashes, transactionDetails{dep.TxHash, chainaddr.ExplorerURL(o.From.Chain, dep.TxHash)})
 		}
 	}
-	saved, _ := o.Payload.(quoteResponse)
+	var saved quoteResponse
+	_ = json.Unmarshal(o.Payload, &saved) // written by quote; empty only if it was not
 	d.Referral = saved.QuoteRequest.Referral
 	if p.Deposited.Sign() > 0 {
 		d.DepositedAmount, d.DepositedAmountFormatted = p.Deposited.String(), market.FormatUnits(p.Deposited, o.From.Decimals)

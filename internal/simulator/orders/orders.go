@@ -4,6 +4,7 @@
 package orders
 
 import (
+	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -34,8 +35,9 @@ type Order struct {
 	SubmittedTxHashes []string
 	// OutTxHash and RefundTxHash are the hashes the settlement will use.
 	OutTxHash, RefundTxHash string
-	// Payload is protocol-specific data saved at creation (e.g. the original quote answer).
-	Payload any
+	// Payload is protocol-specific data saved at creation (e.g. the original quote answer),
+	// as JSON.
+	Payload json.RawMessage
 	// lastPhase is what was last logged, so transitions are logged once.
 	lastPhase settlement.Phase
 }
@@ -57,6 +59,8 @@ type Book struct {
 	seq     int
 	// forgotten keeps what Forget took away, so Restore can play a provider finding it again.
 	forgotten map[string]*Order
+	// persist, when set, writes the book to its file after every change (OpenBook).
+	persist *persister
 }
 
 // NewBook returns an empty Book.
@@ -70,6 +74,7 @@ func NewBook() *Book {
 // Open builds a new order; build gets a sequence number unique in the book, so it can derive a
 // fresh address.
 func (b *Book) Open(provider swapv1.ProviderID, build func(seq int) Order) Order {
+	defer b.saved() // after the unlock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.seq++
@@ -106,6 +111,7 @@ func (b *Book) ByChannel(provider swapv1.ProviderID, id string) (Order, bool) {
 
 // AddDeposit records a chain transfer to a deposit address of any provider.
 func (b *Book) AddDeposit(addr string, d settlement.Deposit) (Order, error) {
+	defer b.saved() // after the unlock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, ok := b.byAddress[addr]
@@ -119,6 +125,7 @@ func (b *Book) AddDeposit(addr string, d settlement.Deposit) (Order, error) {
 // SubmitTx records a deposit submission. It is counted even when the address is unknown,
 // because the provider received it.
 func (b *Book) SubmitTx(provider swapv1.ProviderID, addr, txHash string) (Order, bool) {
+	defer b.saved() // after the unlock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.submits[provider]++
@@ -132,6 +139,7 @@ func (b *Book) SubmitTx(provider swapv1.ProviderID, addr, txHash string) (Order,
 
 // Forget makes the provider lose the order at addr. It reports whether it knew it.
 func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
+	defer b.saved() // after the unlock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, ok := b.byAddress[addr]
@@ -149,6 +157,7 @@ func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
 // Restore gives back an order Forget took, as a provider whose lost record reappears. It
 // reports false when the order was not forgotten.
 func (b *Book) Restore(provider swapv1.ProviderID, addr string) bool {
+	defer b.saved() // after the unlock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, ok := b.forgotten[addr]
@@ -166,6 +175,7 @@ func (b *Book) Restore(provider swapv1.ProviderID, addr string) bool {
 // SetUnfilled makes the swap of the order at addr fill only (10000-bps)/10000 of its input at
 // the order's price floor; the rest is refunded. It reports whether the order exists.
 func (b *Book) SetUnfilled(provider swapv1.ProviderID, addr string, bps int64) bool {
+	defer b.saved() // after the unlock
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, ok := b.byAddress[addr]

@@ -3,6 +3,8 @@ package orders
 import (
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -94,5 +96,52 @@ func TestForgetThenRestore(t *testing.T) {
 	}
 	if _, ok := b.ByChannel("route_A", o.ChannelID); !ok {
 		t.Fatal("restored order not found by channel")
+	}
+}
+
+// A persisted book comes back whole: orders with their deposits, forgotten ones, the counts
+// and the sequence (so new addresses never repeat one of the earlier run).
+func TestOpenBookRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	b, err := OpenBook(path, func(err error) { t.Error(err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := b.Open("route_A", builder("alice"))
+	lost := b.Open("route_A", builder("bob"))
+	if _, err := b.AddDeposit(kept.DepositAddress, settlement.Deposit{Amount: big.NewInt(5), TxHash: "0x1", At: time.Unix(100, 0).UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	b.SubmitTx("route_A", kept.DepositAddress, "0x1")
+	b.Forget("route_A", lost.DepositAddress)
+
+	again, err := OpenBook(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := again.ByChannel("route_A", kept.ChannelID)
+	if !ok || len(o.Deposits) != 1 || o.Deposits[0].Amount.Cmp(big.NewInt(5)) != 0 || len(o.SubmittedTxHashes) != 1 {
+		t.Fatalf("reopened order: %+v, %v", o, ok)
+	}
+	if !again.Restore("route_A", lost.DepositAddress) {
+		t.Error("the forgotten order was not kept")
+	}
+	if next := again.Open("route_A", builder("carol")); next.DepositAddress != "addr-3" {
+		t.Errorf("sequence restarted: %s", next.DepositAddress)
+	}
+	per, submits := again.Counts()
+	if per["route_A"]["alice"] != 1 || per["route_A"]["bob"] != 1 || submits["route_A"] != 1 || again.Deposits() != 1 {
+		t.Errorf("counts %v %v, deposits %d", per, submits, again.Deposits())
+	}
+}
+
+// A state file that cannot be read is an error, never a silently empty provider.
+func TestOpenBookRefusesCorruptState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenBook(path, nil); err == nil {
+		t.Fatal("a corrupt state file opened")
 	}
 }

@@ -5,6 +5,7 @@
 package venue
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -92,7 +93,8 @@ func (v *Venue) Open(req OpenRequest) orders.Order {
 			o.ChannelID = req.ChannelID(seq)
 		}
 		if req.Payload != nil {
-			o.Payload = req.Payload(o)
+			// JSON, so the book can persist it; the protocol's own types always encode.
+			o.Payload, _ = json.Marshal(req.Payload(o))
 		}
 		v.Log.Info("deposit address created", "provider", v.Provider.ID, "recipient", req.Recipient,
 			"depositAddress", addr, "from", req.From.Key, "to", req.To.Key,
