@@ -1412,6 +1412,36 @@ func (e GetRates500JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for GetRates502JSONResponseBodyError.
+const (
+	GetRates502JSONResponseBodyErrorUpstreamError GetRates502JSONResponseBodyError = "upstream error"
+)
+
+// Valid indicates whether the value is a known member of the GetRates502JSONResponseBodyError enum.
+func (e GetRates502JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetRates502JSONResponseBodyErrorUpstreamError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetRates504JSONResponseBodyError.
+const (
+	GetRates504JSONResponseBodyErrorUpstreamTimeout GetRates504JSONResponseBodyError = "upstream timeout"
+)
+
+// Valid indicates whether the value is a known member of the GetRates504JSONResponseBodyError enum.
+func (e GetRates504JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetRates504JSONResponseBodyErrorUpstreamTimeout:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SwappableTargets400JSONResponseBodyError.
 const (
 	SwappableTargets400JSONResponseBodyErrorInvalidRequest                     SwappableTargets400JSONResponseBodyError = "invalid request"
@@ -1484,6 +1514,36 @@ const (
 func (e SwappableTargets500JSONResponseBodyError) Valid() bool {
 	switch e {
 	case SwappableTargets500JSONResponseBodyErrorInternalError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SwappableTargets502JSONResponseBodyError.
+const (
+	SwappableTargets502JSONResponseBodyErrorUpstreamError SwappableTargets502JSONResponseBodyError = "upstream error"
+)
+
+// Valid indicates whether the value is a known member of the SwappableTargets502JSONResponseBodyError enum.
+func (e SwappableTargets502JSONResponseBodyError) Valid() bool {
+	switch e {
+	case SwappableTargets502JSONResponseBodyErrorUpstreamError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SwappableTargets504JSONResponseBodyError.
+const (
+	SwappableTargets504JSONResponseBodyErrorUpstreamTimeout SwappableTargets504JSONResponseBodyError = "upstream timeout"
+)
+
+// Valid indicates whether the value is a known member of the SwappableTargets504JSONResponseBodyError enum.
+func (e SwappableTargets504JSONResponseBodyError) Valid() bool {
+	switch e {
+	case SwappableTargets504JSONResponseBodyErrorUpstreamTimeout:
 		return true
 	default:
 		return false
@@ -1851,7 +1911,10 @@ type Asset struct {
 	Decimals  int              `json:"decimals"`
 	Name      string           `json:"name"`
 	Providers []AssetProviders `json:"providers"`
-	Symbol    string           `json:"symbol"`
+
+	// Stale Present and true when every provider listing the asset failed its last asset refresh: the record is the last known one (the asset stays usable; quotes through a provider that is down answer its per-provider error).
+	Stale  *bool  `json:"stale,omitempty"`
+	Symbol string `json:"symbol"`
 }
 
 // AssetProviders defines model for Asset.Providers.
@@ -2460,6 +2523,12 @@ type GetRates429JSONResponseBodyError string
 // GetRates500JSONResponseBodyError defines parameters for GetRates.
 type GetRates500JSONResponseBodyError string
 
+// GetRates502JSONResponseBodyError defines parameters for GetRates.
+type GetRates502JSONResponseBodyError string
+
+// GetRates504JSONResponseBodyError defines parameters for GetRates.
+type GetRates504JSONResponseBodyError string
+
 // SwappableTargetsParams defines parameters for SwappableTargets.
 type SwappableTargetsParams struct {
 	From string `form:"from" json:"from"`
@@ -2479,6 +2548,12 @@ type SwappableTargets429JSONResponseBodyError string
 
 // SwappableTargets500JSONResponseBodyError defines parameters for SwappableTargets.
 type SwappableTargets500JSONResponseBodyError string
+
+// SwappableTargets502JSONResponseBodyError defines parameters for SwappableTargets.
+type SwappableTargets502JSONResponseBodyError string
+
+// SwappableTargets504JSONResponseBodyError defines parameters for SwappableTargets.
+type SwappableTargets504JSONResponseBodyError string
 
 // SwappableTargetsHeadParams defines parameters for SwappableTargetsHead.
 type SwappableTargetsHeadParams struct {
@@ -2705,7 +2780,7 @@ type ClientInterface interface {
 
 	// Readyz Readiness
 	//
-	// 200 once the caches are synced; 503 before that and while shutting down. No authentication.
+	// 200 once the caches are synced and the catalog has heard (assets or a failure) from every enabled RoutingProvider; 503 before that and while shutting down. No authentication.
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2747,7 +2822,7 @@ type ClientInterface interface {
 
 	// CreateOrderWithBody Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2756,7 +2831,7 @@ type ClientInterface interface {
 
 	// CreateOrder Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2811,7 +2886,7 @@ type ClientInterface interface {
 
 	// RequestQuoteWithBody Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2820,7 +2895,7 @@ type ClientInterface interface {
 
 	// RequestQuote Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2931,7 +3006,7 @@ func (c *Client) HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // Readyz Readiness
 //
-// 200 once the caches are synced; 503 before that and while shutting down. No authentication.
+// 200 once the caches are synced and the catalog has heard (assets or a failure) from every enabled RoutingProvider; 503 before that and while shutting down. No authentication.
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3033,7 +3108,7 @@ func (c *Client) OpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // CreateOrderWithBody Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3052,7 +3127,7 @@ func (c *Client) CreateOrderWithBody(ctx context.Context, params *CreateOrderPar
 
 // CreateOrder Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3177,7 +3252,7 @@ func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParam
 
 // RequestQuoteWithBody Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3196,7 +3271,7 @@ func (c *Client) RequestQuoteWithBody(ctx context.Context, params *RequestQuoteP
 
 // RequestQuote Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4589,7 +4664,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzWithResponse Readiness
 	//
-	// 200 once the caches are synced; 503 before that and while shutting down. No authentication.
+	// 200 once the caches are synced and the catalog has heard (assets or a failure) from every enabled RoutingProvider; 503 before that and while shutting down. No authentication.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4643,7 +4718,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithBodyWithResponse Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4652,7 +4727,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithResponse Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4715,7 +4790,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4724,7 +4799,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestQuoteWithResponse Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5503,6 +5578,14 @@ type CreateOrderResponse201Headers struct {
 	XRateLimitReset     *int
 }
 
+// CreateOrderResponse202Headers the declared response headers of an HTTP 202 response for CreateOrder
+type CreateOrderResponse202Headers struct {
+	Location            *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 // CreateOrderResponse400Headers the declared response headers of an HTTP 400 response for CreateOrder
 type CreateOrderResponse400Headers struct {
 	XRateLimitLimit     *int
@@ -5586,6 +5669,8 @@ type CreateOrderResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *Order
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Order
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
@@ -5780,6 +5865,8 @@ type CreateOrderResponse struct {
 	}
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateOrderResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CreateOrderResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CreateOrderResponse400Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -5807,6 +5894,11 @@ type CreateOrderResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r CreateOrderResponse) GetJSON201() *Order {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateOrderResponse) GetJSON202() *Order {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -7316,6 +7408,14 @@ type RequestQuoteResponse201Headers struct {
 	XRateLimitReset     *int
 }
 
+// RequestQuoteResponse202Headers the declared response headers of an HTTP 202 response for RequestQuote
+type RequestQuoteResponse202Headers struct {
+	Location            *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 // RequestQuoteResponse400Headers the declared response headers of an HTTP 400 response for RequestQuote
 type RequestQuoteResponse400Headers struct {
 	XRateLimitLimit     *int
@@ -7401,6 +7501,8 @@ type RequestQuoteResponse struct {
 	JSON200 *QuoteResponse
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *QuoteOrderResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *QuoteOrderResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
@@ -7597,6 +7699,8 @@ type RequestQuoteResponse struct {
 	Headers200 *RequestQuoteResponse200Headers
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *RequestQuoteResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RequestQuoteResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *RequestQuoteResponse400Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -7629,6 +7733,11 @@ func (r RequestQuoteResponse) GetJSON200() *QuoteResponse {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r RequestQuoteResponse) GetJSON201() *QuoteOrderResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RequestQuoteResponse) GetJSON202() *QuoteOrderResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -7931,6 +8040,20 @@ type GetRatesResponse500Headers struct {
 	XRateLimitReset     *int
 }
 
+// GetRatesResponse502Headers the declared response headers of an HTTP 502 response for GetRates
+type GetRatesResponse502Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetRatesResponse504Headers the declared response headers of an HTTP 504 response for GetRates
+type GetRatesResponse504Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 type GetRatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8032,6 +8155,38 @@ type GetRatesResponse struct {
 			Status int `json:"status"`
 		} `json:"upstream,omitempty"`
 	}
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                          `json:"detail,omitempty"`
+		Error  GetRates502JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId  *string `json:"orderId,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                          `json:"detail,omitempty"`
+		Error  GetRates504JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId  *string `json:"orderId,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRatesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8044,6 +8199,10 @@ type GetRatesResponse struct {
 	Headers429 *GetRatesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRatesResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *GetRatesResponse502Headers
+	// Headers504 the parsed response headers for an HTTP 504 response
+	Headers504 *GetRatesResponse504Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8165,6 +8324,44 @@ func (r GetRatesResponse) GetJSON500() *struct {
 	return r.JSON500
 }
 
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r GetRatesResponse) GetJSON502() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                          `json:"detail,omitempty"`
+	Error  GetRates502JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId  *string `json:"orderId,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON502
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r GetRatesResponse) GetJSON504() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                          `json:"detail,omitempty"`
+	Error  GetRates504JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId  *string `json:"orderId,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON504
+}
+
 // GetBody returns the raw response body bytes
 func (r GetRatesResponse) GetBody() []byte {
 	return r.Body
@@ -8225,6 +8422,20 @@ type SwappableTargetsResponse429Headers struct {
 
 // SwappableTargetsResponse500Headers the declared response headers of an HTTP 500 response for SwappableTargets
 type SwappableTargetsResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// SwappableTargetsResponse502Headers the declared response headers of an HTTP 502 response for SwappableTargets
+type SwappableTargetsResponse502Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// SwappableTargetsResponse504Headers the declared response headers of an HTTP 504 response for SwappableTargets
+type SwappableTargetsResponse504Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -8315,6 +8526,38 @@ type SwappableTargetsResponse struct {
 			Status int `json:"status"`
 		} `json:"upstream,omitempty"`
 	}
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                  `json:"detail,omitempty"`
+		Error  SwappableTargets502JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId  *string `json:"orderId,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                  `json:"detail,omitempty"`
+		Error  SwappableTargets504JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId  *string `json:"orderId,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SwappableTargetsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8325,6 +8568,10 @@ type SwappableTargetsResponse struct {
 	Headers429 *SwappableTargetsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SwappableTargetsResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *SwappableTargetsResponse502Headers
+	// Headers504 the parsed response headers for an HTTP 504 response
+	Headers504 *SwappableTargetsResponse504Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8427,6 +8674,44 @@ func (r SwappableTargetsResponse) GetJSON500() *struct {
 	return r.JSON500
 }
 
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r SwappableTargetsResponse) GetJSON502() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                  `json:"detail,omitempty"`
+	Error  SwappableTargets502JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId  *string `json:"orderId,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON502
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r SwappableTargetsResponse) GetJSON504() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                  `json:"detail,omitempty"`
+	Error  SwappableTargets504JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId  *string `json:"orderId,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON504
+}
+
 // GetBody returns the raw response body bytes
 func (r SwappableTargetsResponse) GetBody() []byte {
 	return r.Body
@@ -8492,6 +8777,20 @@ type SwappableTargetsHeadResponse500Headers struct {
 	XRateLimitReset     *int
 }
 
+// SwappableTargetsHeadResponse502Headers the declared response headers of an HTTP 502 response for SwappableTargetsHead
+type SwappableTargetsHeadResponse502Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// SwappableTargetsHeadResponse504Headers the declared response headers of an HTTP 504 response for SwappableTargetsHead
+type SwappableTargetsHeadResponse504Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 type SwappableTargetsHeadResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8505,6 +8804,10 @@ type SwappableTargetsHeadResponse struct {
 	Headers429 *SwappableTargetsHeadResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SwappableTargetsHeadResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *SwappableTargetsHeadResponse502Headers
+	// Headers504 the parsed response headers for an HTTP 504 response
+	Headers504 *SwappableTargetsHeadResponse504Headers
 }
 
 // GetBody returns the raw response body bytes
@@ -9612,7 +9915,7 @@ func (c *ClientWithResponses) HealthzHeadWithResponse(ctx context.Context, reqEd
 
 // ReadyzWithResponse Readiness
 //
-// 200 once the caches are synced; 503 before that and while shutting down. No authentication.
+// 200 once the caches are synced and the catalog has heard (assets or a failure) from every enabled RoutingProvider; 503 before that and while shutting down. No authentication.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9702,7 +10005,7 @@ func (c *ClientWithResponses) OpenAPIHeadWithResponse(ctx context.Context, reqEd
 
 // CreateOrderWithBodyWithResponse Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9717,7 +10020,7 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 
 // CreateOrderWithResponse Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress` (bounded wait; 504 `upstream timeout` after it, the order stays and a retry with the same Idempotency-Key returns it). A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9822,7 +10125,7 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 
 // RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9837,7 +10140,7 @@ func (c *ClientWithResponses) RequestQuoteWithBodyWithResponse(ctx context.Conte
 
 // RequestQuoteWithResponse Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10611,6 +10914,13 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Order
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
@@ -10890,6 +11200,37 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			headers.XRateLimitReset = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers CreateOrderResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateOrderResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12591,6 +12932,13 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest QuoteOrderResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
@@ -12894,6 +13242,37 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			headers.XRateLimitReset = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers RequestQuoteResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers RequestQuoteResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -13317,6 +13696,48 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                          `json:"detail,omitempty"`
+			Error  GetRates502JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId  *string `json:"orderId,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                          `json:"detail,omitempty"`
+			Error  GetRates504JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId  *string `json:"orderId,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
 	}
 
 	switch {
@@ -13471,6 +13892,54 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers GetRatesResponse502Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 504:
+		var headers GetRatesResponse504Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers504 = &headers
 	}
 
 	return response, nil
@@ -13602,6 +14071,48 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                  `json:"detail,omitempty"`
+			Error  SwappableTargets502JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId  *string `json:"orderId,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                  `json:"detail,omitempty"`
+			Error  SwappableTargets504JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId  *string `json:"orderId,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
 	}
 
 	switch {
@@ -13732,6 +14243,54 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			headers.XRateLimitReset = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers SwappableTargetsResponse502Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 504:
+		var headers SwappableTargetsResponse504Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers504 = &headers
 	}
 
 	return response, nil
@@ -13878,6 +14437,54 @@ func ParseSwappableTargetsHeadResponse(rsp *http.Response) (*SwappableTargetsHea
 			headers.XRateLimitReset = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers SwappableTargetsHeadResponse502Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 504:
+		var headers SwappableTargetsHeadResponse504Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers504 = &headers
 	}
 
 	return response, nil
