@@ -18,6 +18,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -204,7 +205,7 @@ func (h *harness) successSeq(ctx context.Context, id string) (int64, bool) {
 func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 	k := h.cfg.count(300, 40)
 	rounds := min(h.cfg.Rounds, 3)
-	conc := 8 // system.DefaultOptions().WebhookConcurrency
+	conc := system.DefaultOptions().WebhookConcurrency
 	s.Setup += fmt.Sprintf("; throughput: %d rounds of %d WebhookDeliveries created at once (concurrency 32) until all are verified at the receiver, against %d raw status updates at concurrency %d", rounds, k, k, conc)
 	var ratio, dps, ups []float64
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
