@@ -21,13 +21,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/netguard"
@@ -157,6 +162,12 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Spec is immutable and every step requeues itself: our own status writes need not
 		// trigger reconciles.
 		For(&swapv1.WebhookDelivery{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// A saturated partner's freed slot wakes its oldest waiting delivery at once.
+		WatchesRawSource(source.Channel(r.Endpoints.Freed(), handler.TypedFuncs[types.NamespacedName, reconcile.Request]{
+			GenericFunc: func(_ context.Context, e event.TypedGenericEvent[types.NamespacedName], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				q.Add(reconcile.Request{NamespacedName: e.Object})
+			},
+		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }
@@ -260,7 +271,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 	var admission webhook.Admission
 	if err == nil {
 		partner := webhook.PartnerKey{Namespace: d.Namespace, Name: d.Spec.Partner}
-		if admission = r.Endpoints.Admit(partner, target.url); admission.Verdict != webhook.VerdictSend {
+		if admission = r.Endpoints.Admit(partner, target.url, client.ObjectKeyFromObject(d)); admission.Verdict != webhook.VerdictSend {
 			logger.V(1).Info("webhook attempt deferred", "partner", d.Spec.Partner, "verdict", admission.Verdict, "wait", admission.Wait)
 			return ctrl.Result{RequeueAfter: max(admission.Wait, time.Millisecond)}, nil
 		}

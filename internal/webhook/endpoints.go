@@ -5,10 +5,13 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
 // Defaults of EndpointOptions.
@@ -20,9 +23,12 @@ const (
 	DefaultFailureThreshold = 5
 	// DefaultOpenFor is how long an open circuit sends nothing before one probe attempt.
 	DefaultOpenFor = 30 * time.Second
-	// DefaultRetryWait is how long a delivery waits when its partner is saturated or a probe
-	// is in flight: short, because a slot frees as soon as any attempt ends.
-	DefaultRetryWait = 500 * time.Millisecond
+	// DefaultRetryWait is how long a delivery waits when a probe is in flight, and when its
+	// partner is saturated and no freed slot woke it earlier (see Freed).
+	DefaultRetryWait = time.Second
+	// freedBuffer holds wake-ups not yet taken by the controller; when it is full a waiter
+	// falls back to its RetryWait.
+	freedBuffer = 1024
 )
 
 // EndpointOptions configures Endpoints; zero fields take the defaults above.
@@ -86,6 +92,7 @@ type Endpoints struct {
 
 	mu        sync.Mutex
 	byPartner map[PartnerKey]*endpoint
+	freed     chan event.TypedGenericEvent[types.NamespacedName]
 }
 
 // PartnerKey names a partner: deliveries of different namespaces never share a gate.
@@ -97,16 +104,25 @@ type endpoint struct {
 	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}]
 	// openUntil is when the open circuit lets one probe through (set when it opens).
 	openUntil time.Time
+	// waiting lists the deliveries put back while saturated, oldest first: each freed slot
+	// wakes the oldest at once instead of leaving it to its RetryWait.
+	waiting []types.NamespacedName
 }
 
 // NewEndpoints returns an empty gate.
 func NewEndpoints(opts EndpointOptions) *Endpoints {
-	return &Endpoints{opts: opts.withDefaults(), rand: rand.Float64, byPartner: map[PartnerKey]*endpoint{}}
+	return &Endpoints{opts: opts.withDefaults(), rand: rand.Float64, byPartner: map[PartnerKey]*endpoint{},
+		freed: make(chan event.TypedGenericEvent[types.NamespacedName], freedBuffer)}
 }
 
-// Admit decides whether an attempt to partner's endpoint url may dial now. A changed url
-// starts a fresh circuit: the partner fixed its endpoint, so its past failures say nothing.
-func (e *Endpoints) Admit(partner PartnerKey, url string) Admission {
+// Freed delivers the delivery to retry whenever a saturated partner's slot frees; the
+// controller watches it as a source.
+func (e *Endpoints) Freed() <-chan event.TypedGenericEvent[types.NamespacedName] { return e.freed }
+
+// Admit decides whether delivery's attempt to partner's endpoint url may dial now. A changed
+// url starts a fresh circuit: the partner fixed its endpoint, so its past failures say
+// nothing.
+func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.NamespacedName) Admission {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ep := e.byPartner[partner]
@@ -118,6 +134,9 @@ func (e *Endpoints) Admit(partner PartnerKey, url string) Admission {
 		e.resetCircuit(partner, ep, url)
 	}
 	if ep.inFlight >= e.opts.MaxInFlight {
+		if !slices.Contains(ep.waiting, delivery) {
+			ep.waiting = append(ep.waiting, delivery)
+		}
 		return e.deferral(partner, VerdictSaturated, ep)
 	}
 	report, err := ep.breaker.Allow()
@@ -129,6 +148,7 @@ func (e *Endpoints) Admit(partner PartnerKey, url string) Admission {
 		return e.deferral(partner, v, ep)
 	}
 	ep.inFlight++
+	ep.waiting = slices.DeleteFunc(ep.waiting, func(w types.NamespacedName) bool { return w == delivery })
 	inFlight.WithLabelValues(partner.Namespace, partner.Name).Inc()
 	var once sync.Once
 	return Admission{Verdict: VerdictSend, done: func(res Result) {
@@ -136,6 +156,14 @@ func (e *Endpoints) Admit(partner PartnerKey, url string) Admission {
 			e.mu.Lock()
 			report(BreakerOutcome(res))
 			ep.inFlight--
+			if len(ep.waiting) > 0 {
+				next := ep.waiting[0]
+				select {
+				case e.freed <- event.TypedGenericEvent[types.NamespacedName]{Object: next}:
+					ep.waiting = ep.waiting[1:]
+				default: // the buffer is full: the waiter's RetryWait brings it back
+				}
+			}
 			e.mu.Unlock()
 			inFlight.WithLabelValues(partner.Namespace, partner.Name).Dec()
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestBreakerOutcome(t *testing.T) {
@@ -66,20 +67,24 @@ func TestRetryWait(t *testing.T) {
 	}
 }
 
+func delivery(name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: "ns", Name: name}
+}
+
 func TestEndpointsCapPerPartner(t *testing.T) {
 	e := NewEndpoints(EndpointOptions{MaxInFlight: 2})
 	a, b := PartnerKey{"ns", "a"}, PartnerKey{"ns", "b"}
-	a1, a2 := e.Admit(a, "http://a"), e.Admit(a, "http://a")
+	a1, a2 := e.Admit(a, "http://a", delivery("x")), e.Admit(a, "http://a", delivery("x"))
 	if a1.Verdict != VerdictSend || a2.Verdict != VerdictSend {
 		t.Fatalf("first two attempts: %s, %s", a1.Verdict, a2.Verdict)
 	}
-	if got := e.Admit(a, "http://a"); got.Verdict != VerdictSaturated || got.Wait < DefaultRetryWait {
+	if got := e.Admit(a, "http://a", delivery("x")); got.Verdict != VerdictSaturated || got.Wait < DefaultRetryWait {
 		t.Fatalf("third attempt of a: %+v, want saturated with a wait", got)
 	}
-	if got := e.Admit(b, "http://b"); got.Verdict != VerdictSend {
+	if got := e.Admit(b, "http://b", delivery("x")); got.Verdict != VerdictSend {
 		t.Fatalf("b is not held back by a: %s", got.Verdict)
 	}
-	if got := e.Admit(PartnerKey{"other", "a"}, "http://a"); got.Verdict != VerdictSend {
+	if got := e.Admit(PartnerKey{"other", "a"}, "http://a", delivery("x")); got.Verdict != VerdictSend {
 		t.Fatalf("a same-named partner of another namespace is its own: %s", got.Verdict)
 	}
 	if got := testutil.ToFloat64(inFlight.WithLabelValues("ns", "a")); got != 2 {
@@ -87,10 +92,10 @@ func TestEndpointsCapPerPartner(t *testing.T) {
 	}
 	a1.Done(Result{Code: 200})
 	a1.Done(Result{Code: 200}) // a second Done is harmless
-	if got := e.Admit(a, "http://a"); got.Verdict != VerdictSend {
+	if got := e.Admit(a, "http://a", delivery("x")); got.Verdict != VerdictSend {
 		t.Fatalf("after one attempt ended: %s", got.Verdict)
 	}
-	if got := e.Admit(a, "http://a"); got.Verdict != VerdictSaturated {
+	if got := e.Admit(a, "http://a", delivery("x")); got.Verdict != VerdictSaturated {
 		t.Fatalf("the double Done freed one slot only: %s", got.Verdict)
 	}
 }
@@ -101,33 +106,33 @@ func TestEndpointsCircuit(t *testing.T) {
 	p := PartnerKey{"ns", "dead"}
 	fail := func() {
 		t.Helper()
-		a := e.Admit(p, "http://dead")
+		a := e.Admit(p, "http://dead", delivery("x"))
 		if a.Verdict != VerdictSend {
 			t.Fatalf("attempt refused before the threshold: %s", a.Verdict)
 		}
 		a.Done(Result{Err: context.DeadlineExceeded})
 	}
 	fail()
-	ok := e.Admit(p, "http://dead")
+	ok := e.Admit(p, "http://dead", delivery("x"))
 	ok.Done(Result{Code: 200}) // a success resets the consecutive count
 	fail()
 	fail()
 	fail()
-	open := e.Admit(p, "http://dead")
+	open := e.Admit(p, "http://dead", delivery("x"))
 	if open.Verdict != VerdictOpen || open.Wait <= 0 || open.Wait > openFor+DefaultRetryWait {
 		t.Fatalf("after 3 consecutive failures: %+v, want circuit_open waiting about %s", open, openFor)
 	}
 	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "dead")); got != 2 {
 		t.Fatalf("circuit gauge = %v, want 2 (open)", got)
 	}
-	if got := e.Admit(PartnerKey{"ns", "alive"}, "http://alive"); got.Verdict != VerdictSend {
+	if got := e.Admit(PartnerKey{"ns", "alive"}, "http://alive", delivery("x")); got.Verdict != VerdictSend {
 		t.Fatalf("another partner is unaffected: %s", got.Verdict)
 	}
 
 	// After openFor, exactly one probe goes through; the others wait for its answer.
 	var probe Admission
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if probe = e.Admit(p, "http://dead"); probe.Verdict == VerdictSend {
+		if probe = e.Admit(p, "http://dead", delivery("x")); probe.Verdict == VerdictSend {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -135,16 +140,16 @@ func TestEndpointsCircuit(t *testing.T) {
 		}
 		time.Sleep(probe.Wait)
 	}
-	if got := e.Admit(p, "http://dead"); got.Verdict != VerdictProbing {
+	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictProbing {
 		t.Fatalf("second attempt while probing: %s", got.Verdict)
 	}
 	probe.Done(Result{Code: 503})
-	if got := e.Admit(p, "http://dead"); got.Verdict != VerdictOpen {
+	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictOpen {
 		t.Fatalf("a failed probe reopens: %s", got.Verdict)
 	}
 
 	// A new URL is a fresh, closed circuit.
-	fixed := e.Admit(p, "http://fixed")
+	fixed := e.Admit(p, "http://fixed", delivery("x"))
 	if fixed.Verdict != VerdictSend {
 		t.Fatalf("new url: %s", fixed.Verdict)
 	}
@@ -157,11 +162,11 @@ func TestEndpointsCircuit(t *testing.T) {
 func TestEndpointsProbeSuccessCloses(t *testing.T) {
 	e := NewEndpoints(EndpointOptions{FailureThreshold: 1, OpenFor: time.Millisecond})
 	p := PartnerKey{"ns", "flaky"}
-	a := e.Admit(p, "http://flaky")
+	a := e.Admit(p, "http://flaky", delivery("x"))
 	a.Done(Result{Code: 502})
 	var probe Admission
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if probe = e.Admit(p, "http://flaky"); probe.Verdict == VerdictSend {
+		if probe = e.Admit(p, "http://flaky", delivery("x")); probe.Verdict == VerdictSend {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -171,7 +176,7 @@ func TestEndpointsProbeSuccessCloses(t *testing.T) {
 	}
 	probe.Done(Result{Code: 204})
 	for i := 0; i < DefaultMaxInFlight; i++ {
-		if got := e.Admit(p, "http://flaky"); got.Verdict != VerdictSend {
+		if got := e.Admit(p, "http://flaky", delivery("x")); got.Verdict != VerdictSend {
 			t.Fatalf("attempt %d after a good probe: %s", i, got.Verdict)
 		}
 	}
@@ -180,9 +185,45 @@ func TestEndpointsProbeSuccessCloses(t *testing.T) {
 func TestEndpointsShutdownDoesNotTrip(t *testing.T) {
 	e := NewEndpoints(EndpointOptions{FailureThreshold: 1})
 	p := PartnerKey{"ns", "p"}
-	a := e.Admit(p, "http://p")
+	a := e.Admit(p, "http://p", delivery("x"))
 	a.Done(Result{Err: context.Canceled})
-	if got := e.Admit(p, "http://p"); got.Verdict != VerdictSend {
+	if got := e.Admit(p, "http://p", delivery("x")); got.Verdict != VerdictSend {
 		t.Fatalf("after a cancelled attempt: %s", got.Verdict)
+	}
+}
+
+func TestEndpointsWakeTheOldestWaiter(t *testing.T) {
+	e := NewEndpoints(EndpointOptions{MaxInFlight: 1})
+	p := PartnerKey{"ns", "busy"}
+	running := e.Admit(p, "http://busy", delivery("running"))
+	for _, name := range []string{"first", "second", "first"} { // "first" asks twice, waits once
+		if got := e.Admit(p, "http://busy", delivery(name)); got.Verdict != VerdictSaturated {
+			t.Fatalf("%s: %s", name, got.Verdict)
+		}
+	}
+	select {
+	case ev := <-e.Freed():
+		t.Fatalf("woken before a slot freed: %v", ev.Object)
+	default:
+	}
+	running.Done(Result{Code: 204})
+	if ev := <-e.Freed(); ev.Object != delivery("first") {
+		t.Fatalf("woke %v, want the oldest waiter", ev.Object)
+	}
+	second := e.Admit(p, "http://busy", delivery("second")) // took the slot before "first" came back
+	if second.Verdict != VerdictSend {
+		t.Fatalf("second: %s", second.Verdict)
+	}
+	if got := e.Admit(p, "http://busy", delivery("first")); got.Verdict != VerdictSaturated {
+		t.Fatalf("first: %s", got.Verdict)
+	}
+	second.Done(Result{Code: 204})
+	if ev := <-e.Freed(); ev.Object != delivery("first") {
+		t.Fatalf("woke %v, want first (second left the queue when it was admitted)", ev.Object)
+	}
+	select {
+	case ev := <-e.Freed():
+		t.Fatalf("extra wake-up: %v", ev.Object)
+	default:
 	}
 }
