@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -47,6 +48,19 @@ var _ = Describe("swaprouter_orders gauge", func() {
 				},
 			}
 			Expect(k8sClient.Create(ctx, o)).To(Succeed())
+			// A settled order's status, as the reconciler leaves it: what a copy would copy.
+			at := metav1.Now()
+			o.Status = swapv1.SwapOrderStatus{
+				Status: swapv1.OrderSuccess, ProviderStatus: "SUCCESS", ProviderRef: "ref-" + id,
+				DepositAddress: "0x" + strings.Repeat("ab", 20), AmountIn: "1000000", AmountOut: "999000", LastSeq: 3,
+				InTxHashes: []string{"0x" + strings.Repeat("cd", 32)}, OutTxHashes: []string{"0x" + strings.Repeat("ef", 32)},
+				History: []swapv1.StatusTransition{
+					{Seq: 1, Status: swapv1.OrderPending, At: at},
+					{Seq: 2, Status: swapv1.OrderProcessing, PreviousStatus: swapv1.OrderPending, At: at},
+					{Seq: 3, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderProcessing, At: at},
+				},
+			}
+			Expect(k8sClient.Status().Update(ctx, o)).To(Succeed())
 		}
 		mgr := newTestManager()
 		runTestManager(mgr)
