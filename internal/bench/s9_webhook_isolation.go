@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -61,7 +62,7 @@ func (h *harness) webhookIsolation(ctx context.Context, s *Scenario) error {
 		Figure{Scenario: 9, Name: "attempts the hanging endpoint received", Value: float64(hang.requests.Load()), Info: true,
 			Unit: fmt.Sprintf("(of %d orders' webhooks; a circuit opens after 5 timeouts in a row)", len(hungOrders))},
 		Figure{Scenario: 9, Name: "most attempts hanging at once", Value: float64(hang.maxOpen.Load()), Info: true,
-			Unit: "(the per-partner cap)"},
+			Unit: "(the per-partner cap is 4)"},
 	)
 	s.Setup = fmt.Sprintf("partner %s: %d orders created directly, fully deposited and settled before the measurement, their webhooks to an endpoint on 127.0.0.1 "+
 		"that accepts and never answers (attempts end at the 15 s delivery timeout); measured: %d orders of the bench partner through the frontend, %d status changes timed from the "+
@@ -88,6 +89,9 @@ func startHangingEndpoint() (*hangingEndpoint, error) {
 	}
 	e := &hangingEndpoint{url: "http://" + ln.Addr().String() + "/hooks", stop: make(chan struct{})}
 	e.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Reading the body lets the server notice when the sender gives up and closes the
+		// connection, so open counts only attempts the sender still waits for.
+		_, _ = io.Copy(io.Discard, r.Body)
 		e.requests.Add(1)
 		now := e.open.Add(1)
 		defer e.open.Add(-1)
