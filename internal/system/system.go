@@ -89,9 +89,9 @@ type Options struct {
 
 	// WebhookConcurrency is the number of delivery workers (attempts in flight, all partners).
 	WebhookConcurrency int
-	// WebhookPartnerConcurrency caps one partner's attempts in flight, so a slow or dead
-	// endpoint holds at most this many workers.
-	WebhookPartnerConcurrency int
+	// WebhookPerPartner caps one partner's attempts in flight, so a slow or dead endpoint
+	// holds at most this many workers.
+	WebhookPerPartner int
 	// DeliveryRetention keeps delivered and failed deliveries this long.
 	DeliveryRetention time.Duration
 	// AllowLoopbackWebhooks lets deliveries reach 127.0.0.0/8 and ::1 (dev and tests only).
@@ -109,18 +109,18 @@ func DefaultOptions() Options {
 		MetricsAddr: ":8443",
 		ProbeAddr:   ":8081",
 
-		FrontendAddr:              ":8080",
-		OrderWaitTimeout:          20 * time.Second,
-		QuotaFlushInterval:        5 * time.Second,
-		APIShutdownTimeout:        25 * time.Second,
-		OrderConcurrency:          16,
-		ProviderConcurrency:       32,
-		OrderTTL:                  time.Hour,
-		DepositExpiryGrace:        10 * time.Minute,
-		UnknownAfter:              5,
-		WebhookConcurrency:        32,
-		WebhookPartnerConcurrency: 4,
-		DeliveryRetention:         7 * 24 * time.Hour,
+		FrontendAddr:        ":8080",
+		OrderWaitTimeout:    20 * time.Second,
+		QuotaFlushInterval:  5 * time.Second,
+		APIShutdownTimeout:  25 * time.Second,
+		OrderConcurrency:    16,
+		ProviderConcurrency: 32,
+		OrderTTL:            time.Hour,
+		DepositExpiryGrace:  10 * time.Minute,
+		UnknownAfter:        5,
+		WebhookConcurrency:  32,
+		WebhookPerPartner:   4,
+		DeliveryRetention:   7 * 24 * time.Hour,
 	}
 }
 
@@ -148,7 +148,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
 	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive failed provider polls before an order becomes UNKNOWN")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
-	fs.IntVar(&o.WebhookPartnerConcurrency, "webhook-partner-concurrency", o.WebhookPartnerConcurrency, "webhook deliveries attempted in parallel to one partner")
+	fs.IntVar(&o.WebhookPerPartner, "webhook-partner-concurrency", o.WebhookPerPartner, "webhook deliveries attempted in parallel to one partner")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
 	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
 }
@@ -234,7 +234,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Guard:                   netguard.Options{AllowLoopback: o.AllowLoopbackWebhooks},
 			Retention:               o.DeliveryRetention,
 			MaxConcurrentReconciles: o.WebhookConcurrency,
-			Endpoints:               webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: o.WebhookPartnerConcurrency}),
+			Endpoints:               webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: o.WebhookPerPartner}),
 		}
 		if o.WebhookPolicy != nil {
 			deliveries.Policy = *o.WebhookPolicy
