@@ -108,7 +108,8 @@ type WebhookDeliveryReconciler struct {
 	// Endpoints caps each partner's attempts in flight and breaks its circuit while its
 	// endpoint keeps failing; nil means webhook.NewEndpoints with the defaults.
 	Endpoints *webhook.Endpoints
-	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout.
+	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout (the
+	// default HTTPClient's own limit, so only a shorter value changes anything with it).
 	AttemptTimeout time.Duration
 
 	// written holds, per delivery, the resourceVersion our last status write produced: a
