@@ -53,8 +53,12 @@ var _ = AfterSuite(func() {
 
 // newTestManager returns a manager for one spec's reconcilers: no metrics or probe servers,
 // and controller names may repeat across specs.
-func newTestManager() ctrl.Manager {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+func newTestManager() ctrl.Manager { return newTestManagerFor(cfg) }
+
+// newTestManagerFor is newTestManager talking to the control plane through c (e.g. a config
+// whose transport counts requests).
+func newTestManagerFor(c *rest.Config) ctrl.Manager {
+	mgr, err := ctrl.NewManager(c, ctrl.Options{
 		Scheme:                 scheme.New(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -67,7 +67,8 @@ func (ordersCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var list swapv1.SwapOrderList
-	if err := (*reader).List(ctx, &list); err != nil {
+	// Only the status is read: no deep copy of every cached order at every scrape.
+	if err := (*reader).List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return
 	}
 	counts := map[string]float64{"NEW": 0}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,13 +21,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/netguard"
@@ -37,8 +43,10 @@ import (
 const (
 	// DefaultDeliveryRetention is how long Delivered and Failed deliveries are kept.
 	DefaultDeliveryRetention = 7 * 24 * time.Hour
-	// DefaultDeliveryConcurrency is the default number of deliveries in flight.
-	DefaultDeliveryConcurrency = 4
+	// DefaultDeliveryConcurrency is the default number of delivery workers. Workers never
+	// block on a saturated or failing partner (those deliveries are put back), so the count
+	// only bounds attempts in flight across all partners.
+	DefaultDeliveryConcurrency = 32
 	// maxResponseDrain bounds how much of a receiver's answer is read (to reuse connections).
 	maxResponseDrain = 64 << 10
 )
@@ -70,11 +78,17 @@ func init() {
 // webhook URL, retrying on the policy's schedule, and removes finished deliveries after
 // Retention. A checkpointed step machine: every reconcile does at most one POST, records it
 // in status with one patch, and requeues for the next due time.
+//
+// Partners are isolated from each other (Endpoints): each has a cap on attempts in flight
+// and a circuit breaker, and a delivery whose partner is saturated or failing is put back
+// without dialing and without spending an attempt, so a slow or dead endpoint never holds
+// the workers other partners' deliveries need.
 type WebhookDeliveryReconciler struct {
+	// Client reads deliveries, Partners and Secrets from the manager's cache (one namespace
+	// in production) and writes delivery status.
 	Client client.Client
-	// APIReader reads what must not come from a lagging cache: the delivery right before a
-	// POST, the Partner and its Secrets (so Secrets are never cached cluster-wide).
-	// Defaults to the manager's API reader.
+	// APIReader reads a delivery right before a POST when the cache may not have seen our own
+	// last status write yet. Defaults to the manager's API reader.
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
 	// Recorder emits Delivered, AttemptFailed and Failed events; defaults to the manager's.
@@ -89,14 +103,24 @@ type WebhookDeliveryReconciler struct {
 	Policy webhook.Policy
 	// Retention keeps Delivered and Failed deliveries this long; 0 means 7 days.
 	Retention time.Duration
-	// MaxConcurrentReconciles caps deliveries in flight; 0 means DefaultDeliveryConcurrency.
+	// MaxConcurrentReconciles is the number of workers; 0 means DefaultDeliveryConcurrency.
 	MaxConcurrentReconciles int
+	// Endpoints caps each partner's attempts in flight and breaks its circuit while its
+	// endpoint keeps failing; nil means webhook.NewEndpoints with the defaults.
+	Endpoints *webhook.Endpoints
+	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout (the
+	// default HTTPClient's own limit, so only a shorter value changes anything with it).
+	AttemptTimeout time.Duration
+
+	// written holds, per delivery, the resourceVersion our last status write produced: a
+	// cached copy at another version may predate that write (see current).
+	written sync.Map // types.NamespacedName → string
 }
 
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager fills defaults and registers the controller.
@@ -128,11 +152,23 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.MaxConcurrentReconciles <= 0 {
 		r.MaxConcurrentReconciles = DefaultDeliveryConcurrency
 	}
+	if r.Endpoints == nil {
+		r.Endpoints = webhook.NewEndpoints(webhook.EndpointOptions{})
+	}
+	if r.AttemptTimeout <= 0 {
+		r.AttemptTimeout = netguard.DeliveryTimeout
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("webhookdelivery").
 		// Spec is immutable and every step requeues itself: our own status writes need not
 		// trigger reconciles.
 		For(&swapv1.WebhookDelivery{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// A saturated partner's freed slot wakes its oldest waiting delivery at once.
+		WatchesRawSource(source.Channel(r.Endpoints.Freed(), handler.TypedFuncs[types.NamespacedName, reconcile.Request]{
+			GenericFunc: func(_ context.Context, e event.TypedGenericEvent[types.NamespacedName], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				q.Add(reconcile.Request{NamespacedName: e.Object})
+			},
+		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }
@@ -142,6 +178,9 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var cached swapv1.WebhookDelivery
 	if err := r.Client.Get(ctx, req.NamespacedName, &cached); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.Delete(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	logger := log.FromContext(ctx).WithValues("orderId", cached.Spec.OrderID, "eventId", cached.Spec.EventID)
@@ -151,27 +190,43 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	now := r.Now()
 	if isFinished(&cached) {
+		r.written.Delete(req.NamespacedName)
 		return r.expire(ctx, &cached, now)
 	}
 	if wait := r.untilDue(&cached, now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	// About to POST: act on the stored state, not on a cache that may not have seen our own
-	// last status write yet (that would send the same attempt twice).
-	var fresh swapv1.WebhookDelivery
-	if err := r.APIReader.Get(ctx, req.NamespacedName, &fresh); err != nil {
+	d, err := r.current(ctx, &cached)
+	if err != nil || d == nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !fresh.DeletionTimestamp.IsZero() {
+	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if isFinished(&fresh) {
-		return r.expire(ctx, &fresh, now)
+	if isFinished(d) {
+		return r.expire(ctx, d, now)
 	}
-	if wait := r.untilDue(&fresh, now); wait > 0 {
+	if wait := r.untilDue(d, now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	return r.deliver(ctx, &fresh)
+	return r.deliver(ctx, d)
+}
+
+// current is the delivery to act on before a POST. The cached copy is it unless our own last
+// status write produced another version: then the cache may not have seen that write yet, and
+// acting on it would send the same attempt twice, so the stored state is read instead. In the
+// steady state (the cache caught up during the wait before the next attempt) an attempt reads
+// nothing from the API server.
+func (r *WebhookDeliveryReconciler) current(ctx context.Context, cached *swapv1.WebhookDelivery) (*swapv1.WebhookDelivery, error) {
+	key := client.ObjectKeyFromObject(cached)
+	if v, ok := r.written.Load(key); !ok || v.(string) == cached.ResourceVersion {
+		return cached, nil
+	}
+	var fresh swapv1.WebhookDelivery
+	if err := r.APIReader.Get(ctx, key, &fresh); err != nil {
+		return nil, err
+	}
+	return &fresh, nil
 }
 
 // deliver makes one attempt and records it with a single status patch.
@@ -185,9 +240,13 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		// is the only status writer and the workqueue runs one worker per delivery, so a
 		// version check could only turn an unrelated write into a repeated POST.
 		if perr := r.Client.Status().Patch(ctx, d, client.MergeFrom(orig)); perr != nil {
+			// The write's outcome is unknown: the next attempt must read the stored state.
+			r.written.Store(client.ObjectKeyFromObject(d), "")
 			err = errors.Join(err, fmt.Errorf("recording delivery status: %w", perr))
 			result = ctrl.Result{}
+			return
 		}
+		r.written.Store(client.ObjectKeyFromObject(d), d.ResourceVersion)
 	}()
 	logger := log.FromContext(ctx)
 
@@ -206,12 +265,23 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		return ctrl.Result{}, err // API trouble: retry with the controller's backoff, no attempt spent
 	}
 
-	// The injected clock stamps status; the real one measures the duration. A config error
-	// (bad URL, missing secret) counts as a failed attempt.
-	attemptAt, started := r.Now(), time.Now()
+	// A config error (bad URL, missing secret) counts as a failed attempt, without dialing.
+	// Otherwise the partner's gate decides: a saturated or failing partner's delivery is put
+	// back as it is, no attempt spent and the worker free for other partners.
 	res := webhook.Result{Err: err}
+	var admission webhook.Admission
+	if err == nil {
+		partner := webhook.PartnerKey{Namespace: d.Namespace, Name: d.Spec.Partner}
+		if admission = r.Endpoints.Admit(partner, target.url, client.ObjectKeyFromObject(d)); admission.Verdict != webhook.VerdictSend {
+			logger.V(1).Info("webhook attempt deferred", "partner", d.Spec.Partner, "verdict", admission.Verdict, "wait", admission.Wait)
+			return ctrl.Result{RequeueAfter: max(admission.Wait, time.Millisecond)}, nil
+		}
+	}
+	// The injected clock stamps status; the real one measures the duration.
+	attemptAt, started := r.Now(), time.Now()
 	if err == nil {
 		res = r.post(ctx, d, target)
+		admission.Done(res)
 	}
 	elapsed := time.Since(started)
 	if ctx.Err() != nil {
@@ -282,7 +352,7 @@ func (e *configError) Unwrap() error { return e.error }
 func (r *WebhookDeliveryReconciler) loadTarget(ctx context.Context, d *swapv1.WebhookDelivery) (target, error) {
 	var partner swapv1.Partner
 	key := types.NamespacedName{Namespace: d.Namespace, Name: d.Spec.Partner}
-	if err := r.APIReader.Get(ctx, key, &partner); err != nil {
+	if err := r.Client.Get(ctx, key, &partner); err != nil {
 		if apierrors.IsNotFound(err) {
 			return target{}, fmt.Errorf("%w: partner %q not found", errNoTarget, d.Spec.Partner)
 		}
@@ -312,7 +382,7 @@ func (r *WebhookDeliveryReconciler) loadTarget(ctx context.Context, d *swapv1.We
 
 func (r *WebhookDeliveryReconciler) readSecret(ctx context.Context, namespace string, ref swapv1.SecretKeyRef) (string, error) {
 	var secret corev1.Secret
-	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return "", &configError{fmt.Errorf("webhook signing secret %s not found", ref.Name)}
 		}
@@ -328,8 +398,10 @@ func (r *WebhookDeliveryReconciler) readSecret(ctx context.Context, namespace st
 	return value, nil
 }
 
-// post sends the stored payload bytes, signed with a fresh timestamp.
+// post sends the stored payload bytes, signed with a fresh timestamp, within AttemptTimeout.
 func (r *WebhookDeliveryReconciler) post(ctx context.Context, d *swapv1.WebhookDelivery, t target) webhook.Result {
+	ctx, cancel := context.WithTimeout(ctx, r.AttemptTimeout)
+	defer cancel()
 	body := []byte(d.Spec.Payload)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {

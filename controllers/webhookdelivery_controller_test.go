@@ -18,6 +18,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -110,7 +111,11 @@ func fastPolicy(attempts int) webhook.Policy {
 // startDeliveryManager runs a manager with only the WebhookDelivery reconciler and returns
 // its stop function (also registered as cleanup; stopping twice is harmless).
 func startDeliveryManager(configure func(r *WebhookDeliveryReconciler)) (stop func()) {
-	mgr := newTestManager()
+	return startDeliveryManagerOn(newTestManager(), configure)
+}
+
+// startDeliveryManagerOn is startDeliveryManager on a manager of the caller's.
+func startDeliveryManagerOn(mgr ctrl.Manager, configure func(r *WebhookDeliveryReconciler)) (stop func()) {
 	r := &WebhookDeliveryReconciler{Guard: netguard.Options{AllowLoopback: true}, Policy: fastPolicy(8)}
 	if configure != nil {
 		configure(r)

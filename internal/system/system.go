@@ -87,8 +87,11 @@ type Options struct {
 	// UnknownAfter is the number of consecutive failed polls before an order is UNKNOWN.
 	UnknownAfter int
 
-	// WebhookConcurrency is the number of deliveries attempted in parallel.
+	// WebhookConcurrency is the number of delivery workers (attempts in flight, all partners).
 	WebhookConcurrency int
+	// WebhookPerPartner caps one partner's attempts in flight, so a slow or dead endpoint
+	// holds at most this many workers.
+	WebhookPerPartner int
 	// DeliveryRetention keeps delivered and failed deliveries this long.
 	DeliveryRetention time.Duration
 	// AllowLoopbackWebhooks lets deliveries reach 127.0.0.0/8 and ::1 (dev and tests only).
@@ -115,7 +118,8 @@ func DefaultOptions() Options {
 		OrderTTL:            time.Hour,
 		DepositExpiryGrace:  10 * time.Minute,
 		UnknownAfter:        5,
-		WebhookConcurrency:  8,
+		WebhookConcurrency:  32,
+		WebhookPerPartner:   4,
 		DeliveryRetention:   7 * 24 * time.Hour,
 	}
 }
@@ -144,6 +148,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
 	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive failed provider polls before an order becomes UNKNOWN")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
+	fs.IntVar(&o.WebhookPerPartner, "webhook-partner-concurrency", o.WebhookPerPartner, "webhook deliveries attempted in parallel to one partner")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
 	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
 }
@@ -229,6 +234,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Guard:                   netguard.Options{AllowLoopback: o.AllowLoopbackWebhooks},
 			Retention:               o.DeliveryRetention,
 			MaxConcurrentReconciles: o.WebhookConcurrency,
+			Endpoints:               webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: o.WebhookPerPartner}),
 		}
 		if o.WebhookPolicy != nil {
 			deliveries.Policy = *o.WebhookPolicy
