@@ -53,6 +53,13 @@ func (s *Server) checkPair(origin, destination string) *apierror.Error {
 	return nil
 }
 
+// checkOrderAddresses checks an order's addresses against the chains of its (known) assets.
+func (s *Server) checkOrderAddresses(origin, destination, sender, recipient, refundTo string) *apierror.Error {
+	o, _ := s.opts.Catalog.Lookup(origin)
+	d, _ := s.opts.Catalog.Lookup(destination)
+	return checkAddresses(o.Chain, d.Chain, sender, recipient, refundTo)
+}
+
 func unknownAsset(field, id string) *apierror.Error {
 	return apierror.Newf(apierror.UnknownAsset, "%s %q is not in the asset list", field, id)
 }

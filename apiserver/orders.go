@@ -32,6 +32,9 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if !s.providerRoutes(req.OriginAsset, req.DestinationAsset, req.ProviderID) {
 		return apierror.Newf(apierror.UnsupportedPair, "%s does not route this pair", req.ProviderID)
 	}
+	if err := s.checkOrderAddresses(req.OriginAsset, req.DestinationAsset, req.Sender, req.Recipient, req.RefundTo); err != nil {
+		return err
+	}
 	key := r.Header.Get("Idempotency-Key")
 	if err := checkIdempotencyKey(key); err != nil {
 		return err

@@ -63,6 +63,9 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		return writeJSON(w, http.StatusOK, newQuoteResponse(res))
 	}
 
+	if err := s.checkOrderAddresses(req.OriginAsset, req.DestinationAsset, req.Sender, req.Recipient, req.RefundTo); err != nil {
+		return err
+	}
 	key := r.Header.Get("Idempotency-Key")
 	if err := checkIdempotencyKey(key); err != nil {
 		return err

@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"fmt"
 	"regexp"
 	"unicode"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
@@ -134,6 +136,36 @@ func checkText(field, v string, required bool, maxLen int) *apierror.Error {
 	return nil
 }
 
+// checkAddressText is the shape check every address gets, placeholders of dry quotes too:
+// bounded, and nothing invisible or outside ASCII (zero-width, bidi, look-alike letters).
+func checkAddressText(field, v string, required bool) *apierror.Error {
+	if err := checkText(field, v, required, maxAddressLen); err != nil {
+		return err
+	}
+	if err := address.CheckText(v); err != nil {
+		return apierror.Invalid(field, err.Error())
+	}
+	return nil
+}
+
+// checkAddresses checks an order's addresses against the chains of its assets: sender and
+// refundTo send on the origin chain, recipient receives on the destination chain.
+func checkAddresses(originChain, destinationChain, sender, recipient, refundTo string) *apierror.Error {
+	for _, a := range []struct{ field, chain, addr string }{
+		{"sender", originChain, sender},
+		{"recipient", destinationChain, recipient},
+		{"refundTo", originChain, refundTo},
+	} {
+		if a.addr == "" && a.field == "refundTo" {
+			continue
+		}
+		if err := address.Check(a.chain, a.addr); err != nil {
+			return apierror.Invalid(a.field, fmt.Sprintf("not a %s address: %s", a.chain, err))
+		}
+	}
+	return nil
+}
+
 // printable rejects control characters and spaces, which no address, hash or asset id has.
 func printable(s string) bool {
 	for _, r := range s {
@@ -172,26 +204,26 @@ func (q *quoteRequest) validate() *apierror.Error {
 	}
 	// A dry quote takes placeholder addresses; an order needs real ones.
 	required := !q.dry()
-	if err := checkText("sender", q.Sender, required, maxAddressLen); err != nil {
+	if err := checkAddressText("sender", q.Sender, required); err != nil {
 		return err
 	}
-	if err := checkText("recipient", q.Recipient, required, maxAddressLen); err != nil {
+	if err := checkAddressText("recipient", q.Recipient, required); err != nil {
 		return err
 	}
-	return checkText("refundTo", q.RefundTo, false, maxAddressLen)
+	return checkAddressText("refundTo", q.RefundTo, false)
 }
 
 func (o *orderRequest) validate() *apierror.Error {
 	if err := o.swapFields.validate(); err != nil {
 		return err
 	}
-	if err := checkText("sender", o.Sender, true, maxAddressLen); err != nil {
+	if err := checkAddressText("sender", o.Sender, true); err != nil {
 		return err
 	}
-	if err := checkText("recipient", o.Recipient, true, maxAddressLen); err != nil {
+	if err := checkAddressText("recipient", o.Recipient, true); err != nil {
 		return err
 	}
-	if err := checkText("refundTo", o.RefundTo, false, maxAddressLen); err != nil {
+	if err := checkAddressText("refundTo", o.RefundTo, false); err != nil {
 		return err
 	}
 	switch o.ProviderID {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/swaprouter/swaprouter/internal/caip"
-	"github.com/swaprouter/swaprouter/internal/consumerapp/address"
+	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 )
 
