@@ -362,7 +362,7 @@ func expectError(t *testing.T, rec *httptest.ResponseRecorder, code apierror.Cod
 		t.Fatalf("error %v, want %q; body %s", body["error"], code, rec.Body)
 	}
 	for k := range body {
-		if k != "error" && k != "detail" && k != "upstream" {
+		if k != "error" && k != "detail" && k != "upstream" && (k != "quote" || code != apierror.QuoteChanged) {
 			t.Errorf("unexpected error field %q in %s", k, rec.Body)
 		}
 	}

@@ -51,6 +51,19 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 		spec:           spec,
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/order\n"), canonical...),
+		// The quote is accepted only for a new order: a retry finds its order even after the
+		// quote expired.
+		prepare: func(_ context.Context, spec *swapv1.SwapOrderSpec) error {
+			if req.QuoteID == "" {
+				return nil
+			}
+			q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, req.ProviderID)
+			if err != nil {
+				return err
+			}
+			spec.Quote = q
+			return nil
+		},
 	})
 	if err != nil {
 		return err
@@ -177,7 +190,7 @@ func (s *Server) awaitDeposit(ctx context.Context, key client.ObjectKey) (*swapv
 // settled is the answer for an order whose creation the reconciler has answered.
 func (s *Server) settled(o *swapv1.SwapOrder) (*swapv1.SwapOrder, error) {
 	if o.Status.DepositAddress == "" {
-		return nil, creationFailure(o)
+		return nil, s.creationFailure(o)
 	}
 	return o, nil
 }

@@ -37,7 +37,8 @@ func newQuoteResponse(res routing.Result) quoteResponse {
 }
 
 // POST /v1/quote. dry (the default): 200 {candidates, best, errors}, nothing stored.
-// dry:false: the best candidate becomes an order, 201 {order, quote}.
+// dry:false: the best candidate becomes an order, 201 {order, quote}; with quoteId, the
+// candidate it names (no new quote, nothing counted).
 // Both count one quote against the monthly quota when a provider answered (an idempotent
 // replay of a dry:false quote does not: it quotes nothing).
 func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
@@ -60,6 +61,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		if res.Best == nil {
 			return apierror.FromProvider(res.Failure())
 		}
+		s.bindCandidates(p.Partner.Name, req.swapFields, &res)
 		return writeJSON(w, http.StatusOK, newQuoteResponse(res))
 	}
 
@@ -82,6 +84,15 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
+			if req.QuoteID != "" {
+				// Bound to an accepted candidate: its provider, no new quote.
+				q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, "")
+				if err != nil {
+					return err
+				}
+				spec.ProviderID, spec.Quote = q.ProviderID, q
+				return nil
+			}
 			res, err := s.countedQuote(ctx, p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
 			if err != nil {
 				return err

@@ -21,6 +21,17 @@ type swapFields struct {
 	Amount               string          `json:"amount"`
 	SwapType             swapv1.SwapType `json:"swapType,omitempty"`
 	SlippageToleranceBps *int32          `json:"slippageToleranceBps,omitempty"`
+	// FeeBps is the partner fee of this request in basis points, at most Partner.spec.fees'
+	// maximum; nil takes the partner's configured fee.
+	FeeBps *int32 `json:"feeBps,omitempty"`
+}
+
+// feeBps is the request's partner fee (0: none).
+func (f swapFields) feeBps() int32 {
+	if f.FeeBps == nil {
+		return 0
+	}
+	return *f.FeeBps
 }
 
 // orderSpec is the SwapOrder spec these fields describe for a partner's order; the provider
@@ -50,6 +61,8 @@ type quoteRequest struct {
 	Dry *bool `json:"dry,omitempty"`
 	// ClientReference is the partner's own id of the order dry:false creates.
 	ClientReference string `json:"clientReference,omitempty"`
+	// QuoteID binds dry:false to a candidate of an earlier dry quote (its provider and bound).
+	QuoteID string `json:"quoteId,omitempty"`
 }
 
 // orderRequest is the body of POST /v1/order.
@@ -61,6 +74,8 @@ type orderRequest struct {
 	ProviderID swapv1.ProviderID `json:"providerId"`
 	// ClientReference is the partner's own id for the order, unique per partner.
 	ClientReference string `json:"clientReference,omitempty"`
+	// QuoteID binds the order to the dry quote's candidate the user accepted.
+	QuoteID string `json:"quoteId,omitempty"`
 }
 
 // depositRequest is the body of POST /v1/order/{id}/deposit.
@@ -192,6 +207,9 @@ func (f *swapFields) validate() *apierror.Error {
 	if s := f.SlippageToleranceBps; s != nil && (*s < 0 || *s > maxSlippageBps) {
 		return apierror.Invalid("slippageToleranceBps", "must be between 0 and 10000")
 	}
+	if b := f.FeeBps; b != nil && (*b < 0 || *b > maxSlippageBps) {
+		return apierror.Invalid("feeBps", "must be between 0 and 10000")
+	}
 	return nil
 }
 
@@ -204,6 +222,12 @@ func (q *quoteRequest) validate() *apierror.Error {
 	}
 	// A dry quote takes placeholder addresses; an order needs real ones.
 	required := !q.dry()
+	if q.QuoteID != "" && q.dry() {
+		return apierror.Invalid("quoteId", "only with dry:false (a dry quote answers new quoteIds)")
+	}
+	if err := checkQuoteID(q.QuoteID); err != nil {
+		return err
+	}
 	if err := checkAddressText("sender", q.Sender, required); err != nil {
 		return err
 	}
@@ -215,6 +239,9 @@ func (q *quoteRequest) validate() *apierror.Error {
 
 func (o *orderRequest) validate() *apierror.Error {
 	if err := o.swapFields.validate(); err != nil {
+		return err
+	}
+	if err := checkQuoteID(o.QuoteID); err != nil {
 		return err
 	}
 	if err := checkAddressText("sender", o.Sender, true); err != nil {
@@ -262,6 +289,16 @@ func (q *ratesRequest) validate() *apierror.Error {
 		if t == "" {
 			return apierror.Invalid("targets", "must not contain empty asset ids")
 		}
+	}
+	return nil
+}
+
+// maxQuoteIDLen bounds quoteId (the CRD's bound on quote.quoteId).
+const maxQuoteIDLen = 1024
+
+func checkQuoteID(v string) *apierror.Error {
+	if len(v) > maxQuoteIDLen || !visibleASCII(v) && v != "" {
+		return apierror.Invalid("quoteId", "must be a quoteId from POST /v1/quote")
 	}
 	return nil
 }

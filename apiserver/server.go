@@ -26,6 +26,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/quota"
+	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
@@ -68,6 +69,9 @@ type Options struct {
 	RateLimiter ratelimit.Allower
 	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
 	Log logr.Logger
+	// QuoteKeys signs and verifies quoteIds; every replica needs the same keys. nil: a random
+	// key, so quoteIds only verify in this process (dev, tests).
+	QuoteKeys *quotebind.Keyring
 
 	// WaitTimeout bounds how long order creation waits for the deposit address (default 20s).
 	WaitTimeout time.Duration
@@ -87,6 +91,9 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
+	if o.QuoteKeys == nil {
+		o.QuoteKeys = quotebind.Random()
+	}
 	if o.WaitTimeout <= 0 {
 		o.WaitTimeout = 20 * time.Second
 	}

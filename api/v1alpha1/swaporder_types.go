@@ -33,6 +33,11 @@ type QuoteLimits struct {
 // QuoteCandidate is one provider's answer to a quote (design.md "Quote candidate").
 type QuoteCandidate struct {
 	ProviderID ProviderID `json:"providerId"`
+	// QuoteID binds an order to this candidate (POST /v1/order, dry:false): a signed token,
+	// stored nowhere.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	QuoteID string `json:"quoteId,omitempty"`
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
 	// +kubebuilder:validation:MaxLength=78
 	AmountIn string `json:"amountIn"`
