@@ -29,6 +29,10 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
 		return err
 	}
+	p := principal(r.Context())
+	if err := req.resolveFee(p.Partner.Spec.Fees); err != nil {
+		return err
+	}
 	if !s.providerRoutes(req.OriginAsset, req.DestinationAsset, req.ProviderID) {
 		return apierror.Newf(apierror.UnsupportedPair, "%s does not route this pair", req.ProviderID)
 	}
@@ -43,7 +47,6 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	canonical, _ := json.Marshal(req)
-	p := principal(r.Context())
 	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
 	spec.ProviderID = req.ProviderID
 	spec.ClientReference = req.ClientReference

@@ -53,6 +53,9 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r.Context())
+	if err := req.resolveFee(p.Partner.Spec.Fees); err != nil {
+		return err
+	}
 	if req.dry() {
 		res, err := s.countedQuote(r.Context(), p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
 		if err != nil {

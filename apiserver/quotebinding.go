@@ -105,6 +105,9 @@ func (s *Server) quoteChanged(o *swapv1.SwapOrder) *apierror.Error {
 		fresh := o.Status.Quote.DeepCopy()
 		f := swapFields{OriginAsset: o.Spec.OriginAsset, DestinationAsset: o.Spec.DestinationAsset, Amount: o.Spec.Amount,
 			SwapType: o.Spec.SwapType, SlippageToleranceBps: o.Spec.SlippageToleranceBps}
+		if fee := o.Spec.PartnerFee; fee != nil {
+			f.FeeBps = &fee.Bps
+		}
 		fresh.QuoteID = s.opts.QuoteKeys.Sign(s.claimsFor(o.Spec.Partner, f, *fresh))
 		e.Quote = fresh
 	}

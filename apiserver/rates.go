@@ -39,6 +39,10 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
 		return unknownAsset("from", req.From)
 	}
+	base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType, FeeBps: req.FeeBps}
+	if err := base.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
+		return err
+	}
 	entries := make([]rateEntry, len(req.Targets))
 	var known []string
 	for i, to := range req.Targets {
@@ -56,8 +60,7 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	}
 	results := map[string]routing.Result{}
 	if len(known) > 0 {
-		base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType}.providerRequest("", "", "")
-		for _, rate := range s.opts.Router.Rates(r.Context(), base, known) {
+		for _, rate := range s.opts.Router.Rates(r.Context(), base.providerRequest("", "", ""), known) {
 			results[rate.To] = rate.Result
 		}
 	}

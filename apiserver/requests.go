@@ -24,6 +24,8 @@ type swapFields struct {
 	// FeeBps is the partner fee of this request in basis points, at most Partner.spec.fees'
 	// maximum; nil takes the partner's configured fee.
 	FeeBps *int32 `json:"feeBps,omitempty"`
+	// appFee is the fee resolved against the Partner (resolveFee), nil when none.
+	appFee *provider.AppFee
 }
 
 // feeBps is the request's partner fee (0: none).
@@ -47,7 +49,37 @@ func (f swapFields) orderSpec(partner, sender, recipient, refundTo string) swapv
 		Sender:               sender,
 		Recipient:            recipient,
 		RefundTo:             refundTo,
+		PartnerFee:           orderFee(f.appFee),
 	}
+}
+
+func orderFee(f *provider.AppFee) *swapv1.OrderFee {
+	if f == nil {
+		return nil
+	}
+	return &swapv1.OrderFee{Bps: f.Bps, Recipient: f.Recipient}
+}
+
+// resolveFee settles the request's partner fee against the partner's fees: feeBps up to
+// their maximum, else their default. FeeBps is left holding the fee charged (what a quoteId
+// binds).
+func (f *swapFields) resolveFee(fees *swapv1.PartnerFees) *apierror.Error {
+	bps := int32(0)
+	if fees != nil {
+		bps = fees.Bps
+	}
+	if f.FeeBps != nil {
+		if *f.FeeBps > fees.Max() {
+			return apierror.Invalid("feeBps", fmt.Sprintf("at most %d for this partner (Partner.spec.fees)", fees.Max()))
+		}
+		bps = *f.FeeBps
+	}
+	f.FeeBps, f.appFee = nil, nil
+	if bps > 0 {
+		f.FeeBps = &bps
+		f.appFee = &provider.AppFee{Bps: bps, Recipient: fees.Recipient}
+	}
+	return nil
 }
 
 // quoteRequest is the body of POST /v1/quote. refundTo is accepted because dry:false creates
@@ -90,6 +122,7 @@ type ratesRequest struct {
 	Amount   string          `json:"amount"`
 	Targets  []string        `json:"targets"`
 	SwapType swapv1.SwapType `json:"swapType,omitempty"`
+	FeeBps   *int32          `json:"feeBps,omitempty"`
 }
 
 const (
@@ -282,6 +315,9 @@ func (q *ratesRequest) validate() *apierror.Error {
 	if err := checkSwapType(&q.SwapType); err != nil {
 		return err
 	}
+	if b := q.FeeBps; b != nil && (*b < 0 || *b > maxSlippageBps) {
+		return apierror.Invalid("feeBps", "must be between 0 and 10000")
+	}
 	if len(q.Targets) < 1 || len(q.Targets) > maxRateTargets {
 		return apierror.Invalid("targets", "must list 1 to 50 asset ids")
 	}
@@ -342,5 +378,6 @@ func (f swapFields) providerRequest(sender, recipient, refundTo string) provider
 		Sender:           sender,
 		Recipient:        recipient,
 		RefundTo:         refundTo,
+		AppFee:           f.appFee,
 	}
 }

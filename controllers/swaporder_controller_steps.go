@@ -99,6 +99,7 @@ func providerDepositRequest(o *swapv1.SwapOrder) provider.DepositRequest {
 			Sender:           o.Spec.Sender,
 			Recipient:        o.Spec.Recipient,
 			RefundTo:         o.Spec.RefundTo,
+			AppFee:           appFee(o.Spec.PartnerFee),
 		},
 	}
 }

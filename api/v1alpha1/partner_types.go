@@ -73,6 +73,37 @@ type PartnerSpec struct {
 	// Webhook configures status events.
 	// +optional
 	Webhook *PartnerWebhook `json:"webhook,omitempty"`
+	// Fees is the partner's own fee on its users' swaps, passed to providers that can take it
+	// (route_A: 1Click appFees) and shown in quotes as a fee of type "partner".
+	// +optional
+	Fees *PartnerFees `json:"fees,omitempty"`
+}
+
+// PartnerFees is a partner fee in basis points of the input.
+// +kubebuilder:validation:XValidation:rule="!has(self.bps) || !has(self.maxBps) || self.bps <= self.maxBps",message="bps must not exceed maxBps"
+type PartnerFees struct {
+	// Bps is charged when a request names no feeBps.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	Bps int32 `json:"bps,omitempty"`
+	// MaxBps is the most a request's feeBps may ask; defaults to bps.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxBps int32 `json:"maxBps,omitempty"`
+	// Recipient receives the fee: the partner's NEAR Intents account (1Click appFees).
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=64
+	Recipient string `json:"recipient"`
+}
+
+// Max is the most a request may ask.
+func (f *PartnerFees) Max() int32 {
+	if f == nil {
+		return 0
+	}
+	return max(f.Bps, f.MaxBps)
 }
 
 // QuotaUsage is the partner's quote count in one UTC month.
