@@ -42,17 +42,18 @@ type PartnerSpec struct {
 	// DisplayName is a human-readable name.
 	// +optional
 	DisplayName string `json:"displayName,omitempty"`
-	// Tier names the partner's commercial tier.
+	// Tier names the partner's commercial tier, which sets the default limits (the tier table
+	// of --tiers-file; an unknown tier gets the standard tier's).
 	// +kubebuilder:default=standard
 	// +optional
 	Tier string `json:"tier,omitempty"`
-	// RequestsPerMinute is the per-key burst limit.
-	// +kubebuilder:default=300
+	// RequestsPerMinute is the per-key burst limit; unset: the tier's (--tiers-file).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	// +optional
 	RequestsPerMinute int32 `json:"requestsPerMinute,omitempty"`
-	// MonthlyQuoteQuota caps quotes per UTC month; 0 means unlimited.
+	// MonthlyQuoteQuota caps quotes per UTC month; unset or 0: the tier's cap (0 in the tier
+	// table means unlimited).
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MonthlyQuoteQuota int64 `json:"monthlyQuoteQuota,omitempty"`
