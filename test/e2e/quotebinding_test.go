@@ -44,7 +44,7 @@ var _ = Describe("Quote binding against the real adapters and simulator", func()
 		r := partner.Post("/v1/order", map[string]any{
 			"originAsset": ethETH, "destinationAsset": solSOL, "amount": "200000000000000000",
 			"providerId": partnerapi.Str(partnerapi.Obj(dry.Body, "best"), "providerId"),
-			"sender": sender, "recipient": solDest, "quoteId": quoteID,
+			"sender":     sender, "recipient": solDest, "quoteId": quoteID,
 		})
 		Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r.Raw)
 		Expect(r.Body["error"]).To(Equal("quote mismatch"))
