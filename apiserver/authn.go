@@ -12,10 +12,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 )
 
-// defaultRequestsPerMinute applies when a Partner leaves spec.requestsPerMinute unset (the CRD
-// defaults it too; objects created without defaulting still get it).
-const defaultRequestsPerMinute = 300
-
 type (
 	principalKey    struct{}
 	rateDecisionKey struct{}
@@ -42,6 +38,7 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			return
 		}
 		infoFrom(r.Context()).keyID = p.KeyID
+		p.Partner = s.withTierLimits(p.Partner)
 		// The caller is known: from here on only its own origins may read the answer.
 		origin := r.Header.Get("Origin")
 		originOK := auth.OriginAllowed(p.Partner, origin)
@@ -49,7 +46,7 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 			clearCORSHeaders(w.Header())
 		}
 
-		d := s.limiter.Allow(r.Context(), p.KeyID, requestsPerMinute(p.Partner))
+		d := s.limiter.Allow(r.Context(), p.KeyID, int(p.Partner.Spec.RequestsPerMinute))
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
@@ -76,9 +73,12 @@ func rateDecision(ctx context.Context) ratelimit.Decision {
 	return d
 }
 
-func requestsPerMinute(p *swapv1.Partner) int {
-	if p.Spec.RequestsPerMinute > 0 {
-		return int(p.Spec.RequestsPerMinute)
-	}
-	return defaultRequestsPerMinute
+// withTierLimits is the partner as the request sees it: its requestsPerMinute and
+// monthlyQuoteQuota are the effective ones (its own where set, else its tier's). A shallow
+// copy: the cached object is shared and never changed.
+func (s *Server) withTierLimits(p *swapv1.Partner) *swapv1.Partner {
+	eff := *p
+	l := s.opts.Tiers.For(p)
+	eff.Spec.RequestsPerMinute, eff.Spec.MonthlyQuoteQuota = l.RequestsPerMinute, l.MonthlyQuoteQuota
+	return &eff
 }

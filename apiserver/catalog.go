@@ -54,6 +54,13 @@ func (s *Server) checkPair(origin, destination string) *apierror.Error {
 	return nil
 }
 
+// checkOrderAddresses checks an order's addresses against the chains of its (known) assets.
+func (s *Server) checkOrderAddresses(origin, destination, sender, recipient, refundTo string) *apierror.Error {
+	o, _ := s.opts.Catalog.Lookup(origin)
+	d, _ := s.opts.Catalog.Lookup(destination)
+	return checkAddresses(o.Chain, d.Chain, sender, recipient, refundTo)
+}
+
 // unknownAsset is the answer for an id the asset list lacks: `unknown ...` ("fix first") only
 // when every provider's list is known; while a provider whose assets are not known yet is
 // down, the id may be one it routes, so the outage is answered (502/504, retry with backoff).

@@ -93,7 +93,7 @@ func newFuzzServer() (*fuzzServer, error) {
 	fixture := &swapv1.SwapOrder{
 		ObjectMeta: metav1.ObjectMeta{Name: orderid.ObjectName(fs.orderID), Namespace: testNS},
 		Spec: swapv1.SwapOrderSpec{OrderID: fs.orderID, Partner: fuzzPartner, OriginAsset: eth,
-			DestinationAsset: usdc, Amount: "5000", SwapType: swapv1.ExactInput, Sender: "0xs", Recipient: "0xr",
+			DestinationAsset: usdc, Amount: "5000", SwapType: swapv1.ExactInput, Sender: "0x1111111111111111111111111111111111111111", Recipient: "0x2222222222222222222222222222222222222222",
 			ProviderID: swapv1.ProviderRouteB},
 	}
 	issueAddress(fixture)
@@ -288,7 +288,7 @@ func fuzzBody(f *testing.F, pattern, path string, seeds []string) {
 var (
 	quoteSeeds = []string{
 		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000"}`,
-		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","dry":false,"sender":"0xs","recipient":"0xr"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","dry":false,"sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222"}`,
 		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","swapType":"EXACT_OUTPUT","slippageToleranceBps":50}`,
 		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"05000"}`,
 		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":5000}`,
@@ -300,12 +300,12 @@ var (
 		`null`, `[]`, `"x"`, `{`, ``,
 	}
 	orderSeeds = []string{
-		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0xs","recipient":"0xr","providerId":"route_B"}`,
-		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0xs","recipient":"0xr"}`,
-		`{"originAsset":"` + eth + `","destinationAsset":"` + trx + `","amount":"5000","sender":"0xs","recipient":"0xr","providerId":"route_A"}`,
-		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0x s","recipient":"0xr","providerId":"route_B"}`,
-		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0xs","recipient":"0xr","refundTo":"\u2028","providerId":"route_B"}`,
-		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0xs","recipient":"0xr","providerId":"route_C"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222","providerId":"route_B"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + trx + `","amount":"5000","sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222","providerId":"route_A"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0x s","recipient":"0x2222222222222222222222222222222222222222","providerId":"route_B"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222","refundTo":"\u2028","providerId":"route_B"}`,
+		`{"originAsset":"` + eth + `","destinationAsset":"` + usdc + `","amount":"5000","sender":"0x1111111111111111111111111111111111111111","recipient":"0x2222222222222222222222222222222222222222","providerId":"route_C"}`,
 		`{"swapFields":{}}`, `{"originAsset":null}`,
 	}
 	depositSeeds = []string{
@@ -466,7 +466,7 @@ func FuzzIdempotencyKey(f *testing.F) {
 		if retry.ID != a.ID || retry.DepositAddress != a.DepositAddress {
 			t.Fatalf("retry under %q got order %s/%s, first %s/%s", key, retry.ID, retry.DepositAddress, a.ID, a.DepositAddress)
 		}
-		changed := send(fuzzKey, fuzzSecret, bytesReplace(body, `"recipient":"0xrecipient"`, `"recipient":"0xrecipient2"`))
+		changed := send(fuzzKey, fuzzSecret, bytesReplace(body, `"recipient":"0x2222222222222222222222222222222222222222"`, `"recipient":"0x3333333333333333333333333333333333333333"`))
 		if changed.Code != http.StatusUnprocessableEntity {
 			t.Fatalf("a different body under key %q answered %d %s, want 422", key, changed.Code, changed.Body)
 		}

@@ -376,7 +376,7 @@ func expectError(t *testing.T, rec *httptest.ResponseRecorder, code apierror.Cod
 		t.Fatalf("error %v, want %q; body %s", body["error"], code, rec.Body)
 	}
 	for k := range body {
-		if k != "error" && k != "detail" && k != "upstream" {
+		if k != "error" && k != "detail" && k != "upstream" && (k != "quote" || code != apierror.QuoteChanged) {
 			t.Errorf("unexpected error field %q in %s", k, rec.Body)
 		}
 	}
@@ -410,13 +410,13 @@ func recordObserved(route string, code apierror.Code) {
 func orderBody() map[string]any {
 	return map[string]any{
 		"originAsset": eth, "destinationAsset": usdc, "amount": "5000",
-		"sender": "0xsender", "recipient": "0xrecipient", "providerId": "route_B",
+		"sender": "0x1111111111111111111111111111111111111111", "recipient": "0x2222222222222222222222222222222222222222", "providerId": "route_B",
 	}
 }
 
 func quoteBody(dry bool) map[string]any {
 	return map[string]any{"originAsset": eth, "destinationAsset": usdc, "amount": "5000",
-		"sender": "0xsender", "recipient": "0xrecipient", "dry": dry}
+		"sender": "0x1111111111111111111111111111111111111111", "recipient": "0x2222222222222222222222222222222222222222", "dry": dry}
 }
 
 func with(m map[string]any, kv ...any) map[string]any {

@@ -30,8 +30,15 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
 		return err
 	}
+	p := principal(r.Context())
+	if err := req.resolveFee(p.Partner.Spec.Fees); err != nil {
+		return err
+	}
 	if !s.providerRoutes(req.OriginAsset, req.DestinationAsset, req.ProviderID) {
 		return apierror.Newf(apierror.UnsupportedPair, "%s does not route this pair", req.ProviderID)
+	}
+	if err := s.checkOrderAddresses(req.OriginAsset, req.DestinationAsset, req.Sender, req.Recipient, req.RefundTo); err != nil {
+		return err
 	}
 	key := r.Header.Get("Idempotency-Key")
 	if err := checkIdempotencyKey(key); err != nil {
@@ -41,7 +48,6 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	canonical, _ := json.Marshal(req)
-	p := principal(r.Context())
 	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
 	spec.ProviderID = req.ProviderID
 	spec.ClientReference = req.ClientReference
@@ -49,6 +55,19 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 		spec:           spec,
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/order\n"), canonical...),
+		// The quote is accepted only for a new order: a retry finds its order even after the
+		// quote expired.
+		prepare: func(_ context.Context, spec *swapv1.SwapOrderSpec) error {
+			if req.QuoteID == "" {
+				return nil
+			}
+			q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, req.ProviderID)
+			if err != nil {
+				return err
+			}
+			spec.Quote = q
+			return nil
+		},
 	})
 	if err != nil {
 		return err
@@ -185,7 +204,7 @@ func writeOrderAnswer(w http.ResponseWriter, o *swapv1.SwapOrder, body any) erro
 // settled is the answer for an order whose creation the reconciler has answered.
 func (s *Server) settled(o *swapv1.SwapOrder) (*swapv1.SwapOrder, error) {
 	if o.Status.DepositAddress == "" {
-		return nil, creationFailure(o)
+		return nil, s.creationFailure(o)
 	}
 	return o, nil
 }

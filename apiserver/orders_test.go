@@ -91,6 +91,11 @@ func TestCreateOrderRefusals(t *testing.T) {
 		{"no sender", with(orderBody(), "sender", nil), apierror.InvalidRequest},
 		{"sender with spaces", with(orderBody(), "sender", "0x a"), apierror.InvalidRequest},
 		{"no recipient", with(orderBody(), "recipient", nil), apierror.InvalidRequest},
+		{"sender of another chain", with(orderBody(), "sender", "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"), apierror.InvalidRequest},
+		{"recipient with a checksum typo", with(orderBody(), "recipient", "0x5aaeb6053F3E94C9b9A09f33669435E7Ef1BeAed"), apierror.InvalidRequest},
+		{"recipient with a zero-width space", with(orderBody(), "recipient", "0x22222222222222222222\u200b222222222222222222222"), apierror.InvalidRequest},
+		{"refundTo with a bidi override", with(orderBody(), "refundTo", "\u202e0x1111111111111111111111111111111111111111"), apierror.InvalidRequest},
+		{"EVM recipient for a Solana asset", with(orderBody(), "destinationAsset", sol, "providerId", "route_A"), apierror.InvalidRequest},
 		{"dry is not an order field", with(orderBody(), "dry", false), apierror.InvalidRequest},
 		{"unknown origin", with(orderBody(), "originAsset", "eip155:1/erc20:0xdead"), apierror.UnknownAsset},
 		{"unknown destination", with(orderBody(), "destinationAsset", "eip155:1/erc20:0xdead"), apierror.UnknownAsset},
@@ -157,7 +162,7 @@ func TestCreateOrderIdempotency(t *testing.T) {
 		t.Errorf("id %s is not derived from the key", first.ID)
 	}
 	// Same body, differently encoded: same order.
-	reordered := `{"recipient":"0xrecipient","providerId":"route_B","amount":"5000","sender":"0xsender",` +
+	reordered := `{"recipient":"0x2222222222222222222222222222222222222222","providerId":"route_B","amount":"5000","sender":"0x1111111111111111111111111111111111111111",` +
 		`"destinationAsset":"` + usdc + `","originAsset":"` + eth + `", "swapType":"EXACT_INPUT"}`
 	again := decode[orderRecord](t, h.do(withKey(map[string]any{}).withBody(reordered)), 201)
 	if again.ID != first.ID || *again.DepositAddress != *first.DepositAddress {

@@ -38,7 +38,8 @@ func newQuoteResponse(res routing.Result) quoteResponse {
 
 // POST /v1/quote. dry (the default): 200 {candidates, best, errors}, nothing stored.
 // dry:false: the best candidate becomes an order, 201 {order, quote} (202 while its address is
-// still pending when the bounded wait ends).
+// still pending when the bounded wait ends); with quoteId, the candidate it names (no new
+// quote, nothing counted).
 // Both count one quote against the monthly quota when a provider answered (an idempotent
 // replay of a dry:false quote does not: it quotes nothing).
 func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
@@ -53,6 +54,9 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r.Context())
+	if err := req.resolveFee(p.Partner.Spec.Fees); err != nil {
+		return err
+	}
 	if req.dry() {
 		res, err := s.countedQuote(r.Context(), p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
 		if err != nil {
@@ -61,9 +65,13 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		if res.Best == nil {
 			return apierror.FromProvider(res.Failure())
 		}
+		s.bindCandidates(p.Partner.Name, req.swapFields, &res)
 		return writeJSON(w, http.StatusOK, newQuoteResponse(res))
 	}
 
+	if err := s.checkOrderAddresses(req.OriginAsset, req.DestinationAsset, req.Sender, req.Recipient, req.RefundTo); err != nil {
+		return err
+	}
 	key := r.Header.Get("Idempotency-Key")
 	if err := checkIdempotencyKey(key); err != nil {
 		return err
@@ -80,6 +88,15 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
+			if req.QuoteID != "" {
+				// Bound to an accepted candidate: its provider, no new quote.
+				q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, "")
+				if err != nil {
+					return err
+				}
+				spec.ProviderID, spec.Quote = q.ProviderID, q
+				return nil
+			}
 			res, err := s.countedQuote(ctx, p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
 			if err != nil {
 				return err

@@ -28,7 +28,7 @@ func TestDryQuote(t *testing.T) {
 	if err := h.client.List(context.Background(), &orders); err != nil || len(orders.Items) != 0 {
 		t.Fatalf("a dry quote created orders: %v %d", err, len(orders.Items))
 	}
-	if call := h.router.calls[0]; call.SwapType != swapv1.ExactInput || call.Sender != "0xsender" || call.Amount != "5000" {
+	if call := h.router.calls[0]; call.SwapType != swapv1.ExactInput || call.Sender != "0x1111111111111111111111111111111111111111" || call.Amount != "5000" {
 		t.Errorf("router asked %+v", call)
 	}
 
@@ -144,7 +144,7 @@ func TestQuoteInvalidRequests(t *testing.T) {
 
 func TestQuoteCreatesOrder(t *testing.T) {
 	h := newHarness(t)
-	rec := h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "refundTo", "0xrefund"),
+	rec := h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "refundTo", "0x3333333333333333333333333333333333333333"),
 		headers: map[string]string{"Idempotency-Key": "q-1"}})
 	got := decode[struct {
 		Order orderRecord           `json:"order"`
@@ -153,7 +153,7 @@ func TestQuoteCreatesOrder(t *testing.T) {
 	if got.Order.ProviderID != swapv1.ProviderRouteB || got.Quote.ProviderID != swapv1.ProviderRouteB || got.Quote.AmountOut != "950" {
 		t.Fatalf("got %+v", got)
 	}
-	if got.Order.DepositAddress == nil || got.Order.Status != swapv1.OrderPending || *got.Order.RefundTo != "0xrefund" {
+	if got.Order.DepositAddress == nil || got.Order.Status != swapv1.OrderPending || *got.Order.RefundTo != "0x3333333333333333333333333333333333333333" {
 		t.Errorf("order %+v", got.Order)
 	}
 	var o swapv1.SwapOrder
@@ -168,7 +168,7 @@ func TestQuoteCreatesOrder(t *testing.T) {
 	calls := h.router.callCount()
 	again := decode[struct {
 		Order orderRecord `json:"order"`
-	}](t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "refundTo", "0xrefund"),
+	}](t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "refundTo", "0x3333333333333333333333333333333333333333"),
 		headers: map[string]string{"Idempotency-Key": "q-1"}}), 201)
 	if again.Order.ID != got.Order.ID || *again.Order.DepositAddress != *got.Order.DepositAddress || h.router.callCount() != calls {
 		t.Errorf("replay: %+v, router calls %d → %d", again.Order, calls, h.router.callCount())
@@ -177,7 +177,7 @@ func TestQuoteCreatesOrder(t *testing.T) {
 	expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "amount", "6000"),
 		headers: map[string]string{"Idempotency-Key": "q-1"}}), apierror.IdempotencyKeyReused)
 	// A failing quote creates nothing.
-	expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "destinationAsset", sol)}), apierror.AmountTooLow)
+	expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "destinationAsset", sol, "recipient", "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin")}), apierror.AmountTooLow)
 	var orders swapv1.SwapOrderList
 	_ = h.client.List(context.Background(), &orders)
 	if len(orders.Items) != 1 {

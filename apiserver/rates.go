@@ -27,7 +27,8 @@ type rateEntry struct {
 // POST /v1/rates → 200 {from, amount, swapType, rates[{to, best|null, error|null}]}. Targets
 // are priced concurrently (the router caps the parallelism); a failing target only fills its
 // own error. Each known target counts as one quote against the monthly quota, since each is
-// a provider fan-out like a quote, unless no provider answered it (502/504).
+// a provider fan-out like a quote, unless no provider answered it (502/504). Targets beyond
+// the month's remaining quotes answer error `quota exceeded` (best null) in their entry.
 func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	var req ratesRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -39,6 +40,10 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
 		return s.unknownAsset("from", req.From)
 	}
+	base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType, FeeBps: req.FeeBps}
+	if err := base.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
+		return err
+	}
 	entries := make([]rateEntry, len(req.Targets))
 	var known []string
 	for i, to := range req.Targets {
@@ -49,15 +54,22 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 			entries[i].Error = s.unknownAsset("target", to)
 		}
 	}
-	// Only known targets a provider answered count against the quota.
-	settle, qerr := s.reserveQuota(principal(r.Context()).Partner, int64(len(known)))
+	// Only known targets a provider answered count against the quota. A request partly over
+	// the monthly cap prices the targets that fit, in request order, and marks the rest
+	// `quota exceeded`; none fitting is a 429.
+	partner := principal(r.Context()).Partner
+	settle, granted, qerr := s.reserveQuotaUpTo(partner, int64(len(known)))
 	if qerr != nil {
 		return qerr
 	}
+	overCap := map[string]bool{}
+	for _, to := range known[granted:] {
+		overCap[to] = true
+	}
+	known = known[:granted]
 	results := map[string]routing.Result{}
 	if len(known) > 0 {
-		base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType}.providerRequest("", "", "")
-		for _, rate := range s.opts.Router.Rates(r.Context(), base, known) {
+		for _, rate := range s.opts.Router.Rates(r.Context(), base.providerRequest("", "", ""), known) {
 			results[rate.To] = rate.Result
 		}
 	}
@@ -68,6 +80,8 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 		}
 		res, ok := results[entries[i].To]
 		switch {
+		case !ok && overCap[entries[i].To]:
+			entries[i].Error = apierror.Newf(apierror.QuotaExceeded, "monthly quote quota of %d reached; not priced", partner.Spec.MonthlyQuoteQuota)
 		case !ok:
 			entries[i].Error = apierror.New(apierror.Internal, "")
 		case res.Best != nil:

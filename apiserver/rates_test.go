@@ -94,14 +94,24 @@ func TestRatesCountTargetsAgainstQuota(t *testing.T) {
 	if rec := h.do(r); rec.Code != 200 {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
-	// 2 of 3 used: two more targets do not fit, one does.
+	// 2 of 3 used: of two more targets the first is priced, the second is marked.
+	got := decode[struct {
+		Rates []struct {
+			To    string         `json:"to"`
+			Best  map[string]any `json:"best"`
+			Error map[string]any `json:"error"`
+		} `json:"rates"`
+	}](t, h.do(r), 200)
+	if len(got.Rates) != 2 || got.Rates[0].To != usdc || got.Rates[0].Best == nil || got.Rates[0].Error != nil {
+		t.Fatalf("the target that fits: %+v", got.Rates)
+	}
+	if e := got.Rates[1].Error; got.Rates[1].Best != nil || e == nil || e["error"] != string(apierror.QuotaExceeded) {
+		t.Errorf("the target over the cap: %+v", got.Rates[1])
+	}
+	// Nothing left: the whole request is 429.
 	rec := h.do(r)
 	expectError(t, rec, apierror.QuotaExceeded)
 	if rec.Header().Get("Retry-After") == "" {
 		t.Error("no Retry-After")
-	}
-	r.body = map[string]any{"from": eth, "amount": "1", "targets": []string{usdc}}
-	if rec := h.do(r); rec.Code != 200 {
-		t.Errorf("last quote of the month: %d", rec.Code)
 	}
 }

@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"fmt"
 	"regexp"
 	"unicode"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
@@ -19,6 +21,19 @@ type swapFields struct {
 	Amount               string          `json:"amount"`
 	SwapType             swapv1.SwapType `json:"swapType,omitempty"`
 	SlippageToleranceBps *int32          `json:"slippageToleranceBps,omitempty"`
+	// FeeBps is the partner fee of this request in basis points, at most Partner.spec.fees'
+	// maximum; nil takes the partner's configured fee.
+	FeeBps *int32 `json:"feeBps,omitempty"`
+	// appFee is the fee resolved against the Partner (resolveFee), nil when none.
+	appFee *provider.AppFee
+}
+
+// feeBps is the request's partner fee (0: none).
+func (f swapFields) feeBps() int32 {
+	if f.FeeBps == nil {
+		return 0
+	}
+	return *f.FeeBps
 }
 
 // orderSpec is the SwapOrder spec these fields describe for a partner's order; the provider
@@ -34,7 +49,37 @@ func (f swapFields) orderSpec(partner, sender, recipient, refundTo string) swapv
 		Sender:               sender,
 		Recipient:            recipient,
 		RefundTo:             refundTo,
+		PartnerFee:           orderFee(f.appFee),
 	}
+}
+
+func orderFee(f *provider.AppFee) *swapv1.OrderFee {
+	if f == nil {
+		return nil
+	}
+	return &swapv1.OrderFee{Bps: f.Bps, Recipient: f.Recipient}
+}
+
+// resolveFee settles the request's partner fee against the partner's fees: feeBps up to
+// their maximum, else their default. FeeBps is left holding the fee charged (what a quoteId
+// binds).
+func (f *swapFields) resolveFee(fees *swapv1.PartnerFees) *apierror.Error {
+	bps := int32(0)
+	if fees != nil {
+		bps = fees.Bps
+	}
+	if f.FeeBps != nil {
+		if *f.FeeBps > fees.Max() {
+			return apierror.Invalid("feeBps", fmt.Sprintf("at most %d for this partner (Partner.spec.fees)", fees.Max()))
+		}
+		bps = *f.FeeBps
+	}
+	f.FeeBps, f.appFee = nil, nil
+	if bps > 0 {
+		f.FeeBps = &bps
+		f.appFee = &provider.AppFee{Bps: bps, Recipient: fees.Recipient}
+	}
+	return nil
 }
 
 // quoteRequest is the body of POST /v1/quote. refundTo is accepted because dry:false creates
@@ -48,6 +93,8 @@ type quoteRequest struct {
 	Dry *bool `json:"dry,omitempty"`
 	// ClientReference is the partner's own id of the order dry:false creates.
 	ClientReference string `json:"clientReference,omitempty"`
+	// QuoteID binds dry:false to a candidate of an earlier dry quote (its provider and bound).
+	QuoteID string `json:"quoteId,omitempty"`
 }
 
 // orderRequest is the body of POST /v1/order.
@@ -59,6 +106,8 @@ type orderRequest struct {
 	ProviderID swapv1.ProviderID `json:"providerId"`
 	// ClientReference is the partner's own id for the order, unique per partner.
 	ClientReference string `json:"clientReference,omitempty"`
+	// QuoteID binds the order to the dry quote's candidate the user accepted.
+	QuoteID string `json:"quoteId,omitempty"`
 }
 
 // depositRequest is the body of POST /v1/order/{id}/deposit.
@@ -73,6 +122,7 @@ type ratesRequest struct {
 	Amount   string          `json:"amount"`
 	Targets  []string        `json:"targets"`
 	SwapType swapv1.SwapType `json:"swapType,omitempty"`
+	FeeBps   *int32          `json:"feeBps,omitempty"`
 }
 
 const (
@@ -134,6 +184,36 @@ func checkText(field, v string, required bool, maxLen int) *apierror.Error {
 	return nil
 }
 
+// checkAddressText is the shape check every address gets, placeholders of dry quotes too:
+// bounded, and nothing invisible or outside ASCII (zero-width, bidi, look-alike letters).
+func checkAddressText(field, v string, required bool) *apierror.Error {
+	if err := checkText(field, v, required, maxAddressLen); err != nil {
+		return err
+	}
+	if err := address.CheckText(v); err != nil {
+		return apierror.Invalid(field, err.Error())
+	}
+	return nil
+}
+
+// checkAddresses checks an order's addresses against the chains of its assets: sender and
+// refundTo send on the origin chain, recipient receives on the destination chain.
+func checkAddresses(originChain, destinationChain, sender, recipient, refundTo string) *apierror.Error {
+	for _, a := range []struct{ field, chain, addr string }{
+		{"sender", originChain, sender},
+		{"recipient", destinationChain, recipient},
+		{"refundTo", originChain, refundTo},
+	} {
+		if a.addr == "" && a.field == "refundTo" {
+			continue
+		}
+		if err := address.Check(a.chain, a.addr); err != nil {
+			return apierror.Invalid(a.field, fmt.Sprintf("not a %s address: %s", a.chain, err))
+		}
+	}
+	return nil
+}
+
 // printable rejects control characters and spaces, which no address, hash or asset id has.
 func printable(s string) bool {
 	for _, r := range s {
@@ -160,6 +240,9 @@ func (f *swapFields) validate() *apierror.Error {
 	if s := f.SlippageToleranceBps; s != nil && (*s < 0 || *s > maxSlippageBps) {
 		return apierror.Invalid("slippageToleranceBps", "must be between 0 and 10000")
 	}
+	if b := f.FeeBps; b != nil && (*b < 0 || *b > maxSlippageBps) {
+		return apierror.Invalid("feeBps", "must be between 0 and 10000")
+	}
 	return nil
 }
 
@@ -172,26 +255,35 @@ func (q *quoteRequest) validate() *apierror.Error {
 	}
 	// A dry quote takes placeholder addresses; an order needs real ones.
 	required := !q.dry()
-	if err := checkText("sender", q.Sender, required, maxAddressLen); err != nil {
+	if q.QuoteID != "" && q.dry() {
+		return apierror.Invalid("quoteId", "only with dry:false (a dry quote answers new quoteIds)")
+	}
+	if err := checkQuoteID(q.QuoteID); err != nil {
 		return err
 	}
-	if err := checkText("recipient", q.Recipient, required, maxAddressLen); err != nil {
+	if err := checkAddressText("sender", q.Sender, required); err != nil {
 		return err
 	}
-	return checkText("refundTo", q.RefundTo, false, maxAddressLen)
+	if err := checkAddressText("recipient", q.Recipient, required); err != nil {
+		return err
+	}
+	return checkAddressText("refundTo", q.RefundTo, false)
 }
 
 func (o *orderRequest) validate() *apierror.Error {
 	if err := o.swapFields.validate(); err != nil {
 		return err
 	}
-	if err := checkText("sender", o.Sender, true, maxAddressLen); err != nil {
+	if err := checkQuoteID(o.QuoteID); err != nil {
 		return err
 	}
-	if err := checkText("recipient", o.Recipient, true, maxAddressLen); err != nil {
+	if err := checkAddressText("sender", o.Sender, true); err != nil {
 		return err
 	}
-	if err := checkText("refundTo", o.RefundTo, false, maxAddressLen); err != nil {
+	if err := checkAddressText("recipient", o.Recipient, true); err != nil {
+		return err
+	}
+	if err := checkAddressText("refundTo", o.RefundTo, false); err != nil {
 		return err
 	}
 	switch o.ProviderID {
@@ -223,6 +315,9 @@ func (q *ratesRequest) validate() *apierror.Error {
 	if err := checkSwapType(&q.SwapType); err != nil {
 		return err
 	}
+	if b := q.FeeBps; b != nil && (*b < 0 || *b > maxSlippageBps) {
+		return apierror.Invalid("feeBps", "must be between 0 and 10000")
+	}
 	if len(q.Targets) < 1 || len(q.Targets) > maxRateTargets {
 		return apierror.Invalid("targets", "must list 1 to 50 asset ids")
 	}
@@ -230,6 +325,16 @@ func (q *ratesRequest) validate() *apierror.Error {
 		if t == "" {
 			return apierror.Invalid("targets", "must not contain empty asset ids")
 		}
+	}
+	return nil
+}
+
+// maxQuoteIDLen bounds quoteId (the CRD's bound on quote.quoteId).
+const maxQuoteIDLen = 1024
+
+func checkQuoteID(v string) *apierror.Error {
+	if len(v) > maxQuoteIDLen || !visibleASCII(v) && v != "" {
+		return apierror.Invalid("quoteId", "must be a quoteId from POST /v1/quote")
 	}
 	return nil
 }
@@ -273,5 +378,6 @@ func (f swapFields) providerRequest(sender, recipient, refundTo string) provider
 		Sender:           sender,
 		Recipient:        recipient,
 		RefundTo:         refundTo,
+		AppFee:           f.appFee,
 	}
 }

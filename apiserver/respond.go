@@ -26,9 +26,23 @@ func (s *Server) reserveQuota(p *swapv1.Partner, n int64) (settle func(answered 
 	if ok {
 		return settle, nil
 	}
+	return nil, quotaExceeded(p, wait)
+}
+
+// reserveQuotaUpTo holds as many of n quotes as the partner's monthly cap still allows;
+// none is 429 `quota exceeded`.
+func (s *Server) reserveQuotaUpTo(p *swapv1.Partner, n int64) (settle func(answered int64), granted int64, _ *apierror.Error) {
+	settle, granted, wait := s.quota.ReserveUpTo(p, n, s.opts.Now())
+	if granted == 0 && n > 0 {
+		return nil, 0, quotaExceeded(p, wait)
+	}
+	return settle, granted, nil
+}
+
+func quotaExceeded(p *swapv1.Partner, wait time.Duration) *apierror.Error {
 	e := apierror.Newf(apierror.QuotaExceeded, "monthly quote quota of %d reached", p.Spec.MonthlyQuoteQuota)
 	e.RetryAfterSeconds = int64((wait + time.Second - 1) / time.Second)
-	return nil, e
+	return e
 }
 
 // answered counts the results a provider answered, with a quote or a refusal of its own;

@@ -28,8 +28,10 @@ import (
 	"github.com/swaprouter/swaprouter/internal/livebook"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/quota"
+	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
+	"github.com/swaprouter/swaprouter/internal/tiers"
 )
 
 // Catalog is what the frontend needs of *catalog.Catalog.
@@ -74,6 +76,11 @@ type Options struct {
 	RateLimiter ratelimit.Allower
 	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
 	Log logr.Logger
+	// QuoteKeys signs and verifies quoteIds; every replica needs the same keys. nil: a random
+	// key, so quoteIds only verify in this process (dev, tests).
+	QuoteKeys *quotebind.Keyring
+	// Tiers maps Partner.spec.tier to default limits; nil: tiers.Default().
+	Tiers tiers.Table
 
 	// WaitTimeout bounds how long order creation waits for the deposit address (default 20s).
 	WaitTimeout time.Duration
@@ -93,6 +100,12 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
+	if o.QuoteKeys == nil {
+		o.QuoteKeys = quotebind.Random()
+	}
+	if o.Tiers == nil {
+		o.Tiers = tiers.Default()
+	}
 	if o.WaitTimeout <= 0 {
 		o.WaitTimeout = 20 * time.Second
 	}

@@ -60,6 +60,9 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 
+	if r.breaksQuoteBinding(p, dep) {
+		return ctrl.Result{RequeueAfter: nextStepNow}, nil
+	}
 	p.created = dep.DepositAddress
 	st.ProviderErrors = 0
 	st.DepositAddress = dep.DepositAddress
@@ -96,6 +99,7 @@ func providerDepositRequest(o *swapv1.SwapOrder) provider.DepositRequest {
 			Sender:           o.Spec.Sender,
 			Recipient:        o.Spec.Recipient,
 			RefundTo:         o.Spec.RefundTo,
+			AppFee:           appFee(o.Spec.PartnerFee),
 		},
 	}
 }

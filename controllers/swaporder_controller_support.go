@@ -19,6 +19,7 @@ import (
 const (
 	unshownStatusWriteFailed = "status_write_failed"
 	unshownAnswerLost        = "answer_lost"
+	unshownQuoteChanged      = "quote_changed"
 )
 
 // Order metrics. Provider call latency is swaprouter_provider_call_duration_seconds from

@@ -42,17 +42,18 @@ type PartnerSpec struct {
 	// DisplayName is a human-readable name.
 	// +optional
 	DisplayName string `json:"displayName,omitempty"`
-	// Tier names the partner's commercial tier.
+	// Tier names the partner's commercial tier, which sets the default limits (the tier table
+	// of --tiers-file; an unknown tier gets the standard tier's).
 	// +kubebuilder:default=standard
 	// +optional
 	Tier string `json:"tier,omitempty"`
-	// RequestsPerMinute is the per-key burst limit.
-	// +kubebuilder:default=300
+	// RequestsPerMinute is the per-key burst limit; unset: the tier's (--tiers-file).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	// +optional
 	RequestsPerMinute int32 `json:"requestsPerMinute,omitempty"`
-	// MonthlyQuoteQuota caps quotes per UTC month; 0 means unlimited.
+	// MonthlyQuoteQuota caps quotes per UTC month; unset or 0: the tier's cap (0 in the tier
+	// table means unlimited).
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MonthlyQuoteQuota int64 `json:"monthlyQuoteQuota,omitempty"`
@@ -73,6 +74,37 @@ type PartnerSpec struct {
 	// Webhook configures status events.
 	// +optional
 	Webhook *PartnerWebhook `json:"webhook,omitempty"`
+	// Fees is the partner's own fee on its users' swaps, passed to providers that can take it
+	// (route_A: 1Click appFees) and shown in quotes as a fee of type "partner".
+	// +optional
+	Fees *PartnerFees `json:"fees,omitempty"`
+}
+
+// PartnerFees is a partner fee in basis points of the input.
+// +kubebuilder:validation:XValidation:rule="!has(self.bps) || !has(self.maxBps) || self.bps <= self.maxBps",message="bps must not exceed maxBps"
+type PartnerFees struct {
+	// Bps is charged when a request names no feeBps.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	Bps int32 `json:"bps,omitempty"`
+	// MaxBps is the most a request's feeBps may ask; defaults to bps.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxBps int32 `json:"maxBps,omitempty"`
+	// Recipient receives the fee: the partner's NEAR Intents account (1Click appFees).
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=64
+	Recipient string `json:"recipient"`
+}
+
+// Max is the most a request may ask.
+func (f *PartnerFees) Max() int32 {
+	if f == nil {
+		return 0
+	}
+	return max(f.Bps, f.MaxBps)
 }
 
 // QuotaUsage is the partner's quote count in one UTC month.

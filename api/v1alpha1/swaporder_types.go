@@ -33,6 +33,11 @@ type QuoteLimits struct {
 // QuoteCandidate is one provider's answer to a quote (design.md "Quote candidate").
 type QuoteCandidate struct {
 	ProviderID ProviderID `json:"providerId"`
+	// QuoteID binds an order to this candidate (POST /v1/order, dry:false): a signed token,
+	// stored nowhere.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	QuoteID string `json:"quoteId,omitempty"`
 	// +kubebuilder:validation:Pattern=`^[0-9]+$`
 	// +kubebuilder:validation:MaxLength=78
 	AmountIn string `json:"amountIn"`
@@ -61,6 +66,15 @@ type QuoteCandidate struct {
 	Limits *QuoteLimits `json:"limits,omitempty"`
 }
 
+// OrderFee is a partner fee of one order.
+type OrderFee struct {
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Bps int32 `json:"bps"`
+	// +kubebuilder:validation:MaxLength=64
+	Recipient string `json:"recipient"`
+}
+
 // DepositHint is what a partner tells us about the user's deposit (POST /v1/order/{id}/deposit).
 type DepositHint struct {
 	// TxHash is the source-chain deposit transaction hash.
@@ -75,7 +89,7 @@ type DepositHint struct {
 
 // SwapOrderSpec is the order as the partner requested it. Everything but depositHint is
 // immutable once created.
-// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote) && has(self.clientReference) == has(oldSelf.clientReference)",message="the order spec is immutable except depositHint"
+// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote) && has(self.clientReference) == has(oldSelf.clientReference) && has(self.partnerFee) == has(oldSelf.partnerFee)",message="the order spec is immutable except depositHint"
 type SwapOrderSpec struct {
 	// OrderID is the public order id (ord_ + 26 base32 characters).
 	// +kubebuilder:validation:Pattern=`^ord_[a-z2-7]{26}$`
@@ -146,6 +160,11 @@ type SwapOrderSpec struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	ClientReference string `json:"clientReference,omitempty"`
+	// PartnerFee is the partner fee the order charges, resolved from the request and the
+	// Partner's fees when it was created.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
+	PartnerFee *OrderFee `json:"partnerFee,omitempty"`
 	// DepositHint is set by POST /v1/order/{id}/deposit; the only mutable part of the spec.
 	// +optional
 	DepositHint *DepositHint `json:"depositHint,omitempty"`

@@ -158,11 +158,19 @@ var _ = Describe("SwapOrder", func() {
 })
 
 var _ = Describe("Partner", func() {
-	It("accepts a valid partner and defaults its limits", func(ctx context.Context) {
+	It("accepts a valid partner and defaults its tier, which sets its limits", func(ctx context.Context) {
 		p := newPartner("acme")
 		Expect(k8sClient.Create(ctx, p)).To(Succeed())
-		Expect(p.Spec.RequestsPerMinute).To(Equal(int32(300)))
+		Expect(p.Spec.RequestsPerMinute).To(BeZero(), "unset: the tier's (internal/tiers)")
 		Expect(p.Spec.Tier).To(Equal("standard"))
+	})
+
+	It("refuses a partner fee above its maximum", func(ctx context.Context) {
+		p := newPartner("feeco")
+		p.Spec.Fees = &swapv1.PartnerFees{Bps: 50, MaxBps: 20, Recipient: "feeco.near"}
+		Expect(k8sClient.Create(ctx, p)).To(MatchError(ContainSubstring("bps must not exceed maxBps")))
+		p.Spec.Fees.MaxBps = 80
+		Expect(k8sClient.Create(ctx, p)).To(Succeed())
 	})
 
 	DescribeTable("rejects an invalid partner",

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
@@ -42,6 +43,14 @@ const (
 	// ClientReferenceInUse: another order of the partner has this clientReference (orderId
 	// names it).
 	ClientReferenceInUse Code = "clientReference in use"
+	// QuoteExpired: the quoteId's expiresAt has passed; quote again.
+	QuoteExpired Code = "quote expired"
+	// QuoteChanged: the provider's binding answer is worse than the quoteId's bound; the
+	// error's quote is the fresh candidate (with its own quoteId) to show the user.
+	QuoteChanged Code = "quote changed"
+	// QuoteMismatch: fields of the request contradict the quoteId (another pair, amount,
+	// provider, partner...), or the quoteId is not one this service issued.
+	QuoteMismatch Code = "quote mismatch"
 )
 
 // statuses is the one place a code's HTTP status is decided.
@@ -68,6 +77,9 @@ var statuses = map[Code]int{
 	QuotaExceeded:        http.StatusTooManyRequests,
 	ArchiveUnavailable:   http.StatusServiceUnavailable,
 	ClientReferenceInUse: http.StatusConflict,
+	QuoteExpired:         http.StatusBadRequest,
+	QuoteChanged:         http.StatusConflict,
+	QuoteMismatch:        http.StatusBadRequest,
 }
 
 // Status is the HTTP status every response with this code carries.
@@ -85,6 +97,7 @@ func Codes() []Code {
 		ProviderIDRequired, MissingTxHash, OrderNotFound, OrderTerminal, RateLimitExceeded,
 		UpstreamTimeout, UpstreamError, Internal, Unauthorized, InvalidRequest, NotFound,
 		MethodNotAllowed, IdempotencyKeyReused, QuotaExceeded, ArchiveUnavailable, ClientReferenceInUse,
+		QuoteExpired, QuoteChanged, QuoteMismatch,
 	}
 }
 
@@ -101,6 +114,8 @@ type Error struct {
 	Upstream *Upstream `json:"upstream,omitempty"`
 	// OrderID names the existing order a conflict is about.
 	OrderID string `json:"orderId,omitempty"`
+	// Quote is the fresh candidate of a `quote changed` answer.
+	Quote *swapv1.QuoteCandidate `json:"quote,omitempty"`
 	// RetryAfterSeconds, when positive, is sent as the Retry-After header.
 	RetryAfterSeconds int64 `json:"-"`
 }

@@ -36,6 +36,8 @@ func TestContractStatuses(t *testing.T) {
 		"upstream error": 502, "internal error": 500, "unauthorized": 401, "invalid request": 400,
 		"not found": 404, "method not allowed": 405, "idempotency key reused": 422, "quota exceeded": 429,
 		"archive unavailable": 503, "clientReference in use": 409,
+		// design.md "Quote binding".
+		"quote expired": 400, "quote changed": 409, "quote mismatch": 400,
 	}
 	for code, status := range want {
 		if got := code.Status(); got != status {

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/caip"
-	"github.com/swaprouter/swaprouter/internal/consumerapp/address"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 )
 

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"regexp"
 
-	"github.com/swaprouter/swaprouter/internal/consumerapp/address"
+	"github.com/swaprouter/swaprouter/internal/address"
 )
 
 // order is the /v1 order record (fields the page shows).

@@ -21,6 +21,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
@@ -35,10 +36,13 @@ type Env struct {
 	// Postgres is the order archive's local server (data under DataDir/postgres).
 	Postgres   *postgres.Server
 	ArchiveDSN string
-	Client     client.Client
-	System     *system.System
-	Simulator  *simulator.Simulator
-	Namespace  string
+	// Redis holds the frontend's per-key rate limits when EnvOptions.Redis asked for it.
+	Redis     *redis.Server
+	stopRedis func()
+	Client    client.Client
+	System    *system.System
+	Simulator *simulator.Simulator
+	Namespace string
 
 	FrontendURL  string
 	SimulatorURL string
@@ -68,6 +72,9 @@ type EnvOptions struct {
 	WebhookURL string
 	// Out receives progress lines.
 	Out io.Writer
+	// Redis starts a local throw-away Redis and points the frontend's --redis-url at it, as
+	// config/default does (`swaprouter dev`); off, the rate limits stay in process.
+	Redis bool
 }
 
 // Start brings the whole system up and returns when the frontend answers and both providers
@@ -109,6 +116,13 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	}
 	o.Manager.ArchiveDSN = env.ArchiveDSN
 	fmt.Fprintf(o.Out, "PostgreSQL (order archive) on %s, data in %s.\n", env.Postgres.Addr, env.Postgres.DataDir())
+	if o.Redis {
+		if env.Redis, env.stopRedis, err = redis.StartThrowaway(context.Background(), nil); err != nil {
+			return env, err
+		}
+		o.Manager.RedisURL = env.Redis.URL()
+		fmt.Fprintf(o.Out, "Redis (shared rate limits) on %s.\n", env.Redis.Addr)
+	}
 
 	if env.Client, err = client.New(plane.Config, client.Options{Scheme: scheme.New()}); err != nil {
 		return env, err
@@ -342,6 +356,9 @@ func (e *Env) Stop() {
 	if e.Postgres != nil {
 		e.Postgres.Stop()
 	}
+	if e.stopRedis != nil {
+		e.stopRedis()
+	}
 	if e.Plane != nil {
 		_ = e.Plane.Stop()
 	}
@@ -349,7 +366,7 @@ func (e *Env) Stop() {
 
 // EnvFile is what dev.env holds.
 func (e *Env) EnvFile() map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		"SWAPROUTER_URL":         e.FrontendURL,
 		"SWAPROUTER_KEY_ID":      e.KeyID,
 		"SWAPROUTER_API_SECRET":  e.Secret,
@@ -358,4 +375,8 @@ func (e *Env) EnvFile() map[string]string {
 		"SWAPROUTER_NAMESPACE":   e.Namespace,
 		"SWAPROUTER_ARCHIVE_DSN": e.ArchiveDSN,
 	}
+	if e.Redis != nil {
+		m["SWAPROUTER_REDIS_URL"] = e.Redis.URL()
+	}
+	return m
 }

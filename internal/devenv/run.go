@@ -125,7 +125,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	envOpts := EnvOptions{
 		DataDir: dataDir, Manager: o.Manager, SimulatorAddr: o.SimulatorAddr, Simulator: o.Simulator,
-		PollMin: 10 * time.Second, PollMax: 15 * time.Second, Partner: "demo", Out: out,
+		PollMin: 10 * time.Second, PollMax: 15 * time.Second, Partner: "demo", Out: out, Redis: true,
 	}
 	var receiver *Receiver
 	var receiverSrv *http.Server

@@ -21,6 +21,9 @@ const (
 	ReasonProviderUnreachable    = "ProviderUnreachable"
 	ReasonProviderNotConfigured  = "ProviderNotConfigured"
 	ReasonProviderStatusUnmapped = "ProviderStatusUnmapped"
+	// ReasonQuoteChanged: the provider's binding answer was worse than the quote the order was
+	// bound to (quoteId), so its deposit address was never shown.
+	ReasonQuoteChanged = "QuoteChanged"
 )
 
 // Change is a decided status transition; the zero Change means "stay".

@@ -42,3 +42,14 @@ func IsAmount(s string) bool {
 	}
 	return true
 }
+
+// BpsOf is bps basis points of amount (a smallest-unit integer string), rounded down; "0"
+// when amount is not an amount.
+func BpsOf(amount string, bps int32) string {
+	n, ok := new(big.Int).SetString(amount, 10)
+	if !ok || n.Sign() < 0 {
+		return "0"
+	}
+	n.Mul(n, big.NewInt(int64(bps)))
+	return n.Quo(n, big.NewInt(10000)).String()
+}

@@ -58,10 +58,26 @@ type QuoteRequest struct {
 	Sender      string
 	Recipient   string
 	RefundTo    string
+	// AppFee is the partner's fee, nil when none. Adapters whose provider can take it pass it
+	// on and show it as a fee of type "partner"; the others quote without it.
+	AppFee *AppFee
 }
+
+// AppFee is a partner fee in basis points of the input, paid to Recipient (for 1Click a
+// NEAR Intents account).
+type AppFee struct {
+	Bps       int32
+	Recipient string
+}
+
+// FeeTypePartner is the Fee.Type of a partner fee in a candidate.
+const FeeTypePartner = "partner"
 
 // Quote is a provider's price for a QuoteRequest.
 type Quote = swapv1.QuoteCandidate
+
+// Fee is one fee of a Quote.
+type Fee = swapv1.Fee
 
 // DepositRequest creates a deposit address for an order.
 type DepositRequest struct {

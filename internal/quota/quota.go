@@ -32,8 +32,14 @@ func UntilNextMonth(t time.Time) time.Duration {
 	return next.Sub(t)
 }
 
-// Allowed is the cap decision: limit 0 means unlimited.
-func Allowed(limit, used, n int64) bool { return limit <= 0 || used+n <= limit }
+// Grant is the cap decision: how many of n more quotes a limit allows with used counted
+// (limit 0 means unlimited).
+func Grant(limit, used, n int64) int64 {
+	if limit <= 0 {
+		return n
+	}
+	return max(0, min(n, limit-used))
+}
 
 // Merge adds a batch counted in delta.Month onto the stored usage. A batch of an older month
 // than the stored one is stale (another replica already rolled over) and changes nothing.
@@ -91,6 +97,20 @@ func (c *Counter) Take(p *swapv1.Partner, n int64, now time.Time) (ok bool, retr
 // retry) never count. When the cap does not allow n, nothing is held and retryAfter is the
 // time to the next month, when the count starts again.
 func (c *Counter) Reserve(p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), ok bool, retryAfter time.Duration) {
+	settle, granted, retryAfter := c.ReserveUpTo(p, n, now)
+	if granted < n {
+		if settle != nil {
+			settle(0)
+		}
+		return nil, false, UntilNextMonth(now)
+	}
+	return settle, true, retryAfter
+}
+
+// ReserveUpTo holds as many of n quotes as p's cap still allows (a rates request answers
+// the targets that fit). granted 0 holds nothing, settle is nil and retryAfter is the time
+// to the next month.
+func (c *Counter) ReserveUpTo(p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), granted int64, retryAfter time.Duration) {
 	month := Month(now)
 	key := client.ObjectKeyFromObject(p)
 
@@ -106,13 +126,14 @@ func (c *Counter) Reserve(p *swapv1.Partner, n int64, now time.Time) (settle fun
 	if held.Month != month {
 		held = swapv1.QuotaUsage{Month: month}
 	}
-	if !Allowed(p.Spec.MonthlyQuoteQuota, used+pend.Quotes+held.Quotes, n) {
-		return nil, false, UntilNextMonth(now)
+	granted = Grant(p.Spec.MonthlyQuoteQuota, used+pend.Quotes+held.Quotes, n)
+	if granted == 0 && n > 0 {
+		return nil, 0, UntilNextMonth(now)
 	}
-	held.Quotes += n
+	held.Quotes += granted
 	c.held[key] = held
 	var once sync.Once
-	return func(answered int64) { once.Do(func() { c.settle(key, month, n, min(answered, n)) }) }, true, 0
+	return func(answered int64) { once.Do(func() { c.settle(key, month, granted, min(answered, granted)) }) }, granted, 0
 }
 
 // settle releases n held quotes of month and counts answered of them.

@@ -38,16 +38,16 @@ func TestUntilNextMonth(t *testing.T) {
 	}
 }
 
-func TestAllowed(t *testing.T) {
+func TestGrant(t *testing.T) {
 	tests := []struct {
 		limit, used, n int64
-		want           bool
+		want           int64
 	}{
-		{0, 1e9, 50, true}, {10, 9, 1, true}, {10, 10, 1, false}, {10, 5, 6, false}, {10, 5, 5, true},
+		{0, 1e9, 50, 50}, {10, 9, 1, 1}, {10, 10, 1, 0}, {10, 5, 6, 5}, {10, 5, 5, 5}, {10, 12, 3, 0},
 	}
 	for _, tt := range tests {
-		if got := Allowed(tt.limit, tt.used, tt.n); got != tt.want {
-			t.Errorf("Allowed(%d,%d,%d) = %v", tt.limit, tt.used, tt.n, got)
+		if got := Grant(tt.limit, tt.used, tt.n); got != tt.want {
+			t.Errorf("Grant(%d,%d,%d) = %d, want %d", tt.limit, tt.used, tt.n, got, tt.want)
 		}
 	}
 }
@@ -243,5 +243,32 @@ func TestReserveCountsOnlyAnswered(t *testing.T) {
 	}
 	if u := get(t, c).Status.QuotaUsage; u == nil || u.Quotes != 1 {
 		t.Fatalf("stored usage %+v, want 1", u)
+	}
+}
+
+func TestReserveUpToGrantsWhatFits(t *testing.T) {
+	c := NewCounter(nil, nil, logr.Discard())
+	p := &swapv1.Partner{}
+	p.Name, p.Namespace, p.Spec.MonthlyQuoteQuota = "p", "ns", 5
+	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	settle, granted, _ := c.ReserveUpTo(p, 3, now)
+	if granted != 3 {
+		t.Fatalf("granted %d of 3 with 5 left", granted)
+	}
+	// 3 held: 2 of 4 fit; the first settles 1 answered, freeing 2.
+	second, granted, _ := c.ReserveUpTo(p, 4, now)
+	if granted != 2 {
+		t.Fatalf("granted %d of 4 with 2 left", granted)
+	}
+	settle(1)
+	second(2)
+	if used := c.Used(p, now); used != 3 {
+		t.Errorf("used %d, want 3", used)
+	}
+	if _, granted, wait := c.ReserveUpTo(p, 9, now); granted != 2 || wait != 0 {
+		t.Errorf("granted %d (wait %v) with 2 left", granted, wait)
+	}
+	if s, granted, wait := c.ReserveUpTo(p, 1, now); granted != 0 || s != nil || wait != UntilNextMonth(now) {
+		t.Errorf("over the cap: granted %d, wait %v", granted, wait)
 	}
 }

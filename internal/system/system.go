@@ -30,10 +30,12 @@ import (
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/ratelimit/redislimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/tiers"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
@@ -70,6 +72,12 @@ type Options struct {
 	// RedisURL, when set, keeps the per-key rate limits in that Redis, shared by every
 	// frontend replica; empty keeps them per replica.
 	RedisURL string
+	// QuoteKeysFile holds the quoteId signing keys ("<kid> <base64 secret>" per line, the first
+	// signs); empty: a random key, so quoteIds only verify in this process.
+	QuoteKeysFile string
+	// TiersFile is the tier table (tier → requestsPerMinute, monthlyQuoteQuota); empty: the
+	// built-in one (internal/tiers).
+	TiersFile string
 
 	// OrderConcurrency is the number of orders reconciled in parallel.
 	OrderConcurrency int
@@ -140,6 +148,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.QuotaFlushInterval, "quota-flush-interval", o.QuotaFlushInterval, "how often quote counts are written to Partner status")
 	fs.DurationVar(&o.APIShutdownTimeout, "api-shutdown-timeout", o.APIShutdownTimeout, "how long in-flight requests may finish on shutdown")
 	fs.StringVar(&o.RedisURL, "redis-url", os.Getenv("SWAPROUTER_REDIS_URL"), "Redis holding the per-key rate limits shared by all frontend replicas, e.g. redis://redis:6379/0 (default $SWAPROUTER_REDIS_URL; empty keeps them per replica)")
+	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "file of quoteId signing keys, one \"<kid> <base64 secret>\" per line, the first signs, all verify (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so quoteIds only verify on the replica that issued them)")
+	fs.StringVar(&o.TiersFile, "tiers-file", os.Getenv("SWAPROUTER_TIERS_FILE"), "YAML table of Partner tiers → default requestsPerMinute and monthlyQuoteQuota (default $SWAPROUTER_TIERS_FILE; empty: free 60/10000, standard 300/unlimited, enterprise 3000/unlimited)")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
 	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider")
 	fs.DurationVar(&o.OrderTTL, "order-ttl", o.OrderTTL, "how long an archived terminal order stays in etcd")
@@ -249,7 +259,19 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err != nil {
 			return nil, err
 		}
+		keys, err := quoteKeys(o)
+		if err != nil {
+			return nil, err
+		}
+		tierTable := tiers.Default()
+		if o.TiersFile != "" {
+			if tierTable, err = tiers.Load(o.TiersFile); err != nil {
+				return nil, err
+			}
+		}
 		srv, err := apiserver.New(apiserver.Options{
+			QuoteKeys:   keys,
+			Tiers:       tierTable,
 			Addr:        o.FrontendAddr,
 			Namespace:   o.Namespace,
 			Client:      mgr.GetClient(),
@@ -289,6 +311,15 @@ func rateLimiter(o Options) (ratelimit.Allower, error) {
 	}
 	fallback := ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}
 	return redislimit.New(o.RedisURL, fallback, ctrl.Log.WithName("ratelimit"))
+}
+
+// quoteKeys loads --quote-keys-file; without it, a random key (fine for one process).
+func quoteKeys(o Options) (*quotebind.Keyring, error) {
+	if o.QuoteKeysFile == "" {
+		ctrl.Log.WithName("setup").Info("no --quote-keys-file: quoteIds are signed with a random key and only verify in this process")
+		return quotebind.Random(), nil
+	}
+	return quotebind.Load(o.QuoteKeysFile)
 }
 
 // addArchive opens the archive (without connecting: the service starts while PostgreSQL is

@@ -75,6 +75,9 @@ const (
 	ErrorCodeOriginNotAllowed                   ErrorCode = "origin not allowed"
 	ErrorCodeProviderIdRequiredRouteARouteB     ErrorCode = "providerId required (route_A | route_B)"
 	ErrorCodeQuotaExceeded                      ErrorCode = "quota exceeded"
+	ErrorCodeQuoteChanged                       ErrorCode = "quote changed"
+	ErrorCodeQuoteExpired                       ErrorCode = "quote expired"
+	ErrorCodeQuoteMismatch                      ErrorCode = "quote mismatch"
 	ErrorCodeRateLimitExceeded                  ErrorCode = "rate limit exceeded"
 	ErrorCodeUnauthorized                       ErrorCode = "unauthorized"
 	ErrorCodeUnknownOriginAssetdestinationAsset ErrorCode = "unknown originAsset/destinationAsset"
@@ -118,6 +121,12 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeProviderIdRequiredRouteARouteB:
 		return true
 	case ErrorCodeQuotaExceeded:
+		return true
+	case ErrorCodeQuoteChanged:
+		return true
+	case ErrorCodeQuoteExpired:
+		return true
+	case ErrorCodeQuoteMismatch:
 		return true
 	case ErrorCodeRateLimitExceeded:
 		return true
@@ -560,6 +569,8 @@ const (
 	CreateOrder400JSONResponseBodyErrorAmountTooLow                       CreateOrder400JSONResponseBodyError = "amount_too_low"
 	CreateOrder400JSONResponseBodyErrorInvalidRequest                     CreateOrder400JSONResponseBodyError = "invalid request"
 	CreateOrder400JSONResponseBodyErrorProviderIdRequiredRouteARouteB     CreateOrder400JSONResponseBodyError = "providerId required (route_A | route_B)"
+	CreateOrder400JSONResponseBodyErrorQuoteExpired                       CreateOrder400JSONResponseBodyError = "quote expired"
+	CreateOrder400JSONResponseBodyErrorQuoteMismatch                      CreateOrder400JSONResponseBodyError = "quote mismatch"
 	CreateOrder400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset CreateOrder400JSONResponseBodyError = "unknown originAsset/destinationAsset"
 )
 
@@ -573,6 +584,10 @@ func (e CreateOrder400JSONResponseBodyError) Valid() bool {
 	case CreateOrder400JSONResponseBodyErrorInvalidRequest:
 		return true
 	case CreateOrder400JSONResponseBodyErrorProviderIdRequiredRouteARouteB:
+		return true
+	case CreateOrder400JSONResponseBodyErrorQuoteExpired:
+		return true
+	case CreateOrder400JSONResponseBodyErrorQuoteMismatch:
 		return true
 	case CreateOrder400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset:
 		return true
@@ -629,12 +644,15 @@ func (e CreateOrder404JSONResponseBodyError) Valid() bool {
 // Defines values for CreateOrder409JSONResponseBodyError.
 const (
 	CreateOrder409JSONResponseBodyErrorClientReferenceInUse CreateOrder409JSONResponseBodyError = "clientReference in use"
+	CreateOrder409JSONResponseBodyErrorQuoteChanged         CreateOrder409JSONResponseBodyError = "quote changed"
 )
 
 // Valid indicates whether the value is a known member of the CreateOrder409JSONResponseBodyError enum.
 func (e CreateOrder409JSONResponseBodyError) Valid() bool {
 	switch e {
 	case CreateOrder409JSONResponseBodyErrorClientReferenceInUse:
+		return true
+	case CreateOrder409JSONResponseBodyErrorQuoteChanged:
 		return true
 	default:
 		return false
@@ -1129,6 +1147,8 @@ const (
 	RequestQuote400JSONResponseBodyErrorAmountTooHigh                      RequestQuote400JSONResponseBodyError = "amount_too_high"
 	RequestQuote400JSONResponseBodyErrorAmountTooLow                       RequestQuote400JSONResponseBodyError = "amount_too_low"
 	RequestQuote400JSONResponseBodyErrorInvalidRequest                     RequestQuote400JSONResponseBodyError = "invalid request"
+	RequestQuote400JSONResponseBodyErrorQuoteExpired                       RequestQuote400JSONResponseBodyError = "quote expired"
+	RequestQuote400JSONResponseBodyErrorQuoteMismatch                      RequestQuote400JSONResponseBodyError = "quote mismatch"
 	RequestQuote400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset RequestQuote400JSONResponseBodyError = "unknown originAsset/destinationAsset"
 )
 
@@ -1140,6 +1160,10 @@ func (e RequestQuote400JSONResponseBodyError) Valid() bool {
 	case RequestQuote400JSONResponseBodyErrorAmountTooLow:
 		return true
 	case RequestQuote400JSONResponseBodyErrorInvalidRequest:
+		return true
+	case RequestQuote400JSONResponseBodyErrorQuoteExpired:
+		return true
+	case RequestQuote400JSONResponseBodyErrorQuoteMismatch:
 		return true
 	case RequestQuote400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset:
 		return true
@@ -1196,12 +1220,15 @@ func (e RequestQuote404JSONResponseBodyError) Valid() bool {
 // Defines values for RequestQuote409JSONResponseBodyError.
 const (
 	RequestQuote409JSONResponseBodyErrorClientReferenceInUse RequestQuote409JSONResponseBodyError = "clientReference in use"
+	RequestQuote409JSONResponseBodyErrorQuoteChanged         RequestQuote409JSONResponseBodyError = "quote changed"
 )
 
 // Valid indicates whether the value is a known member of the RequestQuote409JSONResponseBodyError enum.
 func (e RequestQuote409JSONResponseBodyError) Valid() bool {
 	switch e {
 	case RequestQuote409JSONResponseBodyErrorClientReferenceInUse:
+		return true
+	case RequestQuote409JSONResponseBodyErrorQuoteChanged:
 		return true
 	default:
 		return false
@@ -1965,7 +1992,10 @@ type Error struct {
 	Error ErrorCode `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -2088,16 +2118,22 @@ type OrderRequest struct {
 	// Examples: eip155:1/slip44:60
 	DestinationAsset string `json:"destinationAsset"`
 
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int `json:"feeBps,omitempty"`
+
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	OriginAsset          string                 `json:"originAsset"`
-	ProviderId           OrderRequestProviderId `json:"providerId"`
-	Recipient            string                 `json:"recipient"`
-	RefundTo             *string                `json:"refundTo,omitempty"`
-	Sender               string                 `json:"sender"`
-	SlippageToleranceBps *int                   `json:"slippageToleranceBps,omitempty"`
-	SwapType             *OrderRequestSwapType  `json:"swapType,omitempty"`
+	OriginAsset string                 `json:"originAsset"`
+	ProviderId  OrderRequestProviderId `json:"providerId"`
+
+	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
+	QuoteId              *string               `json:"quoteId,omitempty"`
+	Recipient            string                `json:"recipient"`
+	RefundTo             *string               `json:"refundTo,omitempty"`
+	Sender               string                `json:"sender"`
+	SlippageToleranceBps *int                  `json:"slippageToleranceBps,omitempty"`
+	SwapType             *OrderRequestSwapType `json:"swapType,omitempty"`
 }
 
 // OrderRequestProviderId defines model for OrderRequest.ProviderId.
@@ -2136,6 +2172,9 @@ type QuoteCandidate struct {
 	// MinAmountOut EXACT_INPUT: the least the recipient gets within slippage.
 	MinAmountOut *string                  `json:"minAmountOut,omitempty"`
 	ProviderId   QuoteCandidateProviderId `json:"providerId"`
+
+	// QuoteId Binds an order to this candidate: pass it to POST /v1/order or POST /v1/quote with dry:false. Signed, stored nowhere; accepted until expiresAt. The order then fails with 409 `quote changed` rather than show a deposit address when the provider's binding answer is worse than minAmountOut (EXACT_INPUT) / maxAmountIn (EXACT_OUTPUT).
+	QuoteId *string `json:"quoteId,omitempty"`
 }
 
 // QuoteCandidateProviderId defines model for QuoteCandidate.ProviderId.
@@ -2164,10 +2203,16 @@ type QuoteRequest struct {
 	DestinationAsset string `json:"destinationAsset"`
 	Dry              *bool  `json:"dry,omitempty"`
 
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int `json:"feeBps,omitempty"`
+
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	OriginAsset string `json:"originAsset"`
+
+	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
+	QuoteId *string `json:"quoteId,omitempty"`
 
 	// Recipient Required when dry is false.
 	Recipient *string `json:"recipient,omitempty"`
@@ -2198,6 +2243,9 @@ type RatesRequest struct {
 	// Examples: 1000000
 	Amount string `json:"amount"`
 
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int `json:"feeBps,omitempty"`
+
 	// From CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
@@ -2219,7 +2267,9 @@ type RatesResponse struct {
 	// From CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	From  string `json:"from"`
+	From string `json:"from"`
+
+	// Rates One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429.
 	Rates []struct {
 		Best  *QuoteCandidate `json:"best"`
 		Error *Error          `json:"error"`
@@ -4900,7 +4950,10 @@ type HealthzResponse struct {
 		Error  Healthz500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -4923,7 +4976,10 @@ func (r HealthzResponse) GetJSON500() *struct {
 	Error  Healthz500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5010,7 +5066,10 @@ type ReadyzResponse struct {
 		Error  Readyz500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5035,7 +5094,10 @@ func (r ReadyzResponse) GetJSON500() *struct {
 	Error  Readyz500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5165,7 +5227,10 @@ type ListAssetsResponse struct {
 		Error  ListAssets400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5181,7 +5246,10 @@ type ListAssetsResponse struct {
 		Error  ListAssets401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5197,7 +5265,10 @@ type ListAssetsResponse struct {
 		Error  ListAssets403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5213,7 +5284,10 @@ type ListAssetsResponse struct {
 		Error  ListAssets429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5229,7 +5303,10 @@ type ListAssetsResponse struct {
 		Error  ListAssets500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5264,7 +5341,10 @@ func (r ListAssetsResponse) GetJSON400() *struct {
 	Error  ListAssets400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5283,7 +5363,10 @@ func (r ListAssetsResponse) GetJSON401() *struct {
 	Error  ListAssets401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5302,7 +5385,10 @@ func (r ListAssetsResponse) GetJSON403() *struct {
 	Error  ListAssets403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5321,7 +5407,10 @@ func (r ListAssetsResponse) GetJSON429() *struct {
 	Error  ListAssets429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5340,7 +5429,10 @@ func (r ListAssetsResponse) GetJSON500() *struct {
 	Error  ListAssets500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5473,7 +5565,10 @@ type OpenAPIResponse struct {
 		Error  OpenAPI500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5496,7 +5591,10 @@ func (r OpenAPIResponse) GetJSON500() *struct {
 	Error  OpenAPI500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5678,7 +5776,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5694,7 +5795,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5710,7 +5814,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5726,7 +5833,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder404JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5742,7 +5852,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder409JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5758,7 +5871,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder413JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5774,7 +5890,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder422JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5790,7 +5909,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5806,7 +5928,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5822,7 +5947,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder502JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5838,7 +5966,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder503JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5854,7 +5985,10 @@ type CreateOrderResponse struct {
 		Error  CreateOrder504JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -5908,7 +6042,10 @@ func (r CreateOrderResponse) GetJSON400() *struct {
 	Error  CreateOrder400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5927,7 +6064,10 @@ func (r CreateOrderResponse) GetJSON401() *struct {
 	Error  CreateOrder401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5946,7 +6086,10 @@ func (r CreateOrderResponse) GetJSON403() *struct {
 	Error  CreateOrder403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5965,7 +6108,10 @@ func (r CreateOrderResponse) GetJSON404() *struct {
 	Error  CreateOrder404JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -5984,7 +6130,10 @@ func (r CreateOrderResponse) GetJSON409() *struct {
 	Error  CreateOrder409JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6003,7 +6152,10 @@ func (r CreateOrderResponse) GetJSON413() *struct {
 	Error  CreateOrder413JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6022,7 +6174,10 @@ func (r CreateOrderResponse) GetJSON422() *struct {
 	Error  CreateOrder422JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6041,7 +6196,10 @@ func (r CreateOrderResponse) GetJSON429() *struct {
 	Error  CreateOrder429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6060,7 +6218,10 @@ func (r CreateOrderResponse) GetJSON500() *struct {
 	Error  CreateOrder500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6079,7 +6240,10 @@ func (r CreateOrderResponse) GetJSON502() *struct {
 	Error  CreateOrder502JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6098,7 +6262,10 @@ func (r CreateOrderResponse) GetJSON503() *struct {
 	Error  CreateOrder503JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6117,7 +6284,10 @@ func (r CreateOrderResponse) GetJSON504() *struct {
 	Error  CreateOrder504JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6213,7 +6383,10 @@ type GetOrderResponse struct {
 		Error  GetOrder401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6229,7 +6402,10 @@ type GetOrderResponse struct {
 		Error  GetOrder403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6245,7 +6421,10 @@ type GetOrderResponse struct {
 		Error  GetOrder404JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6261,7 +6440,10 @@ type GetOrderResponse struct {
 		Error  GetOrder429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6277,7 +6459,10 @@ type GetOrderResponse struct {
 		Error  GetOrder500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6293,7 +6478,10 @@ type GetOrderResponse struct {
 		Error  GetOrder503JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6328,7 +6516,10 @@ func (r GetOrderResponse) GetJSON401() *struct {
 	Error  GetOrder401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6347,7 +6538,10 @@ func (r GetOrderResponse) GetJSON403() *struct {
 	Error  GetOrder403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6366,7 +6560,10 @@ func (r GetOrderResponse) GetJSON404() *struct {
 	Error  GetOrder404JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6385,7 +6582,10 @@ func (r GetOrderResponse) GetJSON429() *struct {
 	Error  GetOrder429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6404,7 +6604,10 @@ func (r GetOrderResponse) GetJSON500() *struct {
 	Error  GetOrder500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6423,7 +6626,10 @@ func (r GetOrderResponse) GetJSON503() *struct {
 	Error  GetOrder503JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6629,7 +6835,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6645,7 +6854,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6661,7 +6873,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6677,7 +6892,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6693,7 +6911,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6709,7 +6930,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6725,7 +6949,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6741,7 +6968,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6757,7 +6987,10 @@ type SubmitDepositResponse struct {
 		Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -6798,7 +7031,10 @@ func (r SubmitDepositResponse) GetJSON400() *struct {
 	Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6817,7 +7053,10 @@ func (r SubmitDepositResponse) GetJSON401() *struct {
 	Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6836,7 +7075,10 @@ func (r SubmitDepositResponse) GetJSON403() *struct {
 	Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6855,7 +7097,10 @@ func (r SubmitDepositResponse) GetJSON404() *struct {
 	Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6874,7 +7119,10 @@ func (r SubmitDepositResponse) GetJSON410() *struct {
 	Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6893,7 +7141,10 @@ func (r SubmitDepositResponse) GetJSON413() *struct {
 	Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6912,7 +7163,10 @@ func (r SubmitDepositResponse) GetJSON429() *struct {
 	Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6931,7 +7185,10 @@ func (r SubmitDepositResponse) GetJSON500() *struct {
 	Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -6950,7 +7207,10 @@ func (r SubmitDepositResponse) GetJSON503() *struct {
 	Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7050,7 +7310,10 @@ type ListOrdersResponse struct {
 		Error  ListOrders400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7066,7 +7329,10 @@ type ListOrdersResponse struct {
 		Error  ListOrders401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7082,7 +7348,10 @@ type ListOrdersResponse struct {
 		Error  ListOrders403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7098,7 +7367,10 @@ type ListOrdersResponse struct {
 		Error  ListOrders429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7114,7 +7386,10 @@ type ListOrdersResponse struct {
 		Error  ListOrders500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7130,7 +7405,10 @@ type ListOrdersResponse struct {
 		Error  ListOrders503JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7169,7 +7447,10 @@ func (r ListOrdersResponse) GetJSON400() *struct {
 	Error  ListOrders400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7188,7 +7469,10 @@ func (r ListOrdersResponse) GetJSON401() *struct {
 	Error  ListOrders401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7207,7 +7491,10 @@ func (r ListOrdersResponse) GetJSON403() *struct {
 	Error  ListOrders403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7226,7 +7513,10 @@ func (r ListOrdersResponse) GetJSON429() *struct {
 	Error  ListOrders429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7245,7 +7535,10 @@ func (r ListOrdersResponse) GetJSON500() *struct {
 	Error  ListOrders500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7264,7 +7557,10 @@ func (r ListOrdersResponse) GetJSON503() *struct {
 	Error  ListOrders503JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7510,7 +7806,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7526,7 +7825,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7542,7 +7844,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7558,7 +7863,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote404JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7574,7 +7882,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote409JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7590,7 +7901,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote413JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7606,7 +7920,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote422JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7622,7 +7939,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7638,7 +7958,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7654,7 +7977,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote502JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7670,7 +7996,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote503JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7686,7 +8015,10 @@ type RequestQuoteResponse struct {
 		Error  RequestQuote504JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -7747,7 +8079,10 @@ func (r RequestQuoteResponse) GetJSON400() *struct {
 	Error  RequestQuote400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7766,7 +8101,10 @@ func (r RequestQuoteResponse) GetJSON401() *struct {
 	Error  RequestQuote401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7785,7 +8123,10 @@ func (r RequestQuoteResponse) GetJSON403() *struct {
 	Error  RequestQuote403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7804,7 +8145,10 @@ func (r RequestQuoteResponse) GetJSON404() *struct {
 	Error  RequestQuote404JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7823,7 +8167,10 @@ func (r RequestQuoteResponse) GetJSON409() *struct {
 	Error  RequestQuote409JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7842,7 +8189,10 @@ func (r RequestQuoteResponse) GetJSON413() *struct {
 	Error  RequestQuote413JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7861,7 +8211,10 @@ func (r RequestQuoteResponse) GetJSON422() *struct {
 	Error  RequestQuote422JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7880,7 +8233,10 @@ func (r RequestQuoteResponse) GetJSON429() *struct {
 	Error  RequestQuote429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7899,7 +8255,10 @@ func (r RequestQuoteResponse) GetJSON500() *struct {
 	Error  RequestQuote500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7918,7 +8277,10 @@ func (r RequestQuoteResponse) GetJSON502() *struct {
 	Error  RequestQuote502JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7937,7 +8299,10 @@ func (r RequestQuoteResponse) GetJSON503() *struct {
 	Error  RequestQuote503JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -7956,7 +8321,10 @@ func (r RequestQuoteResponse) GetJSON504() *struct {
 	Error  RequestQuote504JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8066,7 +8434,10 @@ type GetRatesResponse struct {
 		Error  GetRates400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8082,7 +8453,10 @@ type GetRatesResponse struct {
 		Error  GetRates401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8098,7 +8472,10 @@ type GetRatesResponse struct {
 		Error  GetRates403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8114,7 +8491,10 @@ type GetRatesResponse struct {
 		Error  GetRates413JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8130,7 +8510,10 @@ type GetRatesResponse struct {
 		Error  GetRates429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8146,7 +8529,10 @@ type GetRatesResponse struct {
 		Error  GetRates500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8162,7 +8548,10 @@ type GetRatesResponse struct {
 		Error  GetRates502JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8178,7 +8567,10 @@ type GetRatesResponse struct {
 		Error  GetRates504JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8217,7 +8609,10 @@ func (r GetRatesResponse) GetJSON400() *struct {
 	Error  GetRates400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8236,7 +8631,10 @@ func (r GetRatesResponse) GetJSON401() *struct {
 	Error  GetRates401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8255,7 +8653,10 @@ func (r GetRatesResponse) GetJSON403() *struct {
 	Error  GetRates403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8274,7 +8675,10 @@ func (r GetRatesResponse) GetJSON413() *struct {
 	Error  GetRates413JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8293,7 +8697,10 @@ func (r GetRatesResponse) GetJSON429() *struct {
 	Error  GetRates429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8312,7 +8719,10 @@ func (r GetRatesResponse) GetJSON500() *struct {
 	Error  GetRates500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8331,7 +8741,10 @@ func (r GetRatesResponse) GetJSON502() *struct {
 	Error  GetRates502JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8350,7 +8763,10 @@ func (r GetRatesResponse) GetJSON504() *struct {
 	Error  GetRates504JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8453,7 +8869,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8469,7 +8888,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8485,7 +8907,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8501,7 +8926,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8517,7 +8945,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8533,7 +8964,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets502JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8549,7 +8983,10 @@ type SwappableTargetsResponse struct {
 		Error  SwappableTargets504JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8586,7 +9023,10 @@ func (r SwappableTargetsResponse) GetJSON400() *struct {
 	Error  SwappableTargets400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8605,7 +9045,10 @@ func (r SwappableTargetsResponse) GetJSON401() *struct {
 	Error  SwappableTargets401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8624,7 +9067,10 @@ func (r SwappableTargetsResponse) GetJSON403() *struct {
 	Error  SwappableTargets403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8643,7 +9089,10 @@ func (r SwappableTargetsResponse) GetJSON429() *struct {
 	Error  SwappableTargets429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8662,7 +9111,10 @@ func (r SwappableTargetsResponse) GetJSON500() *struct {
 	Error  SwappableTargets500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8681,7 +9133,10 @@ func (r SwappableTargetsResponse) GetJSON502() *struct {
 	Error  SwappableTargets502JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8700,7 +9155,10 @@ func (r SwappableTargetsResponse) GetJSON504() *struct {
 	Error  SwappableTargets504JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8880,7 +9338,10 @@ type GetUsageResponse struct {
 		Error  GetUsage401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8896,7 +9357,10 @@ type GetUsageResponse struct {
 		Error  GetUsage403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8912,7 +9376,10 @@ type GetUsageResponse struct {
 		Error  GetUsage429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8928,7 +9395,10 @@ type GetUsageResponse struct {
 		Error  GetUsage500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -8959,7 +9429,10 @@ func (r GetUsageResponse) GetJSON401() *struct {
 	Error  GetUsage401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8978,7 +9451,10 @@ func (r GetUsageResponse) GetJSON403() *struct {
 	Error  GetUsage403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -8997,7 +9473,10 @@ func (r GetUsageResponse) GetJSON429() *struct {
 	Error  GetUsage429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9016,7 +9495,10 @@ func (r GetUsageResponse) GetJSON500() *struct {
 	Error  GetUsage500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9188,7 +9670,10 @@ type ListDeliveriesResponse struct {
 		Error  ListDeliveries400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9204,7 +9689,10 @@ type ListDeliveriesResponse struct {
 		Error  ListDeliveries401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9220,7 +9708,10 @@ type ListDeliveriesResponse struct {
 		Error  ListDeliveries403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9236,7 +9727,10 @@ type ListDeliveriesResponse struct {
 		Error  ListDeliveries404JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9252,7 +9746,10 @@ type ListDeliveriesResponse struct {
 		Error  ListDeliveries429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9268,7 +9765,10 @@ type ListDeliveriesResponse struct {
 		Error  ListDeliveries500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9308,7 +9808,10 @@ func (r ListDeliveriesResponse) GetJSON400() *struct {
 	Error  ListDeliveries400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9327,7 +9830,10 @@ func (r ListDeliveriesResponse) GetJSON401() *struct {
 	Error  ListDeliveries401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9346,7 +9852,10 @@ func (r ListDeliveriesResponse) GetJSON403() *struct {
 	Error  ListDeliveries403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9365,7 +9874,10 @@ func (r ListDeliveriesResponse) GetJSON404() *struct {
 	Error  ListDeliveries404JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9384,7 +9896,10 @@ func (r ListDeliveriesResponse) GetJSON429() *struct {
 	Error  ListDeliveries429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9403,7 +9918,10 @@ func (r ListDeliveriesResponse) GetJSON500() *struct {
 	Error  ListDeliveries500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9595,7 +10113,10 @@ type RedeliverResponse struct {
 		Error  Redeliver400JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9611,7 +10132,10 @@ type RedeliverResponse struct {
 		Error  Redeliver401JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9627,7 +10151,10 @@ type RedeliverResponse struct {
 		Error  Redeliver403JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9643,7 +10170,10 @@ type RedeliverResponse struct {
 		Error  Redeliver404JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9659,7 +10189,10 @@ type RedeliverResponse struct {
 		Error  Redeliver413JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9675,7 +10208,10 @@ type RedeliverResponse struct {
 		Error  Redeliver429JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9691,7 +10227,10 @@ type RedeliverResponse struct {
 		Error  Redeliver500JSONResponseBodyError `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId  *string `json:"orderId,omitempty"`
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
 		Upstream *struct {
 			// Path Provider call, method and path.
 			Path string `json:"path"`
@@ -9728,7 +10267,10 @@ func (r RedeliverResponse) GetJSON400() *struct {
 	Error  Redeliver400JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9747,7 +10289,10 @@ func (r RedeliverResponse) GetJSON401() *struct {
 	Error  Redeliver401JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9766,7 +10311,10 @@ func (r RedeliverResponse) GetJSON403() *struct {
 	Error  Redeliver403JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9785,7 +10333,10 @@ func (r RedeliverResponse) GetJSON404() *struct {
 	Error  Redeliver404JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9804,7 +10355,10 @@ func (r RedeliverResponse) GetJSON413() *struct {
 	Error  Redeliver413JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9823,7 +10377,10 @@ func (r RedeliverResponse) GetJSON429() *struct {
 	Error  Redeliver429JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -9842,7 +10399,10 @@ func (r RedeliverResponse) GetJSON500() *struct {
 	Error  Redeliver500JSONResponseBodyError `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId  *string `json:"orderId,omitempty"`
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
 	Upstream *struct {
 		// Path Provider call, method and path.
 		Path string `json:"path"`
@@ -10316,7 +10876,10 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 			Error  Healthz500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10379,7 +10942,10 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 			Error  Readyz500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10451,7 +11017,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 			Error  ListAssets400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10472,7 +11041,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 			Error  ListAssets401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10493,7 +11065,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 			Error  ListAssets403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10514,7 +11089,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 			Error  ListAssets429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10535,7 +11113,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 			Error  ListAssets500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10858,7 +11439,10 @@ func ParseOpenAPIResponse(rsp *http.Response) (*OpenAPIResponse, error) {
 			Error  OpenAPI500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10928,7 +11512,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10949,7 +11536,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10970,7 +11560,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -10991,7 +11584,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder404JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11012,7 +11608,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder409JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11033,7 +11632,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder413JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11054,7 +11656,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder422JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11075,7 +11680,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11096,7 +11704,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11117,7 +11728,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder502JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11138,7 +11752,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder503JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11159,7 +11776,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			Error  CreateOrder504JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11535,7 +12155,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			Error  GetOrder401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11556,7 +12179,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			Error  GetOrder403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11577,7 +12203,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			Error  GetOrder404JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11598,7 +12227,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			Error  GetOrder429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11619,7 +12251,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			Error  GetOrder500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -11640,7 +12275,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			Error  GetOrder503JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12011,7 +12649,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12032,7 +12673,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12053,7 +12697,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12074,7 +12721,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12095,7 +12745,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12116,7 +12769,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12137,7 +12793,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12158,7 +12817,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12179,7 +12841,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 			Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12456,7 +13121,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			Error  ListOrders400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12477,7 +13145,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			Error  ListOrders401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12498,7 +13169,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			Error  ListOrders403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12519,7 +13193,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			Error  ListOrders429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12540,7 +13217,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			Error  ListOrders500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12561,7 +13241,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			Error  ListOrders503JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12946,7 +13629,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12967,7 +13653,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -12988,7 +13677,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13009,7 +13701,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote404JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13030,7 +13725,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote409JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13051,7 +13749,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote413JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13072,7 +13773,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote422JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13093,7 +13797,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13114,7 +13821,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13135,7 +13845,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote502JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13156,7 +13869,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote503JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13177,7 +13893,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 			Error  RequestQuote504JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13577,7 +14296,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13598,7 +14320,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13619,7 +14344,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13640,7 +14368,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates413JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13661,7 +14392,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13682,7 +14416,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13703,7 +14440,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates502JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13724,7 +14464,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 			Error  GetRates504JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13973,7 +14716,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -13994,7 +14740,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14015,7 +14764,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14036,7 +14788,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14057,7 +14812,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14078,7 +14836,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets502JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14099,7 +14860,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 			Error  SwappableTargets504JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14518,7 +15282,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			Error  GetUsage401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14539,7 +15306,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			Error  GetUsage403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14560,7 +15330,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			Error  GetUsage429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14581,7 +15354,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			Error  GetUsage500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14861,7 +15637,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			Error  ListDeliveries400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14882,7 +15661,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			Error  ListDeliveries401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14903,7 +15685,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			Error  ListDeliveries403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14924,7 +15709,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			Error  ListDeliveries404JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14945,7 +15733,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			Error  ListDeliveries429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -14966,7 +15757,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			Error  ListDeliveries500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15337,7 +16131,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver400JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15358,7 +16155,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver401JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15379,7 +16179,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver403JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15400,7 +16203,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver404JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15421,7 +16227,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver413JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15442,7 +16251,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver429JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`
@@ -15463,7 +16275,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 			Error  Redeliver500JSONResponseBodyError `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId  *string `json:"orderId,omitempty"`
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
 			Upstream *struct {
 				// Path Provider call, method and path.
 				Path string `json:"path"`

@@ -124,7 +124,7 @@ func sendTo(base string, k key, method, path string, body any, headers ...string
 
 func orderBody() map[string]any {
 	return map[string]any{"originAsset": eth, "destinationAsset": usdc, "amount": "5000",
-		"sender": "0xsender", "recipient": "0xrecipient", "providerId": "route_B"}
+		"sender": "0x1111111111111111111111111111111111111111", "recipient": "0x2222222222222222222222222222222222222222", "providerId": "route_B"}
 }
 
 func dryQuote() map[string]any {

@@ -56,7 +56,7 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 		{"config/default", "swaprouter-system", []string{
 			"Deployment/swaprouter-controllers", "Deployment/swaprouter-frontend", "Service/swaprouter-frontend",
 			"NetworkPolicy/swaprouter-frontend-ingress", "ClusterRole/swaprouter-manager", "ClusterRole/swaprouter-frontend",
-			"CustomResourceDefinition/swaporders.swap.swaprouter.dev",
+			"CustomResourceDefinition/swaporders.swap.swaprouter.dev", "Deployment/swaprouter-redis", "Service/swaprouter-redis", "ConfigMap/swaprouter-tiers",
 		}},
 		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app"}},
 		{"config/dev", "swaprouter-dev", []string{

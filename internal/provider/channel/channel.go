@@ -203,6 +203,8 @@ func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest
 			Upstream: &provider.Upstream{Status: http.StatusCreated, Path: call.String()}}
 	}
 	d := provider.Deposit{Quote: p.candidate, DepositAddress: resp.DepositAddress, ProviderRef: resp.ID}
+	// The channel's floor is what it refunds below: the partner's bound when that is higher.
+	d.Quote.MinAmountOut = minOut
 	if resp.EstimatedExpiryTime != nil && *resp.EstimatedExpiryTime > 0 {
 		d.Deadline = time.UnixMilli(*resp.EstimatedExpiryTime)
 		d.Quote.ExpiresAt = &metav1.Time{Time: d.Deadline}

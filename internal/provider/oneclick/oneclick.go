@@ -140,12 +140,19 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 		RefundTo: refundTo, RefundType: "ORIGIN_CHAIN", Recipient: recipient, RecipientType: "DESTINATION_CHAIN",
 		Deadline: a.now().Add(requestedDeadline).UTC().Format(time.RFC3339),
 	}
+	if f := req.AppFee; f != nil && f.Bps > 0 {
+		body.AppFees = []appFee{{Recipient: f.Recipient, Fee: int64(f.Bps)}}
+	}
 	call := httpcall.Call{Method: http.MethodPost, Path: "/v0/quote", Body: body}
 	var resp quoteResponse
 	if err := a.c.Do(ctx, call, &resp); err != nil {
 		return provider.Quote{}, quote{}, httpcall.Refine(err, refine)
 	}
 	q, err := a.candidate(resp.Quote, swapType)
+	if err == nil && len(body.AppFees) > 0 {
+		q.Fees = append(q.Fees, provider.Fee{Type: provider.FeeTypePartner, Asset: req.OriginAsset,
+			Amount: provider.BpsOf(q.AmountIn, req.AppFee.Bps)})
+	}
 	return q, resp.Quote, err
 }
 

@@ -2,6 +2,7 @@ package oneclick
 
 import (
 	"context"
+	"math/big"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
 	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 )
 
@@ -114,5 +116,38 @@ func TestAssetIDAndReason(t *testing.T) {
 		if isReason(s) != want {
 			t.Errorf("isReason(%q) = %v", s, !want)
 		}
+	}
+}
+
+// A partner fee goes to 1Click as appFees (recipient, bps of the input): the simulator, like
+// 1Click, pays the user that much less, and the candidate shows the fee as type "partner".
+func TestAppFeesAgainstSimulator(t *testing.T) {
+	_, url := simtest.Start(t, simtest.FastOptions())
+	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eth, _ := market.Lookup("eth:ETH")
+	usdc, _ := market.Lookup("eth:USDC")
+	req := provider.QuoteRequest{OriginAsset: eth.AssetID(), DestinationAsset: usdc.AssetID(),
+		Amount: "1000000000000000000", SwapType: swapv1.ExactInput}
+	plain, err := a.Quote(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AppFee = &provider.AppFee{Bps: 50, Recipient: "acme.near"}
+	withFee, err := a.Quote(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := swapv1.Fee{Type: provider.FeeTypePartner, Asset: eth.AssetID(), Amount: "5000000000000000"}
+	if len(withFee.Fees) == 0 || withFee.Fees[len(withFee.Fees)-1] != want {
+		t.Errorf("fees %+v, want the partner fee %+v", withFee.Fees, want)
+	}
+	p, _ := new(big.Int).SetString(plain.AmountOut, 10)
+	f, _ := new(big.Int).SetString(withFee.AmountOut, 10)
+	// 50 bps of 3000 USDC is 15 USDC less.
+	if diff := new(big.Int).Sub(p, f); diff.Cmp(big.NewInt(14_000_000)) < 0 || diff.Cmp(big.NewInt(16_000_000)) > 0 {
+		t.Errorf("amountOut %s without the fee, %s with 50 bps", plain.AmountOut, withFee.AmountOut)
 	}
 }

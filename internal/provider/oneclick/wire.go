@@ -28,6 +28,13 @@ type quoteRequest struct {
 	Recipient         string `json:"recipient"`
 	RecipientType     string `json:"recipientType"`
 	Deadline          string `json:"deadline"`
+	// AppFees are integrators' fees in basis points of the input, each to an Intents account.
+	AppFees []appFee `json:"appFees,omitempty"`
+}
+
+type appFee struct {
+	Recipient string `json:"recipient"`
+	Fee       int64  `json:"fee"`
 }
 
 type quote struct {

@@ -236,7 +236,7 @@ func (a API) price(w http.ResponseWriter, src, dst assetAndChain, amount string)
 		wire.Error(w, http.StatusBadRequest, "Requested assets cannot be swapped")
 		return from, to, res, false
 	}
-	res, err := a.V.Price(from, to, amount, false)
+	res, err := a.V.Price(from, to, amount, false, 0)
 	var le *market.LimitError
 	switch {
 	case err == nil:

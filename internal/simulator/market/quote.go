@@ -29,6 +29,8 @@ type Request struct {
 	From, To    Asset
 	Amount      *big.Int
 	ExactOutput bool
+	// AppFeeBps is what integrators take on top (1Click appFees), part of the input.
+	AppFeeBps int64
 }
 
 // Result is a priced swap. Fees are reported in the asset they are taken from.
@@ -36,6 +38,8 @@ type Result struct {
 	AmountIn, AmountOut *big.Int
 	// ProtocolFee is in From units; NetworkFee in To units.
 	ProtocolFee, NetworkFee *big.Int
+	// AppFee is the integrators' share of the input (From units).
+	AppFee *big.Int
 	// MinIn and MaxIn are the pair's limits in From units.
 	MinIn, MaxIn     *big.Int
 	EstimatedSeconds int64
@@ -50,7 +54,7 @@ func (p Provider) Quote(req Request) (Result, error) {
 	if req.Amount == nil || req.Amount.Sign() <= 0 {
 		return Result{}, &LimitError{TooLow: true, Limit: big.NewInt(1)}
 	}
-	keep := new(big.Rat).SetFrac64(10000-p.FeeBps-p.SpreadBps[req.To.Key], 10000)
+	keep := new(big.Rat).SetFrac64(10000-p.FeeBps-p.SpreadBps[req.To.Key]-req.AppFeeBps, 10000)
 	flatUSD, _ := new(big.Rat).SetString(p.NetworkFeeUSD)
 	minIn, maxIn := p.LimitsIn(req.From, req.To)
 	res := Result{
@@ -75,6 +79,8 @@ func (p Provider) Quote(req Request) (Result, error) {
 	}
 	fee := new(big.Rat).SetFrac64(p.FeeBps, 10000)
 	res.ProtocolFee = floor(fee.Mul(fee, new(big.Rat).SetInt(res.AmountIn)))
+	appFee := new(big.Rat).SetFrac64(req.AppFeeBps, 10000)
+	res.AppFee = floor(appFee.Mul(appFee, new(big.Rat).SetInt(res.AmountIn)))
 	switch {
 	case res.AmountIn.Cmp(res.MinIn) < 0:
 		return Result{}, &LimitError{TooLow: true, Limit: res.MinIn}

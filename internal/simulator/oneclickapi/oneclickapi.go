@@ -180,7 +180,11 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	exactOut := req.SwapType == "EXACT_OUTPUT"
-	priced, err := a.V.Price(from, to, req.Amount, exactOut)
+	var appFeeBps int64
+	for _, f := range req.AppFees {
+		appFeeBps += f.Fee
+	}
+	priced, err := a.V.Price(from, to, req.Amount, exactOut, appFeeBps)
 	if err != nil {
 		a.quoteError(w, err)
 		return
@@ -225,6 +229,8 @@ func validateQuote(req quoteRequest) string {
 		return "recipient and refundTo are required"
 	case req.DepositMode != "" && req.DepositMode != "SIMPLE" && req.DepositMode != "MEMO":
 		return "depositMode must be SIMPLE or MEMO"
+	case !validAppFees(req.AppFees):
+		return "appFees: each needs a recipient and a fee in basis points, together below 10000"
 	case req.Dry:
 		return ""
 	case req.DepositType != "ORIGIN_CHAIN":
@@ -234,6 +240,19 @@ func validateQuote(req quoteRequest) string {
 		return "deadline must be an ISO 8601 timestamp"
 	}
 	return ""
+}
+
+// validAppFees: 1Click takes integrators' fees in basis points of the input, each to an
+// Intents account.
+func validAppFees(fees []appFee) bool {
+	var total int64
+	for _, f := range fees {
+		if f.Recipient == "" || f.Fee < 0 {
+			return false
+		}
+		total += f.Fee
+	}
+	return total < 10000
 }
 
 // quoteError answers the pricing failures with 1Click-style messages.

@@ -43,12 +43,12 @@ type Venue struct {
 }
 
 // Price runs the provider's quote for asset keys and an amount string.
-func (v *Venue) Price(from, to market.Asset, amount string, exactOutput bool) (market.Result, error) {
+func (v *Venue) Price(from, to market.Asset, amount string, exactOutput bool, appFeeBps int64) (market.Result, error) {
 	n, ok := new(big.Int).SetString(amount, 10)
 	if !ok || n.Sign() <= 0 {
 		return market.Result{}, fmt.Errorf("amount %q is not a positive integer", amount)
 	}
-	return v.Provider.Quote(market.Request{From: from, To: to, Amount: n, ExactOutput: exactOutput})
+	return v.Provider.Quote(market.Request{From: from, To: to, Amount: n, ExactOutput: exactOutput, AppFeeBps: appFeeBps})
 }
 
 // OpenRequest is what a protocol knows when it opens an order.
