@@ -29,6 +29,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/netguard"
+	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/ratelimit/redislimit"
@@ -198,6 +199,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	providers := &controllers.RoutingProviderReconciler{
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
 		HTTPClient: providerHTTPClient(),
+		// Each process judges providers from its own calls: quotes skip a failing provider
+		// fast, orders keep their status while it fails.
+		Health: health.NewTracker(),
 	}
 	if err := providers.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("routing provider controller: %w", err)
