@@ -292,10 +292,16 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	case orders.StepPoll:
 		return r.poll(ctx, p)
 	}
-	if d, ok := orders.Wake(order, p.now); ok {
-		return ctrl.Result{RequeueAfter: max(d, nextStepNow)}, nil
+	return r.wake(p), nil
+}
+
+// wake is the result of a pass with nothing more to do now: come back when the order's next
+// scheduled step is due (a poll, a webhook emission retry), or never.
+func (r *SwapOrderReconciler) wake(p *orderPass) ctrl.Result {
+	if d, ok := orders.Wake(p.order, p.now); ok {
+		return ctrl.Result{RequeueAfter: max(d, nextStepNow)}
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}
 }
 
 // finish writes the status when it changed (optimistically locked on the version read, so a
