@@ -160,11 +160,15 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 		var g *orderRig
 		var writes *statusWrites
 		var tracker *health.Tracker
+		var clock *simtest.Clock
 		BeforeEach(func() {
 			writes = &statusWrites{}
 			tracker = health.NewTracker()
 			tracker.Policy = health.Policy{Threshold: 5, Cooldown: 300 * time.Millisecond, MaxCooldown: 2 * time.Second}
-			g = newOrderRig(orderRigOptions{sim: fastSim(), health: tracker, wrap: writes.wrap})
+			clock = &simtest.Clock{}
+			sim := fastSim()
+			sim.Now = clock.Now
+			g = newOrderRig(orderRigOptions{sim: sim, health: tracker, wrap: writes.wrap})
 		})
 
 		It("keeps a new order waiting through a 429 storm on create, then gives it one address", func() {
@@ -187,10 +191,18 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			for range 5 {
 				all = append(all, g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")))
 			}
+			// An under-deposit: PROCESSING, refunded once the provider's clock moves again.
 			processing := all[0]
-			_, err := g.sim.Deposit(processing.Status.DepositAddress, "40000000") // under-deposit: PROCESSING, then refunded
+			deposited := time.Now()
+			clock.HoldAt(deposited)
+			_, err := g.sim.Deposit(processing.Status.DepositAddress, "40000000")
 			Expect(err).NotTo(HaveOccurred())
+			clock.HoldAt(deposited.Add(fastSim().StepDelay * 3 / 2))
 			Eventually(g.status(processing)).Should(Equal(swapv1.OrderProcessing))
+			Eventually(func() int64 {
+				o := g.get(processing)
+				return o.Status.LastSeq - o.Status.NotifiedSeq
+			}).Should(BeZero())
 
 			writes.count()
 			for _, fault := range []simulator.Fault{{ErrorRate: 1, Status: 503}, {ErrorRate: 1, Status: 429, RetryAfter: time.Second}, {Hang: true}} {
@@ -211,6 +223,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			Expect(most).To(BeNumerically("<=", 1), "an outage costs one status write per order")
 
 			g.sim.ClearFaults()
+			clock.Release()
 			Eventually(g.status(processing)).WithTimeout(20 * time.Second).Should(Equal(swapv1.OrderRefunded))
 			for _, o := range all[1:] {
 				Eventually(func() string { return reconcilingReason(g.get(o)) }).WithTimeout(20 * time.Second).Should(Equal("Tracking"))
@@ -388,7 +401,9 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			// Retention deletes the order; its deliveries stay (no garbage collector here, and
 			// receivers keep what they saw). The key is used again.
 			Expect(k8sClient.Delete(ctx, first)).To(Succeed())
-			Eventually(func() bool { return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(first), &swapv1.SwapOrder{})) }).Should(BeTrue())
+			Eventually(func() bool {
+				return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(first), &swapv1.SwapOrder{}))
+			}).Should(BeTrue())
 			second := create()
 			Expect(second.Spec.OrderID).To(Equal(first.Spec.OrderID))
 			secondEvents := eventIDs(second.UID)
@@ -408,11 +423,14 @@ var _ = Describe("SwapOrder workers at start-up", func() {
 		o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
 		g.stop()
 		o = g.get(o)
-		Expect(k8sClient.Create(ctx, &swapv1.RoutingProvider{
+		rp := &swapv1.RoutingProvider{
 			ObjectMeta: metav1.ObjectMeta{Name: "route-a", Namespace: g.ns},
 			Spec: swapv1.RoutingProviderSpec{ProviderID: swapv1.ProviderRouteA, Protocol: swapv1.ProtocolOneClick,
 				Endpoint: g.url + "/route_A", Enabled: true},
-		})).To(Succeed())
+		}
+		Expect(k8sClient.Create(ctx, rp)).To(Succeed())
+		// Other suites judge route_A's claimants cluster-wide: leave none behind.
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(context.Background(), rp))).To(Succeed()) })
 		// The deposit lands while the process is down.
 		_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
 		Expect(err).NotTo(HaveOccurred())
