@@ -316,7 +316,7 @@ func providerProbeFailure(err error) (reason, msg string) {
 	switch pe.Kind {
 	case provider.KindTimeout:
 		reason = ReasonProviderTimeout
-	case provider.KindUpstream:
+	case provider.KindUpstream, provider.KindUnavailable:
 		reason = ReasonProviderUnavailable
 	default:
 		reason = ReasonProviderRefused
