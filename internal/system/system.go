@@ -85,7 +85,8 @@ type Options struct {
 	ArchiveRetention time.Duration
 	// DepositExpiryGrace is added to a provider's deposit deadline before DepositExpired.
 	DepositExpiryGrace time.Duration
-	// UnknownAfter is the number of consecutive failed polls before an order is UNKNOWN.
+	// UnknownAfter is the number of "order not found" answers in a row before an order is
+	// UNKNOWN (provider-wide failures never make an order UNKNOWN).
 	UnknownAfter int
 
 	// WebhookConcurrency is the number of deliveries attempted in parallel.
@@ -143,7 +144,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ArchiveDSN, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"), "PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN; empty keeps terminal orders in etcd)")
 	fs.DurationVar(&o.ArchiveRetention, "archive-retention", o.ArchiveRetention, "delete archived orders that ended longer ago (0 keeps them forever)")
 	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
-	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive failed provider polls before an order becomes UNKNOWN")
+	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive \"order not found\" answers of a provider before an order becomes UNKNOWN (provider-wide outages never do)")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
 	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
