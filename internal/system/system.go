@@ -88,6 +88,10 @@ type Options struct {
 	// UnknownAfter is the number of "order not found" answers in a row before an order is
 	// UNKNOWN (provider-wide failures never make an order UNKNOWN).
 	UnknownAfter int
+	// OrderCreateBound fails a new order without a deposit address after this long
+	// (NoDepositAddress); OrderWatchBound stops polling an order its provider gave no usable
+	// answer for after this long (Stalled WatchStopped).
+	OrderCreateBound, OrderWatchBound time.Duration
 
 	// WebhookConcurrency is the number of deliveries attempted in parallel.
 	WebhookConcurrency int
@@ -117,6 +121,8 @@ func DefaultOptions() Options {
 		OrderTTL:            time.Hour,
 		DepositExpiryGrace:  10 * time.Minute,
 		UnknownAfter:        5,
+		OrderCreateBound:    controllers.DefaultCreateBound,
+		OrderWatchBound:     controllers.DefaultWatchBound,
 		WebhookConcurrency:  8,
 		DeliveryRetention:   7 * 24 * time.Hour,
 	}
@@ -145,6 +151,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ArchiveRetention, "archive-retention", o.ArchiveRetention, "delete archived orders that ended longer ago (0 keeps them forever)")
 	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
 	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive \"order not found\" answers of a provider before an order becomes UNKNOWN (provider-wide outages never do)")
+	fs.DurationVar(&o.OrderCreateBound, "order-create-bound", o.OrderCreateBound, "fail a new order that got no deposit address within this long (NoDepositAddress)")
+	fs.DurationVar(&o.OrderWatchBound, "order-watch-bound", o.OrderWatchBound, "stop polling an order its provider gave no usable answer for after this long (Stalled WatchStopped)")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
 	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
@@ -215,6 +223,8 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
+			CreateBound:             o.OrderCreateBound,
+			WatchBound:              o.OrderWatchBound,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
 		}
