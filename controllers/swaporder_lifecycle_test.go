@@ -242,7 +242,10 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			tracker.Policy = health.Policy{Threshold: 5, Cooldown: 200 * time.Millisecond, MaxCooldown: time.Second}
 			// Compressed timers: polls every 200-300 ms stand for the contract's 10-15 s
 			// (a factor of 50), so 12 s here stand for 10 minutes.
-			g := newOrderRig(orderRigOptions{sim: fastSim(), health: tracker, wrap: writes.wrap,
+			// A long deposit window: creating 1,000 orders takes minutes, and none may expire.
+			sim := fastSim()
+			sim.DepositWindow = time.Hour
+			g := newOrderRig(orderRigOptions{sim: sim, health: tracker, wrap: writes.wrap,
 				tune: func(r *SwapOrderReconciler) { r.MaxConcurrentReconciles = 16 }})
 			n := activeOrders()
 			var all []*swapv1.SwapOrder
