@@ -30,6 +30,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/health"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
@@ -107,8 +108,15 @@ type RoutingProviderReconciler struct {
 	ReadOnly bool
 	// Now is the clock; defaults to time.Now.
 	Now func() time.Time
+	// Health judges each provider from every call made through its adapter (a circuit
+	// breaker); the adapters are wrapped with it and the Available condition reports it.
+	// nil leaves adapters unguarded.
+	Health *health.Tracker
 
 	mu sync.Mutex
+	// seen records the objects reconciled at least once; Providers counts as loaded once
+	// every RoutingProvider is in it.
+	seen map[types.NamespacedName]bool
 	// held records which object's adapter and assets are in Providers and Catalog per id, so
 	// a deleted or renamed object removes only what it put there.
 	held map[swapv1.ProviderID]types.NamespacedName
@@ -146,7 +154,17 @@ func (r *RoutingProviderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.ReadOnly {
 		opts.NeedLeaderElection = ptr.To(false)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	// Order workers wait until every RoutingProvider is loaded: before, an absent adapter
+	// means "not loaded yet", not "not configured".
+	r.Providers.ExpectLoad()
+	if err := mgr.Add(providersLoadedGate{r}); err != nil {
+		return err
+	}
+	b := ctrl.NewControllerManagedBy(mgr)
+	if src := r.healthSource(); src != nil {
+		b = b.WatchesRawSource(src)
+	}
+	return b.
 		Named("routingprovider").
 		// Our own status writes (lastRefresh moves every refresh) must not trigger probes.
 		For(&swapv1.RoutingProvider{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -181,7 +199,9 @@ func (r *RoutingProviderReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 
 	orig := rp.DeepCopy()
 	defer func() {
+		r.judgeHealth(&rp)
 		err = errors.Join(err, r.writeStatus(ctx, orig, &rp))
+		r.markSeen(ctx, req.NamespacedName)
 	}()
 	return r.sync(ctx, req.NamespacedName, &rp)
 }
@@ -224,8 +244,12 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 		// Only a spec change (a new generation) can fix this.
 		return ctrl.Result{}, nil
 	}
+	guarded := providermetrics.Instrument(adapter)
+	if r.Health != nil {
+		guarded = health.Guard(guarded, r.Health)
+	}
 	entry := providerset.Entry{
-		Provider: providermetrics.Instrument(adapter),
+		Provider: guarded,
 		Enabled:  rp.Spec.Enabled,
 		PollMin:  durationOr(rp.Spec.PollInterval.Min.Duration, DefaultProviderPollMin),
 		PollMax:  durationOr(rp.Spec.PollInterval.Max.Duration, DefaultProviderPollMax),
@@ -293,7 +317,7 @@ func providerProbeFailure(err error) (reason, msg string) {
 	switch pe.Kind {
 	case provider.KindTimeout:
 		reason = ReasonProviderTimeout
-	case provider.KindUpstream:
+	case provider.KindUpstream, provider.KindUnavailable:
 		reason = ReasonProviderUnavailable
 	default:
 		reason = ReasonProviderRefused

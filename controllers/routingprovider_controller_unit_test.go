@@ -87,6 +87,9 @@ func TestProviderProbeFailure(t *testing.T) {
 			ReasonProviderTimeout, "listing assets failed: upstream timeout (GET /v0/tokens): no answer in time"},
 		{"5xx", &provider.Error{Kind: provider.KindUpstream, Detail: "provider error", Upstream: &provider.Upstream{Status: 503, Path: "GET /v0/tokens"}},
 			ReasonProviderUnavailable, "listing assets failed: upstream error (GET /v0/tokens answered 503): provider error"},
+		{"breaker open", &provider.Error{Kind: provider.KindUnavailable, Detail: "calls are held back for a while: the provider kept failing",
+			Err: errors.New("the provider kept failing")},
+			ReasonProviderUnavailable, "listing assets failed: provider unavailable: calls are held back for a while: the provider kept failing"},
 		{"4xx", &provider.Error{Kind: provider.KindRefused, Detail: "invalid token", Upstream: &provider.Upstream{Status: 401, Path: "GET /v0/tokens"}},
 			ReasonProviderRefused, "listing assets failed: refused (GET /v0/tokens answered 401): invalid token"},
 		// A foreign error's text may carry ephemeral ports: it never reaches status.

@@ -53,7 +53,7 @@ func init() { ctrlmetrics.Registry.MustRegister(archiveWrites, ttlDeletions) }
 func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	o := p.order
 	if r.Archive == nil {
-		return ctrl.Result{}, nil
+		return r.wake(p), nil
 	}
 	deliveries, err := deliverySummary(ctx, r.Client, o)
 	if err != nil {
@@ -80,7 +80,7 @@ func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) (c
 	}
 	r.written.wrote(client.ObjectKeyFromObject(o), readVersion, o.ResourceVersion)
 	p.log.Info("order archived", "status", o.Status.Status)
-	return ctrl.Result{}, nil
+	return r.wake(p), nil
 }
 
 func archiveOutcome(err error) string {

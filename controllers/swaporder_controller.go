@@ -26,6 +26,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 )
 
@@ -46,6 +47,10 @@ const (
 	DefaultCallTimeout             = 30 * time.Second
 	DefaultMaxConcurrentReconciles = 8
 	DefaultProviderConcurrency     = 16
+	DefaultCreateBound             = 10 * time.Minute
+	DefaultWatchBound              = 24 * time.Hour
+	DefaultEmitRetryBase           = 5 * time.Second
+	DefaultEmitRetryMax            = 5 * time.Minute
 )
 
 const (
@@ -59,6 +64,9 @@ const (
 	// conflictRetry is the wait after a write conflict: long enough for the cache to see
 	// the other writer's version.
 	conflictRetry = 200 * time.Millisecond
+	// providersLoadingRetry is how often an order looks again while the RoutingProvider
+	// reconciler has not loaded every provider yet (start-up).
+	providersLoadingRetry = 250 * time.Millisecond
 )
 
 // SwapOrderReconciler walks a SwapOrder through its lifecycle (design.md "Order lifecycle"):
@@ -81,9 +89,17 @@ type SwapOrderReconciler struct {
 	// ExpiryGrace is added to the provider's deposit deadline before a PENDING order fails
 	// with DepositExpired (late deposits are often still refunded by the provider).
 	ExpiryGrace time.Duration
-	// UnknownAfter is the number of consecutive failed provider calls after which a tracked
-	// order becomes UNKNOWN.
+	// UnknownAfter is the number of answers in a row in which the provider does not know a
+	// tracked order after which it becomes UNKNOWN. Provider-wide failures never count.
 	UnknownAfter int32
+	// CreateBound is how long a new order may wait for its deposit address; then it is
+	// FAILED NoDepositAddress (no address was ever shown for it).
+	CreateBound time.Duration
+	// WatchBound is how long an order the provider gives no usable answer for is watched
+	// (polls backing off to PollBackoffMax) before polling stops with Stalled WatchStopped.
+	WatchBound time.Duration
+	// EmitRetryBase and EmitRetryMax bound the backoff of failed webhook delivery creation.
+	EmitRetryBase, EmitRetryMax time.Duration
 	// Archive receives terminal orders; nil keeps them in etcd (nothing is ever deleted
 	// without the archive holding it). OrderTTLSweeper deletes archived ones.
 	Archive OrderArchiver
@@ -103,6 +119,9 @@ type SwapOrderReconciler struct {
 
 	limiter *providerCallLimiter
 	written orderWriteGuard
+	// failures and emitFailures count consecutive failures per order in memory: counts are
+	// written to status only at threshold crossings (orders.PersistFailures), never per call.
+	failures, emitFailures failureCounts
 }
 
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;update;patch;delete
@@ -184,6 +203,18 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	if r.ProviderConcurrency <= 0 {
 		r.ProviderConcurrency = DefaultProviderConcurrency
 	}
+	if r.CreateBound <= 0 {
+		r.CreateBound = DefaultCreateBound
+	}
+	if r.WatchBound <= 0 {
+		r.WatchBound = DefaultWatchBound
+	}
+	if r.EmitRetryBase <= 0 {
+		r.EmitRetryBase = DefaultEmitRetryBase
+	}
+	if r.EmitRetryMax <= 0 {
+		r.EmitRetryMax = DefaultEmitRetryMax
+	}
 	if r.limiter == nil {
 		r.limiter = newProviderCallLimiter(r.ProviderConcurrency)
 	}
@@ -202,14 +233,23 @@ type orderPass struct {
 	created string
 	// writeFailed: the status write of this pass failed (nothing of it is recorded).
 	writeFailed bool
+	// stalled says this pass stopped the order's watch (reported after the write).
+	stalled bool
 }
 
 // Reconcile runs one step of the order's lifecycle.
 func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	if !r.Providers.Loaded() {
+		// Start-up: an absent adapter means "not loaded yet"; taking a step now would
+		// record a miss for a provider that is configured.
+		return ctrl.Result{RequeueAfter: providersLoadingRetry}, nil
+	}
 	order := &swapv1.SwapOrder{}
 	if err := r.Get(ctx, req.NamespacedName, order); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.written.forget(req.NamespacedName)
+			r.failures.forget(req.NamespacedName)
+			r.emitFailures.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -269,7 +309,16 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	case orders.StepPoll:
 		return r.poll(ctx, p)
 	}
-	return ctrl.Result{RequeueAfter: max(order.Status.NextPollAt.Sub(p.now), nextStepNow)}, nil
+	return r.wake(p), nil
+}
+
+// wake is the result of a pass with nothing more to do now: come back when the order's next
+// scheduled step is due (a poll, a webhook emission retry), or never.
+func (r *SwapOrderReconciler) wake(p *orderPass) ctrl.Result {
+	if d, ok := orders.Wake(p.order, p.now); ok {
+		return ctrl.Result{RequeueAfter: max(d, nextStepNow)}
+	}
+	return ctrl.Result{}
 }
 
 // finish writes the status when it changed (optimistically locked on the version read, so a
@@ -295,6 +344,11 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 	}
 	for _, t := range p.transitions {
 		r.report(order, t)
+	}
+	if p.stalled {
+		stalledOrdersTotal.WithLabelValues(string(order.Spec.ProviderID)).Inc()
+		r.Recorder.Eventf(order, nil, "Warning", orders.ReasonWatchStopped, "Watch",
+			"provider %s gave no usable answer for this order for %s; polling stopped until an operator acts", order.Spec.ProviderID, r.WatchBound)
 	}
 	return nil
 }
@@ -343,26 +397,22 @@ func (r *SwapOrderReconciler) report(order *swapv1.SwapOrder, t swapv1.StatusTra
 	transitionsTotal.WithLabelValues(from, string(t.Status)).Inc()
 }
 
-// providerFor returns the order's provider entry; when it is missing the order records a
-// stalled attempt (and, once tracked long enough, becomes UNKNOWN) and retries with backoff.
+// providerFor returns the order's provider entry. A provider that is not configured (the
+// providers are loaded, see the start-up gate) is an operator's matter, not the order's: the
+// order keeps its status, says why in its conditions, and retries with backoff.
 func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctrl.Result) {
-	st := &p.order.Status
 	entry, ok := r.Providers.Get(p.order.Spec.ProviderID)
 	if ok {
 		return entry, nil
 	}
-	st.ProviderErrors++
-	change := orders.MissingProvider(st.Status, st.ProviderErrors, r.UnknownAfter)
-	next, reason := orders.Next(st, change)
-	st.Substatus = orders.Substatus(next, reason, st.Substatus, nil)
-	p.transition(change)
-	orders.SetConditions(st, p.order.Generation, orders.Issue{
+	n := r.failures.inc(client.ObjectKeyFromObject(p.order))
+	orders.SetConditions(&p.order.Status, p.order.Generation, orders.Issue{
 		Reason:  orders.ReasonProviderNotConfigured,
 		Message: fmt.Sprintf("provider %s is not configured", p.order.Spec.ProviderID),
 		Stalled: true,
 	}, metav1.NewTime(p.now))
 	p.log.Info("provider not configured; retrying", "provider", p.order.Spec.ProviderID)
-	return providerset.Entry{}, &ctrl.Result{RequeueAfter: orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax)}
+	return providerset.Entry{}, &ctrl.Result{RequeueAfter: orders.Backoff(n, r.RetryBase, r.RetryMax, r.Rand())}
 }
 
 // call runs fn against the provider under its concurrency cap and a timeout.
@@ -381,14 +431,19 @@ func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry,
 	return fn(ctx)
 }
 
-// retryIssue describes a retryable provider failure; it stalls the order after UnknownAfter
-// failures in a row. The message names the kind, never the provider's free-text detail.
-func (r *SwapOrderReconciler) retryIssue(id swapv1.ProviderID, pe *provider.Error, consecutive int32) orders.Issue {
-	return orders.Issue{
-		Reason:  "ProviderUnavailable",
-		Message: fmt.Sprintf("provider %s: %s; retrying with backoff", id, pe.Kind),
-		Stalled: consecutive >= r.UnknownAfter,
+// providerDown handles a provider-wide failure (see provider.Class): the order keeps its
+// status, its conditions say why, and it retries after a jittered backoff within [base, cap]
+// or the provider's Retry-After (an open breaker's included). Nothing about the order is
+// counted in its status, so an outage costs no write per call.
+func (r *SwapOrderReconciler) providerDown(p *orderPass, pe *provider.Error, base, cap time.Duration) time.Duration {
+	n := r.failures.inc(client.ObjectKeyFromObject(p.order))
+	orders.SetConditions(&p.order.Status, p.order.Generation,
+		orders.ProviderIssue(p.order.Spec.ProviderID, health.CredentialsRejected(pe)), metav1.NewTime(p.now))
+	delay := max(orders.Backoff(n, base, cap, r.Rand()), pe.RetryAfter)
+	if n == 1 || n%20 == 0 {
+		p.log.Info("provider failing; the order keeps its status", "error", pe.Error(), "consecutive", n, "retryIn", delay)
 	}
+	return delay
 }
 
 func providerOrderRef(o *swapv1.SwapOrder) provider.OrderRef {

@@ -13,6 +13,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
@@ -26,9 +27,21 @@ const maxTxHashes = 16
 // sent, or a failed status write) may leave an address nobody is shown; those are counted.
 func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	o, st := p.order, &p.order.Status
+	key := client.ObjectKeyFromObject(o)
+	if orders.CreateGiveUp(st, o.CreationTimestamp.Time, p.now, r.CreateBound) {
+		// No address was ever recorded, so none was ever shown: failing is true.
+		r.failures.forget(key)
+		p.transition(orders.Change{To: swapv1.OrderFailed, Reason: orders.ReasonNoDepositAddress})
+		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+		r.Recorder.Eventf(o, nil, "Warning", orders.ReasonNoDepositAddress, "CreateDeposit",
+			"provider %s gave no deposit address within %s", o.Spec.ProviderID, r.CreateBound)
+		return ctrl.Result{RequeueAfter: nextStepNow}, nil
+	}
+	// Come back no later than the bound, so the give-up is on time.
+	untilBound := o.CreationTimestamp.Add(r.CreateBound).Sub(p.now) + nextStepNow
 	entry, wait := r.providerFor(p)
 	if wait != nil {
-		return *wait, nil
+		return ctrl.Result{RequeueAfter: min(wait.RequeueAfter, untilBound)}, nil
 	}
 	if !entry.Enabled {
 		p.transition(orders.Change{To: swapv1.OrderFailed, Reason: orders.ReasonProviderDisabled})
@@ -44,27 +57,25 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 	if err != nil {
 		pe := provider.AsError(err)
 		if pe.Retryable() {
+			// 408/425/429/503, timeouts, 5xx, rejected credentials: never a refusal.
 			if pe.Kind == provider.KindTimeout && !entry.Provider.IdempotentCreate() {
 				unshownAddressesTotal.WithLabelValues(string(o.Spec.ProviderID), unshownAnswerLost).Inc()
 			}
-			st.ProviderErrors++
-			orders.SetConditions(st, o.Generation, r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors), metav1.NewTime(p.now))
-			delay := max(orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax), pe.RetryAfter)
-			p.log.Info("deposit creation failed; retrying", "error", pe.Error(), "attempt", st.ProviderErrors, "retryIn", delay)
-			return ctrl.Result{RequeueAfter: delay}, nil
+			delay := r.providerDown(p, pe, r.RetryBase, r.RetryMax)
+			return ctrl.Result{RequeueAfter: min(delay, untilBound)}, nil
 		}
-		st.ProviderErrors = 0
+		r.failures.forget(key)
 		p.transition(orders.CreateFailure(pe))
 		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 		r.Recorder.Eventf(o, nil, "Warning", "DepositRefused", "CreateDeposit", "provider %s refused the order: %s", o.Spec.ProviderID, pe.Kind)
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 
+	r.failures.forget(key)
 	if r.breaksQuoteBinding(p, dep) {
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 	p.created = dep.DepositAddress
-	st.ProviderErrors = 0
 	st.DepositAddress = dep.DepositAddress
 	st.DepositMemo = dep.DepositMemo
 	st.ProviderRef = dep.ProviderRef
@@ -119,17 +130,13 @@ func (r *SwapOrderReconciler) forwardHint(ctx context.Context, p *orderPass) (ct
 	if err != nil {
 		pe := provider.AsError(err)
 		if pe.Retryable() {
-			st.ProviderErrors++
-			orders.SetConditions(st, o.Generation, r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors), metav1.NewTime(p.now))
-			delay := orders.Backoff(st.ProviderErrors, r.RetryBase, r.RetryMax)
-			p.log.Info("forwarding the deposit hint failed; retrying", "error", pe.Error(), "retryIn", delay)
-			return ctrl.Result{RequeueAfter: delay}, nil
+			return ctrl.Result{RequeueAfter: r.providerDown(p, pe, r.RetryBase, r.RetryMax)}, nil
 		}
 		r.Recorder.Eventf(o, nil, "Warning", "DepositHintRejected", "SubmitDeposit", "provider %s rejected the deposit hint: %s", o.Spec.ProviderID, pe.Kind)
 	} else {
 		r.Recorder.Eventf(o, nil, "Normal", "DepositHintForwarded", "SubmitDeposit", "deposit hint forwarded to provider %s", o.Spec.ProviderID)
 	}
-	st.ProviderErrors = 0
+	r.failures.forget(client.ObjectKeyFromObject(o))
 	st.ForwardedTxHash = hint.TxHash
 	// Ask for the status right away: the hint exists to speed tracking up.
 	st.NextPollAt = &metav1.Time{Time: p.now}
@@ -141,15 +148,11 @@ func (r *SwapOrderReconciler) forwardHint(ctx context.Context, p *orderPass) (ct
 // expiry included) and schedules the next poll.
 func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	o, st := p.order, &p.order.Status
+	key := client.ObjectKeyFromObject(o)
 	entry, wait := r.providerFor(p)
 	if wait != nil {
-		if len(p.transitions) > 0 {
-			return ctrl.Result{RequeueAfter: nextStepNow}, nil
-		}
-		st.NextPollAt = &metav1.Time{Time: p.now.Add(wait.RequeueAfter)}
 		return *wait, nil
 	}
-	expired := orders.Expired(st, r.ExpiryGrace, p.now)
 	var got provider.Status
 	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
 		got, err = entry.Provider.Status(ctx, providerOrderRef(o))
@@ -157,24 +160,32 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 	})
 	if err != nil {
 		pe := provider.AsError(err)
-		st.ProviderErrors++
-		change := orders.ObserveError(st.Status, pe, st.ProviderErrors, r.UnknownAfter, expired)
-		next, reason := orders.Next(st, change)
-		st.Substatus = orders.Substatus(next, reason, st.Substatus, nil)
-		p.transition(change)
-		issue := orders.Issue{}
-		if pe.Kind != provider.KindNotFound {
-			issue = r.retryIssue(o.Spec.ProviderID, pe, st.ProviderErrors)
-		}
-		orders.SetConditions(st, o.Generation, issue, metav1.NewTime(p.now))
-		backoff := time.Duration(0)
 		if pe.Retryable() {
-			backoff = max(orders.Backoff(st.ProviderErrors, entry.PollMin, r.PollBackoffMax), pe.RetryAfter)
+			// The provider as a whole fails: its RoutingProvider says so; the order keeps
+			// its status and waits.
+			return r.schedulePoll(p, entry.PollMin, entry.PollMax, r.providerDown(p, pe, entry.PollMin, r.PollBackoffMax)), nil
 		}
-		p.log.Info("status poll failed", "error", pe.Error(), "consecutive", st.ProviderErrors)
-		return r.schedulePoll(p, entry.PollMin, entry.PollMax, backoff), nil
+		// The provider answered, but not about this order (404, or a refusal): per-order
+		// evidence, counted in memory and written only at the crossings.
+		n := r.failures.inc(key)
+		if orders.PersistFailures(n, r.UnknownAfter) {
+			st.ProviderErrors = n
+		}
+		if st.FailingSince == nil {
+			st.FailingSince = &metav1.Time{Time: p.now}
+		}
+		change := orders.ObserveError(st.Status, pe, n, r.UnknownAfter)
+		next, reason := orders.Next(st, change)
+		st.Substatus = orders.Substatus(next, reason, st.Substatus, nil, orders.WindowClosed(o, p.now))
+		p.transition(change)
+		if n == 1 || orders.PersistFailures(n, r.UnknownAfter) {
+			p.log.Info("the provider does not know the order", "error", pe.Error(), "consecutive", n)
+		}
+		return r.watch(p, entry, orders.Issue{Reason: orders.ReasonOrderNotFound,
+			Message: fmt.Sprintf("provider %s does not know this order; polling with backoff", o.Spec.ProviderID)}), nil
 	}
 
+	r.failures.forget(key)
 	st.ProviderErrors = 0
 	st.ProviderStatus = got.Raw
 	if len(got.InTxHashes) > 0 {
@@ -187,16 +198,57 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 	setIfNonEmpty(&st.AmountOut, got.AmountOut)
 	setIfNonEmpty(&st.DepositedAmount, got.DepositedAmount)
 	setIfNonEmpty(&st.RefundedAmount, got.RefundedAmount)
-	change := orders.Observe(st.Status, got, expired)
+	change := orders.Observe(st.Status, got, orders.ShouldExpire(o, got, r.ExpiryGrace, p.now))
 	next, reason := orders.Next(st, change)
-	st.Substatus = orders.Substatus(next, reason, st.Substatus, &got)
+	st.Substatus = orders.Substatus(next, reason, st.Substatus, &got, orders.WindowClosed(o, p.now))
 	if !p.transition(change) && got.Status == st.Status && got.Reason != "" && !st.Status.IsTerminal() {
 		// Same status, finer provider step (DepositSeen → Swapping): keep the reason current
 		// without a transition, so history and webhooks report only status changes.
 		st.StatusReason = got.Reason
 	}
-	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
-	return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0), nil
+	issue := orders.Issue{}
+	if st.Status == swapv1.OrderUnknown {
+		// An answer that cannot be mapped is no usable answer either.
+		if st.FailingSince == nil {
+			st.FailingSince = &metav1.Time{Time: p.now}
+		}
+		issue = orders.Issue{Reason: orders.ReasonProviderStatusUnmapped,
+			Message: fmt.Sprintf("provider %s reports a status that cannot be mapped; polling with backoff", o.Spec.ProviderID)}
+	} else {
+		st.FailingSince = nil
+	}
+	return r.watch(p, entry, issue), nil
+}
+
+// watch sets the order's conditions and schedules its next poll: at full cadence while the
+// order is tracked normally; backing off with the age of its trouble while the provider
+// gives no usable answer for it (or keeps it awaiting a deposit past deadline plus grace);
+// and not at all once that has lasted WatchBound (Stalled WatchStopped, an Event, a metric).
+func (r *SwapOrderReconciler) watch(p *orderPass, entry providerset.Entry, issue orders.Issue) ctrl.Result {
+	st := &p.order.Status
+	since := orders.WatchSince(st, r.ExpiryGrace, p.now)
+	if since == nil || st.Status.IsTerminal() {
+		orders.SetConditions(st, p.order.Generation, issue, metav1.NewTime(p.now))
+		return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0)
+	}
+	interval, stop := orders.Watch(*since, p.now, entry.PollMin, r.PollBackoffMax, r.WatchBound)
+	if !stop {
+		orders.SetConditions(st, p.order.Generation, issue, metav1.NewTime(p.now))
+		return r.schedulePoll(p, interval, interval, 0)
+	}
+	orders.SetConditions(st, p.order.Generation, orders.Issue{
+		Reason: orders.ReasonWatchStopped,
+		Message: fmt.Sprintf("no usable answer from provider %s for this order since %s; polling stopped until an operator acts",
+			p.order.Spec.ProviderID, since.UTC().Format(time.RFC3339)),
+		Stalled: true,
+	}, metav1.NewTime(p.now))
+	st.NextPollAt = nil
+	p.stalled = true
+	p.log.Info("order watch stopped", "since", since.UTC(), "bound", r.WatchBound)
+	if len(p.transitions) > 0 {
+		return ctrl.Result{RequeueAfter: nextStepNow}
+	}
+	return ctrl.Result{}
 }
 
 // schedulePoll records when the next poll is due (none once terminal) and returns when to
@@ -245,12 +297,27 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 			continue
 		}
 		if err := r.Create(ctx, d); err != nil && !apierrors.IsAlreadyExists(err) {
-			return ctrl.Result{}, fmt.Errorf("creating webhook delivery %s: %w", d.Name, err)
+			// Quota, RBAC, admission: retry later, and let tracking, expiry and retention
+			// go on meanwhile (NextStep skips emission until EmitRetryAt).
+			n := r.emitFailures.inc(client.ObjectKeyFromObject(o))
+			apiReason := string(apierrors.ReasonForError(err))
+			if apiReason == "" {
+				apiReason = "Unknown"
+			}
+			emitFailuresTotal.WithLabelValues(apiReason).Inc()
+			orders.SetEmitFailure(st, o.Generation, apiReason, metav1.NewTime(p.now))
+			delay := orders.Backoff(n, r.EmitRetryBase, r.EmitRetryMax, r.Rand())
+			st.EmitRetryAt = &metav1.Time{Time: p.now.Add(delay)}
+			p.log.Info("creating the webhook delivery failed; tracking goes on", "delivery", d.Name, "error", err.Error(), "retryIn", delay)
+			return ctrl.Result{RequeueAfter: nextStepNow}, nil
 		}
 		st.NotifiedSeq = t.Seq
 	}
 	// Transitions that fell out of the bounded history cannot be sent any more.
 	st.NotifiedSeq = st.LastSeq
+	st.EmitRetryAt = nil
+	orders.ClearEmitFailure(st)
+	r.emitFailures.forget(client.ObjectKeyFromObject(o))
 	return ctrl.Result{RequeueAfter: nextStepNow}, nil
 }
 

@@ -41,12 +41,24 @@ var (
 			"(status_write_failed: the answer could not be recorded; answer_lost: a create without idempotency timed out " +
 			"after it was sent, so the provider may have created one).",
 	}, []string{"provider", "reason"})
+	stalledOrdersTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "swaprouter",
+		Subsystem: "order",
+		Name:      "watch_stopped_total",
+		Help:      "Orders whose polling stopped (Stalled WatchStopped) because their provider gave no usable answer for them for the whole watch bound, by provider.",
+	}, []string{"provider"})
+	emitFailuresTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "swaprouter",
+		Subsystem: "order",
+		Name:      "webhook_emit_failures_total",
+		Help:      "Failed creations of WebhookDelivery objects, by the API server's reason (Forbidden, Invalid, ...); retried with backoff.",
+	}, []string{"reason"})
 	ordersDesc = prometheus.NewDesc("swaprouter_orders",
 		"SwapOrders currently stored, by status (NEW: no deposit address yet).", []string{"status"}, nil)
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(transitionsTotal, unshownAddressesTotal, ordersCollector{})
+	ctrlmetrics.Registry.MustRegister(transitionsTotal, unshownAddressesTotal, stalledOrdersTotal, emitFailuresTotal, ordersCollector{})
 }
 
 // orderLister is the cache the orders gauge counts from; the latest manager set up wins.
@@ -156,4 +168,29 @@ func (g *orderWriteGuard) forget(key types.NamespacedName) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.superseded, key)
+}
+
+// failureCounts counts consecutive failures per order in memory (a restart starts again from
+// zero, which only delays a threshold).
+type failureCounts struct {
+	mu sync.Mutex
+	n  map[types.NamespacedName]int32
+}
+
+// inc counts one more failure of key and returns the count.
+func (f *failureCounts) inc(key types.NamespacedName) int32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = map[types.NamespacedName]int32{}
+	}
+	f.n[key]++
+	return f.n[key]
+}
+
+// forget ends key's run of failures.
+func (f *failureCounts) forget(key types.NamespacedName) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.n, key)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -23,6 +24,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 )
@@ -289,25 +291,57 @@ func TestUnitCreateRefusedFails(t *testing.T) {
 	}
 }
 
+// Transient failures and throttling on create are retried with a jittered backoff (or the
+// provider's Retry-After); they are never a refusal, and the attempt count is not written.
 func TestUnitCreateRetriesTransientFailures(t *testing.T) {
 	g := newUnitRig(t)
-	g.p.createErr = &provider.Error{Kind: provider.KindUpstream, Detail: "503"}
-	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+	for i, pe := range []*provider.Error{
+		{Kind: provider.KindUpstream, Detail: "503"},
+		{Kind: provider.KindUpstream, Detail: "Too many requests", Upstream: &provider.Upstream{Status: 429}},
+		{Kind: provider.KindTimeout},
+	} {
+		g.p.createErr = pe
+		want := orders.Backoff(int32(i+1), time.Second, time.Minute, 0.4)
 		if res := g.step(); res.RequeueAfter != want {
 			t.Fatalf("retry %d after %v, want %v", i+1, res.RequeueAfter, want)
 		}
 		o := g.order()
-		if o.Status.Status != "" || o.Status.ProviderErrors != int32(i+1) {
+		if o.Status.Status != "" || o.Status.ProviderErrors != 0 {
 			t.Fatalf("after failure %d: %+v", i+1, o.Status)
 		}
-		if c := condition(o, swapv1.ConditionReconciling); c.Status != metav1.ConditionTrue || c.Reason != "ProviderUnavailable" {
+		if c := condition(o, swapv1.ConditionReconciling); c.Status != metav1.ConditionTrue || c.Reason != orders.ReasonProviderUnavailable {
 			t.Fatalf("Reconciling = %+v", c)
 		}
 	}
+	g.p.createErr = &provider.Error{Kind: provider.KindUpstream, Upstream: &provider.Upstream{Status: 429}, RetryAfter: 30 * time.Second}
+	if res := g.step(); res.RequeueAfter != 30*time.Second {
+		t.Fatalf("retry after %v; want the provider's Retry-After", res.RequeueAfter)
+	}
 	g.p.createErr = nil
 	g.settle()
-	if o := g.order(); o.Status.Status != swapv1.OrderPending || o.Status.ProviderErrors != 0 || g.p.creates != 4 {
+	if o := g.order(); o.Status.Status != swapv1.OrderPending || o.Status.ProviderErrors != 0 || g.p.creates != 5 {
 		t.Fatalf("after recovery: %+v, %d creates", o.Status, g.p.creates)
+	}
+}
+
+// A create that never gets an address ends FAILED with a reason once the bound passed.
+func TestUnitCreateGivesUpAfterItsBound(t *testing.T) {
+	g := newUnitRig(t)
+	g.r.CreateBound = time.Minute
+	g.p.createErr = &provider.Error{Kind: provider.KindTimeout}
+	for g.order().Status.Status == "" {
+		res := g.step()
+		if g.steps > 100 {
+			t.Fatal("the create never gave up")
+		}
+		if res.RequeueAfter > time.Minute+nextStepNow {
+			t.Fatalf("requeue %v goes past the bound", res.RequeueAfter)
+		}
+		g.now = g.now.Add(res.RequeueAfter)
+	}
+	o := g.order()
+	if g.history() != "1:FAILED:"+orders.ReasonNoDepositAddress || o.Status.DepositAddress != "" || g.now.Before(unitStart.Add(time.Minute)) {
+		t.Fatalf("history %q at %v, address %q", g.history(), g.now.Sub(unitStart), o.Status.DepositAddress)
 	}
 }
 
@@ -359,18 +393,37 @@ func TestUnitLostCreateAnswersAreCounted(t *testing.T) {
 func TestUnitMissingProviderStalls(t *testing.T) {
 	g := newUnitRig(t)
 	g.r.Providers = providerset.New()
-	if res := g.step(); res.RequeueAfter != time.Second {
+	if res := g.step(); res.RequeueAfter != orders.Backoff(1, time.Second, time.Minute, 0.4) {
 		t.Fatalf("requeue %v", res.RequeueAfter)
 	}
 	o := g.order()
 	if c := condition(o, swapv1.ConditionStalled); c.Status != metav1.ConditionTrue || c.Reason != orders.ReasonProviderNotConfigured {
 		t.Fatalf("Stalled = %+v", c)
 	}
-	// The same problem again rewrites nothing but the attempt counter.
-	before := o.Status.Conditions
+	// The same problem again rewrites nothing.
+	before := o.ResourceVersion
 	g.step()
-	if after := g.order().Status.Conditions; !equalConditions(before, after) {
-		t.Fatalf("conditions churn: %+v -> %+v", before, after)
+	if after := g.order(); after.ResourceVersion != before || after.Status.ProviderErrors != 0 {
+		t.Fatalf("a repeated miss wrote the order: %+v", after.Status)
+	}
+}
+
+// Start-up: until the RoutingProvider reconciler loaded every provider, an order takes no
+// step and records no miss.
+func TestUnitWaitsForProvidersToLoad(t *testing.T) {
+	g := newUnitRig(t)
+	g.r.Providers.ExpectLoad()
+	before := g.order().ResourceVersion
+	if res := g.step(); res.RequeueAfter != providersLoadingRetry {
+		t.Fatalf("requeue %v; want %v", res.RequeueAfter, providersLoadingRetry)
+	}
+	if o := g.order(); o.ResourceVersion != before || g.p.creates != 0 {
+		t.Fatalf("took a step before providers loaded: %d creates, status %+v", g.p.creates, o.Status)
+	}
+	g.r.Providers.MarkLoaded()
+	g.settle()
+	if o := g.order(); o.Status.Status != swapv1.OrderPending {
+		t.Fatalf("after loading: %+v", o.Status)
 	}
 }
 
@@ -397,46 +450,126 @@ func equalConditions(a, b []metav1.Condition) bool {
 	return true
 }
 
-func TestUnitUnknownAndBack(t *testing.T) {
+// writesCounted wraps the rig's client and counts status writes.
+func (g *unitRig) writesCounted() *atomic.Int32 {
+	var n atomic.Int32
+	g.r.Client = interceptor.NewClient(g.c.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			n.Add(1)
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	return &n
+}
+
+// A provider-wide failure (timeouts here) never moves an order: it keeps its status, says
+// why in a condition written once, backs off, and is back to normal with one more write.
+func TestUnitOutageKeepsStatus(t *testing.T) {
 	g := newUnitRig(t)
 	g.settle()
 	g.p.status = provider.Status{Status: swapv1.OrderPending, Raw: "PENDING_DEPOSIT"}
 	g.p.statusErr = &provider.Error{Kind: provider.KindTimeout}
+	writes := g.writesCounted()
 	var delays []time.Duration
-	for range 5 {
+	for range 30 {
 		g.advanceToPoll()
-		before := g.now
-		g.settle()
-		delays = append(delays, g.order().Status.NextPollAt.Sub(before))
+		delays = append(delays, g.settle().RequeueAfter)
 	}
-	if got := g.history(); got != "1:PENDING:DepositAddressIssued 2:UNKNOWN:ProviderUnreachable" {
+	if got := g.history(); got != "1:PENDING:DepositAddressIssued" {
 		t.Fatalf("history %q", got)
 	}
-	// Failed polls back off from the poll interval: 12 s jittered, then 20 s, 40 s, ...
-	if want := []time.Duration{12 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second}; fmt.Sprint(delays) != fmt.Sprint(want) {
-		t.Fatalf("poll delays %v, want %v", delays, want)
+	o := g.order()
+	if c := condition(o, swapv1.ConditionReconciling); c.Reason != orders.ReasonProviderUnavailable || o.Status.ProviderErrors != 0 {
+		t.Fatalf("Reconciling = %+v, providerErrors %d", c, o.Status.ProviderErrors)
 	}
-	if c := condition(g.order(), swapv1.ConditionStalled); c.Status != metav1.ConditionTrue {
-		t.Fatalf("Stalled = %+v", c)
+	if writes.Load() != 1 {
+		t.Fatalf("%d status writes during 30 failed polls; want 1", writes.Load())
+	}
+	// Jittered backoff from the poll interval (12 s) up to PollBackoffMax.
+	if want := []time.Duration{12 * time.Second, 19200 * time.Millisecond, 38400 * time.Millisecond}; fmt.Sprint(delays[:3]) != fmt.Sprint(want) {
+		t.Fatalf("poll delays %v, want %v", delays[:3], want)
+	}
+	if last := delays[len(delays)-1]; last != orders.Backoff(30, 10*time.Second, DefaultPollBackoffMax, 0.4) {
+		t.Fatalf("last delay %v", last)
+	}
+
+	// Rejected credentials say so, and the breaker holding calls back keeps saying so.
+	g.p.statusErr = &provider.Error{Kind: provider.KindCredentials}
+	g.advanceToPoll()
+	g.settle()
+	g.p.statusErr = &provider.Error{Kind: provider.KindUnavailable, Err: health.ErrCredentialsRejected}
+	g.advanceToPoll()
+	g.settle()
+	if c := condition(g.order(), swapv1.ConditionReconciling); c.Reason != orders.ReasonProviderCredentialsRejected {
+		t.Fatalf("Reconciling = %+v", c)
+	}
+	if writes.Load() != 2 {
+		t.Fatalf("%d status writes; want 2", writes.Load())
 	}
 
 	g.p.statusErr = nil
 	g.p.status = provider.Status{Status: swapv1.OrderProcessing, Raw: "PROCESSING", Reason: "DepositSeen"}
 	g.advanceToPoll()
 	g.settle()
-	if got := g.history(); !strings.HasSuffix(got, "3:PROCESSING:DepositSeen") {
+	if got := g.history(); got != "1:PENDING:DepositAddressIssued 2:PROCESSING:DepositSeen" {
 		t.Fatalf("history %q", got)
 	}
-	o := g.order()
-	if o.Status.ProviderErrors != 0 || condition(o, swapv1.ConditionStalled).Status != metav1.ConditionFalse {
-		t.Fatalf("after recovery: %+v", o.Status)
+	if c := condition(g.order(), swapv1.ConditionStalled); c.Status != metav1.ConditionFalse {
+		t.Fatalf("after recovery Stalled = %+v", c)
 	}
+}
 
+// One 404 is no verdict; UnknownAfter of them in a row are. The count is written only at
+// the crossings. The order is then watched with backoff, and the watch stops with Stalled,
+// an Event and a metric after WatchBound.
+func TestUnitForgottenOrderEndsInBoundedWatch(t *testing.T) {
+	g := newUnitRig(t)
+	g.r.WatchBound = time.Hour
+	g.settle()
+	g.p.status = provider.Status{Status: swapv1.OrderProcessing, Raw: "PROCESSING", Reason: "DepositSeen"}
+	g.advanceToPoll()
+	g.settle()
 	g.p.statusErr = &provider.Error{Kind: provider.KindNotFound}
 	g.advanceToPoll()
 	g.settle()
-	if got := g.history(); !strings.HasSuffix(got, "4:UNKNOWN:OrderNotFoundAtProvider") {
-		t.Fatalf("history %q", got)
+	if got := g.history(); strings.Contains(got, "UNKNOWN") {
+		t.Fatalf("one 404 flipped the order: %q", got)
+	}
+	writes := g.writesCounted()
+	for range 4 {
+		g.advanceToPoll()
+		g.settle()
+	}
+	o := g.order()
+	if got := g.history(); !strings.HasSuffix(got, "3:UNKNOWN:OrderNotFoundAtProvider") || o.Status.ProviderErrors != 5 {
+		t.Fatalf("history %q, providerErrors %d", got, o.Status.ProviderErrors)
+	}
+	stopped := testutil.ToFloat64(stalledOrdersTotal.WithLabelValues(string(swapv1.ProviderRouteA)))
+	var polls int
+	for g.last.RequeueAfter > 0 {
+		g.advanceToPoll()
+		g.settle()
+		if polls++; polls > 100 {
+			t.Fatal("the watch never stopped")
+		}
+	}
+	o = g.order()
+	if c := condition(o, swapv1.ConditionStalled); c.Status != metav1.ConditionTrue || c.Reason != orders.ReasonWatchStopped || o.Status.NextPollAt != nil {
+		t.Fatalf("Stalled = %+v, nextPollAt %v", c, o.Status.NextPollAt)
+	}
+	if g.now.Sub(o.Status.FailingSince.Time) < time.Hour {
+		t.Fatalf("stopped after %v, before the bound", g.now.Sub(o.Status.FailingSince.Time))
+	}
+	if got := testutil.ToFloat64(stalledOrdersTotal.WithLabelValues(string(swapv1.ProviderRouteA))) - stopped; got != 1 {
+		t.Fatalf("watch_stopped_total grew by %v", got)
+	}
+	// Within an hour the polls backed off: a dozen, not 300 at full cadence, and few writes.
+	if polls > 15 || writes.Load() > 6 {
+		t.Fatalf("%d polls and %d writes in the watch", polls, writes.Load())
+	}
+	pollsBefore := g.p.polls
+	if g.step(); g.p.polls != pollsBefore || g.last.RequeueAfter != 0 {
+		t.Fatalf("a stopped watch polled again: %+v", g.last)
 	}
 }
 
@@ -461,6 +594,99 @@ func TestUnitDepositExpires(t *testing.T) {
 	}
 	if got := g.history(); got != "1:PENDING:DepositAddressIssued 2:FAILED:DepositExpired" {
 		t.Fatalf("history %q", got)
+	}
+}
+
+// Once the deadline passed with nothing deposited, a partner sees DEPOSIT_WINDOW_CLOSED at
+// once, while the order is still PENDING (it fails only after the grace).
+func TestUnitWindowClosedShowsAtTheDeadline(t *testing.T) {
+	g := newUnitRig(t)
+	g.settle()
+	g.p.status = provider.Status{Status: swapv1.OrderPending, Raw: "PENDING_DEPOSIT", Substatus: swapv1.SubstatusAwaitingDeposit}
+	deadline := g.order().Status.DepositDeadline.Time
+	g.now = deadline.Add(time.Second)
+	g.settle()
+	o := g.order()
+	if o.Status.Status != swapv1.OrderPending || o.Status.Substatus != swapv1.SubstatusDepositWindowClosed {
+		t.Fatalf("past the deadline: %s / %s", o.Status.Status, o.Status.Substatus)
+	}
+}
+
+// The money rule: an order whose user submitted a deposit tx is never failed by the service,
+// however long the provider takes; it ends as the provider says.
+func TestUnitPaidOrderPastDeadlineIsNotFailed(t *testing.T) {
+	g := newUnitRig(t)
+	g.settle()
+	o := g.order()
+	o.Spec.DepositHint = &swapv1.DepositHint{TxHash: "0xpaid"}
+	o.Generation = 2
+	if err := g.c.Update(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	// The provider has not noticed the deposit, still past deadline plus grace.
+	g.p.status = provider.Status{Status: swapv1.OrderPending, Raw: "PENDING_DEPOSIT", Substatus: swapv1.SubstatusAwaitingDeposit}
+	g.settle()
+	expiry := g.order().Status.DepositDeadline.Add(DefaultExpiryGrace)
+	g.now = expiry.Add(time.Hour)
+	for range 5 {
+		g.settle()
+		g.advanceToPoll()
+	}
+	if o := g.order(); o.Status.Status != swapv1.OrderPending || o.Status.Substatus == swapv1.SubstatusDepositWindowClosed {
+		t.Fatalf("a paid order past its deadline: %s / %s (%s)", o.Status.Status, o.Status.Substatus, o.Status.StatusReason)
+	}
+	g.p.status = provider.Status{Status: swapv1.OrderSuccess, Raw: "SUCCESS", Reason: "Settled"}
+	g.settle()
+	if got := g.history(); got != "1:PENDING:DepositAddressIssued 2:SUCCESS:Settled" {
+		t.Fatalf("history %q", got)
+	}
+}
+
+// A WebhookDelivery that cannot be created (quota, RBAC, admission) never blocks tracking:
+// the order keeps polling and reaches its terminal status; the failure is a condition and a
+// metric, and emission catches up once creation works again.
+func TestUnitEmissionFailureDoesNotBlock(t *testing.T) {
+	partner := &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: "acme", Namespace: "ns"},
+		Spec: swapv1.PartnerSpec{Webhook: &swapv1.PartnerWebhook{URL: "https://example.com/hook", Enabled: true,
+			SecretRef: swapv1.SecretKeyRef{Name: "s", Key: "k"}}}}
+	g := newUnitRig(t, partner)
+	var forbid atomic.Bool
+	forbid.Store(true)
+	g.r.Client = interceptor.NewClient(g.c.(client.WithWatch), interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if _, ok := obj.(*swapv1.WebhookDelivery); ok && forbid.Load() {
+				return apierrors.NewForbidden(swapv1.GroupVersion.WithResource("webhookdeliveries").GroupResource(), obj.GetName(), errors.New("exceeded quota"))
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	})
+	failures := testutil.ToFloat64(emitFailuresTotal.WithLabelValues("Forbidden"))
+	g.settle()
+	g.p.status = provider.Status{Status: swapv1.OrderSuccess, Raw: "SUCCESS"}
+	// Emission retries (backing off) and polls interleave; the poll is not held up.
+	for i := 0; g.order().Status.Status != swapv1.OrderSuccess; i++ {
+		if i > 5 {
+			t.Fatal("the order never polled its way to SUCCESS")
+		}
+		g.advanceToPoll()
+		g.settle()
+	}
+	o := g.order()
+	if o.Status.Status != swapv1.OrderSuccess || o.Status.NotifiedSeq != 0 || o.Status.EmitRetryAt == nil {
+		t.Fatalf("tracking blocked by the failed emission: %+v", o.Status)
+	}
+	if c := condition(o, orders.ConditionWebhooksEmitted); c.Status != metav1.ConditionFalse || c.Reason != orders.ReasonDeliveryCreateFailed {
+		t.Fatalf("WebhooksEmitted = %+v", c)
+	}
+	if got := testutil.ToFloat64(emitFailuresTotal.WithLabelValues("Forbidden")) - failures; got < 1 {
+		t.Fatalf("webhook_emit_failures_total grew by %v", got)
+	}
+	forbid.Store(false)
+	g.now = o.Status.EmitRetryAt.Time
+	g.settle()
+	o = g.order()
+	if o.Status.NotifiedSeq != 2 || o.Status.EmitRetryAt != nil || meta.FindStatusCondition(o.Status.Conditions, orders.ConditionWebhooksEmitted) != nil {
+		t.Fatalf("after creation works again: %+v", o.Status)
 	}
 }
 

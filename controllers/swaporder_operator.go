@@ -72,7 +72,7 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 		default:
 			res.At = ptrTime(p.now)
 			st.Resolution = &res
-			st.Substatus = orders.Substatus(change.To, change.Reason, st.Substatus, nil)
+			st.Substatus = orders.Substatus(change.To, change.Reason, st.Substatus, nil, false)
 			p.transition(change)
 			st.NextPollAt = nil
 			orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))

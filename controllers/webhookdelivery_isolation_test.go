@@ -235,7 +235,7 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 2) // two signing secrets
 		mu.Lock()
 		for seq := int64(1); seq <= 2; seq++ { // the first two events fail once: retries count too
-			failOnce[webhooks.EventID(f.order.Spec.OrderID, seq)] = false
+			failOnce[webhooks.EventID(f.order.Spec.OrderID, string(f.order.UID), seq)] = false
 		}
 		mu.Unlock()
 		rc.setSecret(f.secrets[0])

@@ -28,3 +28,17 @@ if [ "$status" -ne 0 ]; then
 	exit "$status"
 fi
 echo "wrote $REPORT"
+
+# The order-lifecycle specs of the controllers suite (their figures are the hand-kept section
+# of the report); the long form runs the credentials outage with 1,000 active orders.
+echo "order lifecycle specs ($form form)"
+set +e
+go test -count=1 -timeout 30m ./controllers/ -run TestControllers -v -args -ginkgo.v \
+	-ginkgo.focus='lifecycle with real money|at start-up' 2>&1 |
+	grep --line-buffered -E 'FIGURES|active orders|\[FAILED\]|^--- FAIL|^(ok|FAIL|PASS)|Ran [0-9]+ of'
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+	echo "order lifecycle specs failed (exit $status)" >&2
+	exit "$status"
+fi

@@ -247,9 +247,20 @@ type SwapOrderStatus struct {
 	// ForwardedTxHash is the deposit hint already passed to the provider (forwarded once).
 	// +optional
 	ForwardedTxHash string `json:"forwardedTxHash,omitempty"`
-	// ProviderErrors counts consecutive failed provider calls; reset on success.
+	// ProviderErrors counts consecutive per-order failures (the provider does not know the
+	// order); reset on an answer. Written only when it crosses a threshold, never per call.
 	// +optional
 	ProviderErrors int32 `json:"providerErrors,omitempty"`
+	// FailingSince is when the provider stopped giving this order a usable answer (it does
+	// not know the order, or reports a status that cannot be mapped); cleared by an answer.
+	// Polls back off with its age, and stop (Stalled, reason WatchStopped) after a bound.
+	// Provider-wide outages never set it: they are the RoutingProvider's condition.
+	// +optional
+	FailingSince *metav1.Time `json:"failingSince,omitempty"`
+	// EmitRetryAt, when set, is when creating the webhook deliveries of unnotified
+	// transitions is tried again after a failure; polling, expiry and retention go on meanwhile.
+	// +optional
+	EmitRetryAt *metav1.Time `json:"emitRetryAt,omitempty"`
 	// LastSeq is the seq of the newest history entry (history is bounded, seq is not).
 	// +optional
 	LastSeq int64 `json:"lastSeq,omitempty"`

@@ -605,6 +605,14 @@ func (in *SwapOrderStatus) DeepCopyInto(out *SwapOrderStatus) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.FailingSince != nil {
+		in, out := &in.FailingSince, &out.FailingSince
+		*out = (*in).DeepCopy()
+	}
+	if in.EmitRetryAt != nil {
+		in, out := &in.EmitRetryAt, &out.EmitRetryAt
+		*out = (*in).DeepCopy()
+	}
 	if in.History != nil {
 		in, out := &in.History, &out.History
 		*out = make([]StatusTransition, len(*in))

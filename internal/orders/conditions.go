@@ -96,3 +96,37 @@ func statusMessage(st *swapv1.SwapOrderStatus) string {
 	}
 	return fmt.Sprintf("order is %s: %s", st.Status, st.StatusReason)
 }
+
+// ConditionWebhooksEmitted is False while creating the webhook deliveries of an order's
+// transitions fails (quota, RBAC, admission); absent otherwise. Tracking goes on meanwhile.
+const ConditionWebhooksEmitted = "WebhooksEmitted"
+
+// ReasonDeliveryCreateFailed is the reason of a False ConditionWebhooksEmitted.
+const ReasonDeliveryCreateFailed = "DeliveryCreateFailed"
+
+// SetEmitFailure records that creating a delivery failed for apiReason (the API server's
+// reason, e.g. Forbidden); the message is stable, so repeating the failure writes nothing.
+func SetEmitFailure(st *swapv1.SwapOrderStatus, gen int64, apiReason string, now metav1.Time) {
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: ConditionWebhooksEmitted, Status: metav1.ConditionFalse, Reason: ReasonDeliveryCreateFailed,
+		Message:            fmt.Sprintf("creating the webhook delivery failed (%s); retrying with backoff, tracking goes on", apiReason),
+		ObservedGeneration: gen, LastTransitionTime: now,
+	})
+}
+
+// ClearEmitFailure removes the condition once deliveries are created again.
+func ClearEmitFailure(st *swapv1.SwapOrderStatus) {
+	meta.RemoveStatusCondition(&st.Conditions, ConditionWebhooksEmitted)
+}
+
+// ProviderIssue is the order's condition while its provider as a whole fails (credentials
+// says it rejects ours). The message names neither the kind nor a count, so an outage costs
+// one status write when it starts and one when it ends, however many calls fail.
+func ProviderIssue(id swapv1.ProviderID, credentials bool) Issue {
+	if credentials {
+		return Issue{Reason: ReasonProviderCredentialsRejected,
+			Message: fmt.Sprintf("provider %s rejects the service's credentials; the order keeps its status and is retried", id)}
+	}
+	return Issue{Reason: ReasonProviderUnavailable,
+		Message: fmt.Sprintf("provider %s is not answering (timeouts, errors or throttling); the order keeps its status and is retried", id)}
+}

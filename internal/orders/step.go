@@ -3,6 +3,9 @@ package orders
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
@@ -45,13 +48,14 @@ func (s Step) String() string {
 
 // NextStep picks the step for o at now from its status alone, so a reconcile interrupted at
 // any point resumes where it stopped. Emission goes before everything but the deposit
-// address: it needs no provider call and keeps webhooks close to their transitions.
+// address: it needs no provider call and keeps webhooks close to their transitions. An
+// emission that failed waits for its retry time without holding anything else up.
 func NextStep(o *swapv1.SwapOrder, now time.Time) Step {
 	st := &o.Status
 	switch {
 	case st.Status == "":
 		return StepCreateDeposit
-	case st.LastSeq > st.NotifiedSeq:
+	case st.LastSeq > st.NotifiedSeq && due(st.EmitRetryAt, now):
 		return StepEmit
 	case st.Status.IsTerminal() && o.Labels[swapv1.LabelArchived] == "true":
 		return StepWait
@@ -59,10 +63,46 @@ func NextStep(o *swapv1.SwapOrder, now time.Time) Step {
 		return StepArchive
 	case HintPending(o):
 		return StepForwardHint
-	case st.NextPollAt == nil || !now.Before(st.NextPollAt.Time):
+	case WatchStopped(st):
+		return StepWait
+	case due(st.NextPollAt, now):
 		return StepPoll
 	}
 	return StepWait
+}
+
+// Wake is how long a waiting order sleeps: until its next poll or emission retry, whichever
+// comes first. ok is false when nothing is scheduled (archived, or its watch stopped).
+func Wake(o *swapv1.SwapOrder, now time.Time) (d time.Duration, ok bool) {
+	st := &o.Status
+	var at *time.Time
+	consider := func(t *metav1.Time) {
+		if t != nil && (at == nil || t.Time.Before(*at)) {
+			at = &t.Time
+		}
+	}
+	if st.LastSeq > st.NotifiedSeq {
+		consider(st.EmitRetryAt)
+	}
+	if !st.Status.IsTerminal() && !WatchStopped(st) {
+		consider(st.NextPollAt)
+	}
+	if at == nil {
+		return 0, false
+	}
+	return at.Sub(now), true
+}
+
+// WatchStopped reports whether the order's bounded watch ended (see Watch): it is not polled
+// any more until an operator acts or a new deposit hint arrives.
+func WatchStopped(st *swapv1.SwapOrderStatus) bool {
+	c := meta.FindStatusCondition(st.Conditions, swapv1.ConditionStalled)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == ReasonWatchStopped
+}
+
+// due reports whether a scheduled moment has come; an unset one is due at once.
+func due(at *metav1.Time, now time.Time) bool {
+	return at == nil || !now.Before(at.Time)
 }
 
 // HintPending reports whether the order carries a deposit hint the provider has not been

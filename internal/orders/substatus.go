@@ -7,12 +7,15 @@ import (
 
 // Substatus is the substatus to show beside status (with its reason) after a poll; obs is
 // nil when the poll failed. It is the provider's own while the order shows the status the
-// provider reported; DEPOSIT_WINDOW_CLOSED when the service expired the order; none while
-// UNKNOWN; otherwise current (a provider answer the order did not follow, such as a lagging
-// PENDING after PROCESSING, must not relabel it).
-func Substatus(status swapv1.OrderStatus, reason string, current swapv1.OrderSubstatus, obs *provider.Status) swapv1.OrderSubstatus {
+// provider reported; DEPOSIT_WINDOW_CLOSED when the service expired the order or when its
+// deposit window closed with nothing deposited (windowClosed, see WindowClosed), so a partner
+// tells "do not send" from "still waiting" at once; none while UNKNOWN; otherwise current (a
+// provider answer the order did not follow, such as a lagging PENDING after PROCESSING, must
+// not relabel it).
+func Substatus(status swapv1.OrderStatus, reason string, current swapv1.OrderSubstatus, obs *provider.Status, windowClosed bool) swapv1.OrderSubstatus {
 	switch {
-	case status == swapv1.OrderFailed && reason == ReasonDepositExpired:
+	case status == swapv1.OrderFailed && reason == ReasonDepositExpired,
+		status == swapv1.OrderPending && windowClosed && (obs == nil || obs.Substatus == "" || obs.Substatus == swapv1.SubstatusAwaitingDeposit):
 		return swapv1.SubstatusDepositWindowClosed
 	case status == swapv1.OrderUnknown:
 		return ""

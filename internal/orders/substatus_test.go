@@ -12,20 +12,24 @@ func TestSubstatus(t *testing.T) {
 	incomplete := &provider.Status{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusIncompleteDeposit}
 	awaiting := &provider.Status{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit}
 	tests := []struct {
-		name string
-		st   swapv1.SwapOrderStatus
-		obs  *provider.Status
-		want swapv1.OrderSubstatus
+		name   string
+		st     swapv1.SwapOrderStatus
+		obs    *provider.Status
+		closed bool
+		want   swapv1.OrderSubstatus
 	}{
-		{"follows the provider", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositSeen}, incomplete, swapv1.SubstatusIncompleteDeposit},
-		{"a lagging answer does not relabel", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping}, awaiting, swapv1.SubstatusSwapping},
-		{"expired by the service", swapv1.SwapOrderStatus{Status: swapv1.OrderFailed, StatusReason: ReasonDepositExpired, Substatus: swapv1.SubstatusAwaitingDeposit}, awaiting, swapv1.SubstatusDepositWindowClosed},
-		{"expired after the provider forgot it", swapv1.SwapOrderStatus{Status: swapv1.OrderFailed, StatusReason: ReasonDepositExpired}, nil, swapv1.SubstatusDepositWindowClosed},
-		{"unknown has none", swapv1.SwapOrderStatus{Status: swapv1.OrderUnknown, Substatus: swapv1.SubstatusSwapping}, nil, ""},
-		{"a failed poll keeps it", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping}, nil, swapv1.SubstatusSwapping},
+		{"window closed, still pending", swapv1.SwapOrderStatus{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit}, awaiting, true, swapv1.SubstatusDepositWindowClosed},
+		{"window closed, failed poll", swapv1.SwapOrderStatus{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit}, nil, true, swapv1.SubstatusDepositWindowClosed},
+		{"window closed but the provider sees a deposit", swapv1.SwapOrderStatus{Status: swapv1.OrderPending}, &provider.Status{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusDepositSeen}, true, swapv1.SubstatusDepositSeen},
+		{"follows the provider", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositSeen}, incomplete, false, swapv1.SubstatusIncompleteDeposit},
+		{"a lagging answer does not relabel", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping}, awaiting, false, swapv1.SubstatusSwapping},
+		{"expired by the service", swapv1.SwapOrderStatus{Status: swapv1.OrderFailed, StatusReason: ReasonDepositExpired, Substatus: swapv1.SubstatusAwaitingDeposit}, awaiting, false, swapv1.SubstatusDepositWindowClosed},
+		{"expired after the provider forgot it", swapv1.SwapOrderStatus{Status: swapv1.OrderFailed, StatusReason: ReasonDepositExpired}, nil, false, swapv1.SubstatusDepositWindowClosed},
+		{"unknown has none", swapv1.SwapOrderStatus{Status: swapv1.OrderUnknown, Substatus: swapv1.SubstatusSwapping}, nil, false, ""},
+		{"a failed poll keeps it", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping}, nil, false, swapv1.SubstatusSwapping},
 	}
 	for _, tt := range tests {
-		if got := Substatus(tt.st.Status, tt.st.StatusReason, tt.st.Substatus, tt.obs); got != tt.want {
+		if got := Substatus(tt.st.Status, tt.st.StatusReason, tt.st.Substatus, tt.obs, tt.closed); got != tt.want {
 			t.Errorf("%s: Substatus = %q; want %q", tt.name, got, tt.want)
 		}
 	}

@@ -1,12 +1,14 @@
 package orders
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
 func TestPollInterval(t *testing.T) {
@@ -68,39 +70,160 @@ func TestBackoff(t *testing.T) {
 	s := time.Second
 	tests := []struct {
 		attempt int32
+		unit    float64
 		want    time.Duration
 	}{
-		{0, 1 * s}, {1, 1 * s}, {2, 2 * s}, {3, 4 * s}, {4, 8 * s}, {6, 32 * s}, {7, 60 * s}, {40, 60 * s},
+		{0, 0.5, 1 * s}, {1, 0.5, 1 * s}, {2, 0.5, 2 * s}, {3, 0.5, 4 * s}, {4, 0.5, 8 * s}, {6, 0.5, 32 * s}, {7, 0.5, 60 * s}, {40, 0.5, 60 * s},
+		// ±20 % jitter around the doubling, also at the cap.
+		{3, 0, 3200 * time.Millisecond}, {3, 0.75, 4400 * time.Millisecond}, {40, 0, 48 * s},
 	}
 	for _, tt := range tests {
-		if got := Backoff(tt.attempt, s, time.Minute); got != tt.want {
-			t.Errorf("Backoff(%d) = %v, want %v", tt.attempt, got, tt.want)
+		got := Backoff(tt.attempt, s, time.Minute, tt.unit)
+		if d := got - tt.want; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("Backoff(%d, %v) = %v, want %v", tt.attempt, tt.unit, got, tt.want)
 		}
 	}
 }
 
-func TestExpired(t *testing.T) {
+func TestPersistFailures(t *testing.T) {
+	var written []int32
+	for n := int32(1); n <= 40; n++ {
+		if PersistFailures(n, 5) {
+			written = append(written, n)
+		}
+	}
+	if fmt.Sprint(written) != "[1 5]" {
+		t.Fatalf("40 failures in a row write the count at %v, want [1 5]", written)
+	}
+}
+
+func TestWatch(t *testing.T) {
+	since := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	min, max, bound := 10*time.Second, 5*time.Minute, 24*time.Hour
+	tests := []struct {
+		name     string
+		failing  time.Duration
+		interval time.Duration
+		stop     bool
+	}{
+		{"just started: full cadence", 0, min, false},
+		{"failing a minute: a minute", time.Minute, time.Minute, false},
+		{"failing an hour: capped", time.Hour, max, false},
+		{"bound reached: stop", bound, 0, true},
+	}
+	for _, tt := range tests {
+		got, stop := Watch(since, since.Add(tt.failing), min, max, bound)
+		if got != tt.interval || stop != tt.stop {
+			t.Errorf("%s: Watch = %v, %v; want %v, %v", tt.name, got, stop, tt.interval, tt.stop)
+		}
+	}
+}
+
+func TestWatchSince(t *testing.T) {
 	deadline := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	grace := 10 * time.Minute
-	st := swapv1.SwapOrderStatus{DepositDeadline: &metav1.Time{Time: deadline}}
+	failing := metav1.NewTime(deadline.Add(-time.Hour))
+	tests := []struct {
+		name string
+		st   swapv1.SwapOrderStatus
+		now  time.Time
+		want *time.Time
+	}{
+		{"healthy", swapv1.SwapOrderStatus{Status: processing}, deadline, nil},
+		{"failing", swapv1.SwapOrderStatus{Status: processing, FailingSince: &failing}, deadline, &failing.Time},
+		{"pending in grace", swapv1.SwapOrderStatus{Status: pending, DepositDeadline: &metav1.Time{Time: deadline}}, deadline.Add(time.Minute), nil},
+		{"pending kept past grace", swapv1.SwapOrderStatus{Status: pending, DepositDeadline: &metav1.Time{Time: deadline}}, deadline.Add(time.Hour), ptrTime(deadline.Add(grace))},
+		{"processing past grace is the provider's", swapv1.SwapOrderStatus{Status: processing, DepositDeadline: &metav1.Time{Time: deadline}}, deadline.Add(time.Hour), nil},
+	}
+	for _, tt := range tests {
+		got := WatchSince(&tt.st, grace, tt.now)
+		if (got == nil) != (tt.want == nil) || got != nil && !got.Equal(*tt.want) {
+			t.Errorf("%s: WatchSince = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }
+
+func TestCreateGiveUp(t *testing.T) {
+	created := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	bound := 10 * time.Minute
 	tests := []struct {
 		name string
 		st   swapv1.SwapOrderStatus
 		now  time.Time
 		want bool
 	}{
-		{"before deadline", st, deadline.Add(-time.Minute), false},
-		{"in grace", st, deadline.Add(9 * time.Minute), false},
-		{"at deadline plus grace", st, deadline.Add(grace), true},
-		{"after", st, deadline.Add(time.Hour), true},
-		{"no deadline never expires", swapv1.SwapOrderStatus{}, deadline.Add(time.Hour * 1000), false},
+		{"in time", swapv1.SwapOrderStatus{}, created.Add(time.Minute), false},
+		{"bound passed, no address", swapv1.SwapOrderStatus{}, created.Add(bound), true},
+		{"an address was shown", swapv1.SwapOrderStatus{DepositAddress: "0xabc"}, created.Add(time.Hour), false},
+		{"already has a status", swapv1.SwapOrderStatus{Status: pending}, created.Add(time.Hour), false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Expired(&tt.st, grace, tt.now); got != tt.want {
-				t.Errorf("Expired = %v, want %v", got, tt.want)
-			}
-		})
+		if got := CreateGiveUp(&tt.st, created, tt.now, bound); got != tt.want {
+			t.Errorf("%s: CreateGiveUp = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// The money rule: only an order that nothing shows a deposit for, which its provider still
+// awaits, expires, and only after deadline plus grace.
+func TestShouldExpire(t *testing.T) {
+	deadline := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	grace := 10 * time.Minute
+	late := deadline.Add(grace)
+	awaiting := provider.Status{Status: pending, Substatus: swapv1.SubstatusAwaitingDeposit}
+	order := func(edit func(o *swapv1.SwapOrder)) *swapv1.SwapOrder {
+		o := &swapv1.SwapOrder{Status: swapv1.SwapOrderStatus{Status: pending, DepositDeadline: &metav1.Time{Time: deadline},
+			History: []swapv1.StatusTransition{{Seq: 1, Status: pending}}}}
+		if edit != nil {
+			edit(o)
+		}
+		return o
+	}
+	tests := []struct {
+		name string
+		o    *swapv1.SwapOrder
+		obs  provider.Status
+		now  time.Time
+		want bool
+	}{
+		{"before deadline", order(nil), awaiting, deadline.Add(-time.Minute), false},
+		{"in grace", order(nil), awaiting, deadline.Add(9 * time.Minute), false},
+		{"deadline plus grace, nothing deposited", order(nil), awaiting, late, true},
+		{"no deadline never expires", order(func(o *swapv1.SwapOrder) { o.Status.DepositDeadline = nil }), awaiting, late.Add(1000 * time.Hour), false},
+		{"inbound tx known", order(func(o *swapv1.SwapOrder) { o.Status.InTxHashes = []string{"0x1"} }), awaiting, late, false},
+		{"hint forwarded", order(func(o *swapv1.SwapOrder) { o.Status.ForwardedTxHash = "0x1" }), awaiting, late, false},
+		{"hint given, not yet forwarded", order(func(o *swapv1.SwapOrder) { o.Spec.DepositHint = &swapv1.DepositHint{TxHash: "0x1"} }), awaiting, late, false},
+		{"deposited amount recorded", order(func(o *swapv1.SwapOrder) { o.Status.DepositedAmount = "5" }), awaiting, late, false},
+		{"provider reported a deposit before", order(func(o *swapv1.SwapOrder) {
+			o.Status.History = append(o.Status.History, swapv1.StatusTransition{Seq: 2, Status: processing}, swapv1.StatusTransition{Seq: 3, Status: unknown})
+			o.Status.Status = unknown
+		}), awaiting, late, false},
+		{"provider sees a deposit now", order(nil), provider.Status{Status: pending, Substatus: swapv1.SubstatusDepositSeen}, late, false},
+		{"provider reports an inbound tx", order(nil), provider.Status{Status: pending, InTxHashes: []string{"0x2"}}, late, false},
+		{"provider reports a deposited amount", order(nil), provider.Status{Status: pending, DepositedAmount: "3"}, late, false},
+		{"provider is processing", order(nil), provider.Status{Status: processing}, late, false},
+	}
+	for _, tt := range tests {
+		if got := ShouldExpire(tt.o, tt.obs, grace, tt.now); got != tt.want {
+			t.Errorf("%s: ShouldExpire = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestWindowClosed(t *testing.T) {
+	deadline := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	o := &swapv1.SwapOrder{Status: swapv1.SwapOrderStatus{Status: pending, DepositDeadline: &metav1.Time{Time: deadline}}}
+	if WindowClosed(o, deadline.Add(-time.Second)) {
+		t.Error("window closed before the deadline")
+	}
+	if !WindowClosed(o, deadline) {
+		t.Error("window open at the deadline")
+	}
+	o.Status.InTxHashes = []string{"0x1"}
+	if WindowClosed(o, deadline.Add(time.Hour)) {
+		t.Error("an order with an inbound tx shows a closed window")
 	}
 }
 

@@ -24,6 +24,16 @@ const (
 	// ReasonQuoteChanged: the provider's binding answer was worse than the quote the order was
 	// bound to (quoteId), so its deposit address was never shown.
 	ReasonQuoteChanged = "QuoteChanged"
+	// ReasonNoDepositAddress: the provider gave no deposit address within the create bound;
+	// no address was ever shown for the order.
+	ReasonNoDepositAddress = "NoDepositAddress"
+	// ReasonProviderCredentialsRejected and ReasonProviderUnavailable are the order's
+	// condition while its provider as a whole fails; the status stays as it was.
+	ReasonProviderCredentialsRejected = "ProviderCredentialsRejected"
+	ReasonProviderUnavailable         = "ProviderUnavailable"
+	// ReasonWatchStopped: the provider gave no usable answer for the order for the whole
+	// watch bound; polling stopped until an operator acts.
+	ReasonWatchStopped = "WatchStopped"
 )
 
 // Change is a decided status transition; the zero Change means "stay".
@@ -84,33 +94,20 @@ func Observe(cur swapv1.OrderStatus, obs provider.Status, expired bool) Change {
 	return Change{To: to, Reason: reason}
 }
 
-// ObserveError decides what a failed status poll means. consecutive counts failed calls in
-// a row including this one; after unknownAfter of them the order is UNKNOWN. An order the
-// provider no longer knows is UNKNOWN at once, except a PENDING one past its deadline plus
-// grace: the provider forgot an order nobody paid into, so it expired.
-func ObserveError(cur swapv1.OrderStatus, err *provider.Error, consecutive, unknownAfter int32, expired bool) Change {
-	if cur.IsTerminal() || cur == swapv1.OrderUnknown {
+// ObserveError decides what a failed status poll means. Provider-wide failures (timeouts,
+// 5xx, throttling, rejected credentials, an open breaker) say nothing about the order: it keeps
+// its status. A provider that answers but does not know the order is per-order evidence; after
+// unknownAfter such answers in a row (consecutive includes this one; one 404 may be a replica
+// lagging) the order is UNKNOWN. Never FAILED: a provider that forgot an order may still hold
+// its deposit.
+func ObserveError(cur swapv1.OrderStatus, err *provider.Error, consecutive, unknownAfter int32) Change {
+	if cur.IsTerminal() || cur == swapv1.OrderUnknown || provider.Classify(err) != provider.ClassOrderUnknown {
 		return Change{}
-	}
-	if err.Kind == provider.KindNotFound {
-		if cur == swapv1.OrderPending && expired {
-			return Change{To: swapv1.OrderFailed, Reason: ReasonDepositExpired}
-		}
-		return Change{To: swapv1.OrderUnknown, Reason: ReasonOrderNotFound}
 	}
 	if consecutive >= unknownAfter {
-		return Change{To: swapv1.OrderUnknown, Reason: ReasonProviderUnreachable}
+		return Change{To: swapv1.OrderUnknown, Reason: ReasonOrderNotFound}
 	}
 	return Change{}
-}
-
-// MissingProvider decides what an order does while its provider is not configured: nothing
-// until unknownAfter attempts, then UNKNOWN (a new order just waits, it has no status yet).
-func MissingProvider(cur swapv1.OrderStatus, consecutive, unknownAfter int32) Change {
-	if cur == "" || cur.IsTerminal() || cur == swapv1.OrderUnknown || consecutive < unknownAfter {
-		return Change{}
-	}
-	return Change{To: swapv1.OrderUnknown, Reason: ReasonProviderNotConfigured}
 }
 
 func defaultReason(s swapv1.OrderStatus) string {

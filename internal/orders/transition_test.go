@@ -80,49 +80,34 @@ func TestObserve(t *testing.T) {
 
 func TestObserveError(t *testing.T) {
 	upstream := &provider.Error{Kind: provider.KindUpstream}
+	throttled := &provider.Error{Kind: provider.KindUpstream, Upstream: &provider.Upstream{Status: 429}}
+	credentials := &provider.Error{Kind: provider.KindCredentials}
+	open := &provider.Error{Kind: provider.KindUnavailable}
 	notFound := &provider.Error{Kind: provider.KindNotFound}
 	tests := []struct {
 		name        string
 		cur         swapv1.OrderStatus
 		err         *provider.Error
 		consecutive int32
-		expired     bool
 		want        Change
 	}{
-		{"first failure waits", pending, upstream, 1, false, Change{}},
-		{"below threshold waits", processing, upstream, 4, false, Change{}},
-		{"threshold reached", processing, upstream, 5, false, Change{unknown, ReasonProviderUnreachable}},
-		{"already unknown stays", unknown, upstream, 9, false, Change{}},
-		{"not found is unknown at once", processing, notFound, 1, false, Change{unknown, ReasonOrderNotFound}},
-		{"not found pending in time", pending, notFound, 1, false, Change{unknown, ReasonOrderNotFound}},
-		{"not found pending expired", pending, notFound, 1, true, Change{failed, ReasonDepositExpired}},
-		{"terminal is final", success, notFound, 9, true, Change{}},
+		{"outage never flips", processing, upstream, 500, Change{}},
+		{"throttling never flips", pending, throttled, 500, Change{}},
+		{"rejected credentials never flip", processing, credentials, 500, Change{}},
+		{"open breaker never flips", pending, open, 500, Change{}},
+		{"one 404 does not flip", processing, notFound, 1, Change{}},
+		{"404 below threshold waits", pending, notFound, 4, Change{}},
+		{"404 threshold reached", processing, notFound, 5, Change{unknown, ReasonOrderNotFound}},
+		{"404 never fails a pending order", pending, notFound, 50, Change{unknown, ReasonOrderNotFound}},
+		{"already unknown stays", unknown, notFound, 9, Change{}},
+		{"terminal is final", success, notFound, 9, Change{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ObserveError(tt.cur, tt.err, tt.consecutive, 5, tt.expired); got != tt.want {
+			if got := ObserveError(tt.cur, tt.err, tt.consecutive, 5); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestMissingProvider(t *testing.T) {
-	tests := []struct {
-		cur         swapv1.OrderStatus
-		consecutive int32
-		want        Change
-	}{
-		{"", 50, Change{}},
-		{pending, 4, Change{}},
-		{pending, 5, Change{unknown, ReasonProviderNotConfigured}},
-		{unknown, 9, Change{}},
-		{success, 9, Change{}},
-	}
-	for _, tt := range tests {
-		if got := MissingProvider(tt.cur, tt.consecutive, 5); got != tt.want {
-			t.Errorf("MissingProvider(%q, %d) = %+v, want %+v", tt.cur, tt.consecutive, got, tt.want)
-		}
 	}
 }
 

@@ -27,6 +27,12 @@ const (
 	KindRefused
 	// KindNotFound: the provider does not know the order.
 	KindNotFound
+	// KindCredentials: the provider rejected our credentials (401/403). A problem of the
+	// whole provider, not of one request: fixing the Secret fixes every call.
+	KindCredentials
+	// KindUnavailable: the call was not made because the provider's circuit breaker is open
+	// (it kept failing); retry after RetryAfter.
+	KindUnavailable
 )
 
 func (k Kind) String() string {
@@ -45,6 +51,10 @@ func (k Kind) String() string {
 		return "refused"
 	case KindNotFound:
 		return "not found"
+	case KindCredentials:
+		return "credentials rejected"
+	case KindUnavailable:
+		return "provider unavailable"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -85,8 +95,44 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Retryable reports whether the same call may succeed later (timeouts, 5xx, malformed answers).
-func (e *Error) Retryable() bool { return e.Kind == KindUpstream || e.Kind == KindTimeout }
+// Retryable reports whether the same call may succeed later: every provider-wide failure
+// (timeouts, 5xx, 408/425/429/503, malformed answers, rejected credentials, an open breaker).
+// A refusal or a 404 is an answer about this request, not a failure to answer.
+func (e *Error) Retryable() bool { return Classify(e).ProviderWide() }
+
+// Class is what a failure says and about whom: the provider as a whole, or one request.
+type Class int
+
+const (
+	// ClassTransient: the provider did not answer usefully now (timeouts, 5xx, throttling,
+	// an open breaker); the same call may succeed later. Says nothing about the order.
+	ClassTransient Class = iota
+	// ClassCredentials: the provider rejects our credentials; every call fails until an
+	// operator fixes the Secret. Says nothing about the order.
+	ClassCredentials
+	// ClassOrderUnknown: the provider answered that it does not know this order (404):
+	// evidence about one order, never about the provider.
+	ClassOrderUnknown
+	// ClassRefused: the provider answered that this request will never succeed as it is.
+	ClassRefused
+)
+
+// ProviderWide reports whether a failure of class c is about the provider rather than the
+// request: it feeds the provider's health and never moves an order's status.
+func (c Class) ProviderWide() bool { return c == ClassTransient || c == ClassCredentials }
+
+// Classify sorts a provider error into its Class.
+func Classify(e *Error) Class {
+	switch e.Kind {
+	case KindUpstream, KindTimeout, KindUnavailable:
+		return ClassTransient
+	case KindCredentials:
+		return ClassCredentials
+	case KindNotFound:
+		return ClassOrderUnknown
+	}
+	return ClassRefused
+}
 
 // AsError extracts a *Error; any other error is treated as an upstream error.
 func AsError(err error) *Error {

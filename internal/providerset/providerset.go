@@ -27,10 +27,35 @@ type Entry struct {
 type Set struct {
 	mu      sync.RWMutex
 	entries map[swapv1.ProviderID]Entry
+	// loading is true from ExpectLoad until MarkLoaded.
+	loading bool
 }
 
-// New returns an empty Set.
+// New returns an empty Set, counted as loaded: whoever fills it by hand has it complete.
 func New() *Set { return &Set{entries: map[swapv1.ProviderID]Entry{}} }
+
+// ExpectLoad says the Set is about to be filled from RoutingProvider objects: until
+// MarkLoaded, Loaded is false and readers must not take an absent entry for a missing
+// provider.
+func (s *Set) ExpectLoad() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loading = true
+}
+
+// MarkLoaded says every RoutingProvider has been loaded once.
+func (s *Set) MarkLoaded() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loading = false
+}
+
+// Loaded reports whether the Set holds every configured provider (see ExpectLoad).
+func (s *Set) Loaded() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return !s.loading
+}
 
 // Put adds or replaces the entry of id.
 func (s *Set) Put(id swapv1.ProviderID, e Entry) {

@@ -43,3 +43,18 @@ func TestSet(t *testing.T) {
 		t.Error("deleted entry still present")
 	}
 }
+
+func TestLoadGate(t *testing.T) {
+	s := New()
+	if !s.Loaded() {
+		t.Fatal("a hand-filled set is not loaded")
+	}
+	s.ExpectLoad()
+	if s.Loaded() {
+		t.Fatal("loaded before the RoutingProviders were")
+	}
+	s.MarkLoaded()
+	if !s.Loaded() {
+		t.Fatal("not loaded after MarkLoaded")
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/netguard"
+	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
@@ -92,8 +93,13 @@ type Options struct {
 	ArchiveRetention time.Duration
 	// DepositExpiryGrace is added to a provider's deposit deadline before DepositExpired.
 	DepositExpiryGrace time.Duration
-	// UnknownAfter is the number of consecutive failed polls before an order is UNKNOWN.
+	// UnknownAfter is the number of "order not found" answers in a row before an order is
+	// UNKNOWN (provider-wide failures never make an order UNKNOWN).
 	UnknownAfter int
+	// OrderCreateBound fails a new order without a deposit address after this long
+	// (NoDepositAddress); OrderWatchBound stops polling an order its provider gave no usable
+	// answer for after this long (Stalled WatchStopped).
+	OrderCreateBound, OrderWatchBound time.Duration
 
 	// WebhookConcurrency is the number of delivery workers (attempts in flight, all partners).
 	WebhookConcurrency int
@@ -126,6 +132,8 @@ func DefaultOptions() Options {
 		OrderTTL:            time.Hour,
 		DepositExpiryGrace:  10 * time.Minute,
 		UnknownAfter:        5,
+		OrderCreateBound:    controllers.DefaultCreateBound,
+		OrderWatchBound:     controllers.DefaultWatchBound,
 		WebhookConcurrency:  32,
 		WebhookPerPartner:   4,
 		DeliveryRetention:   7 * 24 * time.Hour,
@@ -156,7 +164,9 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ArchiveDSN, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"), "PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN; empty keeps terminal orders in etcd)")
 	fs.DurationVar(&o.ArchiveRetention, "archive-retention", o.ArchiveRetention, "delete archived orders that ended longer ago (0 keeps them forever)")
 	fs.DurationVar(&o.DepositExpiryGrace, "deposit-expiry-grace", o.DepositExpiryGrace, "grace after the deposit deadline before an order fails with DepositExpired")
-	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive failed provider polls before an order becomes UNKNOWN")
+	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive \"order not found\" answers of a provider before an order becomes UNKNOWN (provider-wide outages never do)")
+	fs.DurationVar(&o.OrderCreateBound, "order-create-bound", o.OrderCreateBound, "fail a new order that got no deposit address within this long (NoDepositAddress)")
+	fs.DurationVar(&o.OrderWatchBound, "order-watch-bound", o.OrderWatchBound, "stop polling an order its provider gave no usable answer for after this long (Stalled WatchStopped)")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
 	fs.IntVar(&o.WebhookPerPartner, "webhook-partner-concurrency", o.WebhookPerPartner, "webhook deliveries attempted in parallel to one partner")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
@@ -213,6 +223,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	providers := &controllers.RoutingProviderReconciler{
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
 		HTTPClient: providerHTTPClient(),
+		// Each process judges providers from its own calls: quotes skip a failing provider
+		// fast, orders keep their status while it fails.
+		Health: health.NewTracker(),
 	}
 	if err := providers.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("routing provider controller: %w", err)
@@ -225,6 +238,8 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
+			CreateBound:             o.OrderCreateBound,
+			WatchBound:              o.OrderWatchBound,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
 		}

@@ -20,7 +20,7 @@ const maxPayloadLen = 16384
 func EventFor(order *swapv1.SwapOrder, t swapv1.StatusTransition) webhooks.Event {
 	return webhooks.Event{
 		Version:         webhooks.EventVersion,
-		ID:              webhooks.EventID(order.Spec.OrderID, t.Seq),
+		ID:              webhooks.EventID(order.Spec.OrderID, string(order.UID), t.Seq),
 		Type:            webhooks.EventType,
 		OrderID:         order.Spec.OrderID,
 		ProviderID:      string(order.Spec.ProviderID),
@@ -49,7 +49,7 @@ func DeliveryName(eventID string, redelivery int32) string {
 // NewDelivery returns the WebhookDelivery of event for order (namespace, partner, owner),
 // ready to Create: deterministic name, spec.payload holding the exact bytes every attempt
 // sends and signs. redelivery is 0 for the first delivery of an event. The event must be
-// about order and carry the id EventID(order id, sequence); empty Version and Type are
+// about order and carry the id EventID(order id, order UID, sequence); empty Version and Type are
 // filled in.
 func NewDelivery(order *swapv1.SwapOrder, event webhooks.Event, redelivery int32) (*swapv1.WebhookDelivery, error) {
 	if event.Version == "" {
@@ -63,7 +63,7 @@ func NewDelivery(order *swapv1.SwapOrder, event webhooks.Event, redelivery int32
 		return nil, fmt.Errorf("event order %q is not order %q", event.OrderID, order.Spec.OrderID)
 	case event.Sequence < 1:
 		return nil, fmt.Errorf("event sequence %d: must be at least 1", event.Sequence)
-	case event.ID != webhooks.EventID(event.OrderID, event.Sequence):
+	case event.ID != webhooks.EventID(event.OrderID, string(order.UID), event.Sequence):
 		return nil, fmt.Errorf("event id %q is not the id of %s seq %d", event.ID, event.OrderID, event.Sequence)
 	case redelivery < 0:
 		return nil, fmt.Errorf("redelivery %d: must not be negative", redelivery)

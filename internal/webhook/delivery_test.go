@@ -32,7 +32,7 @@ func TestNewDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantID := webhooks.EventID(order.Spec.OrderID, 2)
+	wantID := webhooks.EventID(order.Spec.OrderID, string(order.UID), 2)
 	if d.Name != strings.ReplaceAll(wantID, "_", "-") || d.Namespace != "partners" {
 		t.Fatalf("name %s/%s", d.Namespace, d.Name)
 	}

@@ -57,10 +57,18 @@ const eventIDLen = 26
 
 var eventIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 
-// EventID derives the event id of an order's transition seq: "evt_" + 26 lowercase base32
-// characters of SHA-256(orderID ":" seq). The same transition always gets the same id, so a
-// re-sent event keeps its webhook-id and receivers can deduplicate on it.
-func EventID(orderID string, seq int64) string {
-	sum := sha256.Sum256([]byte(orderID + ":" + strconv.FormatInt(seq, 10)))
+// EventID derives the event id of transition seq of an order: "evt_" + 26 lowercase base32
+// characters of SHA-256(orderID ":" incarnation ":" seq). The same transition always gets the
+// same id, so a re-sent event keeps its webhook-id and receivers can deduplicate on it.
+// incarnation is something unique to this order object (its Kubernetes UID): an order id
+// derived from an Idempotency-Key comes back if its order was deleted and the key reused, and
+// its events must not repeat the ids of the earlier order's (receivers would drop them as
+// duplicates). An empty incarnation hashes orderID ":" seq.
+func EventID(orderID, incarnation string, seq int64) string {
+	in := orderID + ":"
+	if incarnation != "" {
+		in += incarnation + ":"
+	}
+	sum := sha256.Sum256([]byte(in + strconv.FormatInt(seq, 10)))
 	return "evt_" + strings.ToLower(eventIDEncoding.EncodeToString(sum[:]))[:eventIDLen]
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // eventIDPattern is the WebhookDelivery CRD's validation pattern for spec.eventId.
-// pinnedEventID is EventID("ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", 1).
+// pinnedEventID is EventID("ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", "", 1).
 const pinnedEventID = "evt_6pcmtiwuwuylzfop3yvri3l2f4"
 
 var eventIDPattern = regexp.MustCompile(`^evt_[a-z0-9]{1,64}$`)
@@ -20,11 +20,11 @@ func TestEventID(t *testing.T) {
 		order string
 		seq   int64
 	}{{order, 1}, {order, 2}, {order, 10}, {"ord_bbcdefghijklmnopqrstuvwxyz", 1}, {order + "1", 1}} {
-		id := EventID(c.order, c.seq)
+		id := EventID(c.order, "", c.seq)
 		if !eventIDPattern.MatchString(id) || len(id) != len("evt_")+eventIDLen {
 			t.Fatalf("EventID(%q, %d) = %q does not match the CRD pattern", c.order, c.seq, id)
 		}
-		if EventID(c.order, c.seq) != id {
+		if EventID(c.order, "", c.seq) != id {
 			t.Fatalf("EventID(%q, %d) is not deterministic", c.order, c.seq)
 		}
 		if seen[id] {
@@ -34,8 +34,21 @@ func TestEventID(t *testing.T) {
 	}
 	// Pinned so a change of derivation (which would change the webhook-id of re-sent
 	// events) cannot go unnoticed.
-	if got := EventID("ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", 1); got != pinnedEventID {
+	if got := EventID("ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", "", 1); got != pinnedEventID {
 		t.Fatalf("EventID changed: %q, pinned %q", got, pinnedEventID)
+	}
+}
+
+// An order id that comes back (its order deleted, its Idempotency-Key reused) must not bring
+// back its event ids: receivers deduplicating on webhook-id would drop the new order's events.
+func TestEventIDDiffersPerIncarnation(t *testing.T) {
+	const order = "ord_abcdefghijklmnopqrstuvwxyz"
+	first, second := EventID(order, "uid-1", 1), EventID(order, "uid-2", 1)
+	if first == second || first == EventID(order, "", 1) {
+		t.Fatalf("the same order id in two objects yields %q and %q", first, second)
+	}
+	if !eventIDPattern.MatchString(second) || EventID(order, "uid-2", 1) != second {
+		t.Fatalf("EventID with an incarnation: %q", second)
 	}
 }
 

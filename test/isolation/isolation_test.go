@@ -90,7 +90,7 @@ var _ = Describe("one partner's orders, deliveries and idempotency keys", Ordere
 	}
 
 	It("answers a redelivery of another partner's event exactly like a missing event", func() {
-		missingEvent := webhooks.EventID(orderid.New(), 1)
+		missingEvent := webhooks.EventID(orderid.New(), "", 1)
 		other := send(beta, http.MethodPost, "/v1/webhooks/deliveries/"+eventA+"/redeliver", nil)
 		missing := send(beta, http.MethodPost, "/v1/webhooks/deliveries/"+missingEvent+"/redeliver", nil)
 		GinkgoWriter.Printf("redeliver as beta: other's event %d %s | missing %d %s\n", other.status, other.body, missing.status, missing.body)

@@ -104,7 +104,7 @@ func (g *rig) settled(id string, want swapv1.OrderStatus) error {
 	}
 	got, _ := g.receiver.received()
 	for seq := int64(1); seq <= st.LastSeq; seq++ {
-		if len(got[webhooks.EventID(id, seq)]) == 0 {
+		if len(got[webhooks.EventID(id, string(o.UID), seq)]) == 0 {
 			return fmt.Errorf("order %s: event seq %d not received yet", id, seq)
 		}
 	}
@@ -195,7 +195,7 @@ func (g *rig) verify(want map[string]swapv1.OrderStatus) tally {
 		deliveries := g.deliveries(id)
 		Expect(deliveries).To(HaveLen(int(st.LastSeq)), "%s: one WebhookDelivery per transition", id)
 		for _, tr := range h {
-			evID := webhooks.EventID(id, tr.Seq)
+			evID := webhooks.EventID(id, string(o.UID), tr.Seq)
 			bodies := got[evID]
 			if len(bodies) == 0 {
 				t.lost++

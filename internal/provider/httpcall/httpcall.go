@@ -74,6 +74,8 @@ func (c Call) String() string { return c.Method + " " + c.Path }
 // Every error is a *provider.Error:
 //   - deadline exceeded (ctx or the client timeout): KindTimeout;
 //   - transport failure, 5xx, undecodable 2xx body: KindUpstream;
+//   - 408, 425, 429, 503: KindUpstream with the provider's Retry-After;
+//   - 401, 403: KindCredentials (the provider rejects us, not the request);
 //   - 404: KindNotFound; other 4xx: KindRefused. Both carry the provider's message as Detail
 //     and Upstream{Status, Path}, for the adapter's Refine.
 func (c *Client) Do(ctx context.Context, call Call, out any) error {
@@ -100,6 +102,8 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 			RetryAfter: RetryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	case resp.StatusCode >= 500:
 		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider error", Upstream: up}
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return &provider.Error{Provider: c.provider, Kind: provider.KindCredentials, Detail: message(body), Upstream: up}
 	case resp.StatusCode == http.StatusNotFound:
 		return &provider.Error{Provider: c.provider, Kind: provider.KindNotFound, Detail: message(body), Upstream: up}
 	case resp.StatusCode >= 400:

@@ -59,6 +59,10 @@ func Outcome(err error) string {
 		return "refused"
 	case provider.KindNotFound:
 		return "not_found"
+	case provider.KindCredentials:
+		return "credentials_rejected"
+	case provider.KindUnavailable:
+		return "unavailable"
 	default:
 		return "upstream_error"
 	}

@@ -181,7 +181,7 @@ func TestFixtureErrorBodies(t *testing.T) {
 		{400, `{"message":"Amount is too low for bridge, try at least 2500000000000000"}`, provider.KindAmountTooLow, "2500000000000000"},
 		{400, `{"message":"No quotes available for this pair"}`, provider.KindUnsupportedPair, ""},
 		{400, `{"message":"recipient is not valid"}`, provider.KindRefused, ""},
-		{401, `{"message":"Unauthorized"}`, provider.KindRefused, ""},
+		{401, `{"message":"Unauthorized"}`, provider.KindCredentials, ""},
 		{429, `{"message":"Too many requests"}`, provider.KindUpstream, ""},
 	}
 	for _, tt := range tests {

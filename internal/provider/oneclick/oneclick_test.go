@@ -45,7 +45,7 @@ func TestBearerToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = a.Assets(context.Background())
-		if tt.ok != (err == nil) || (!tt.ok && !provider.IsKind(err, provider.KindRefused)) {
+		if tt.ok != (err == nil) || (!tt.ok && !provider.IsKind(err, provider.KindCredentials)) {
 			t.Errorf("token %q: err = %v", tt.token, err)
 		}
 	}
