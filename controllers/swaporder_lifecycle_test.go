@@ -208,9 +208,11 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			for _, fault := range []simulator.Fault{{ErrorRate: 1, Status: 503}, {ErrorRate: 1, Status: 429, RetryAfter: time.Second}, {Hang: true}} {
 				g.sim.SetFault(swapv1.ProviderRouteA, simulator.AnyCall, fault)
 				// Several poll intervals (200-300 ms) of failures: the breaker opens and
-				// holds calls back, trial calls keep failing.
+				// holds calls back, trial calls keep failing. With hanging calls each trial
+				// takes the 2 s client timeout plus a cooldown of up to 2 s, so eight calls
+				// can take half a minute: the wait is a bound on a stuck test, not a budget.
 				calls := simCalls(g, swapv1.ProviderRouteA)
-				Eventually(func() int { return simCalls(g, swapv1.ProviderRouteA) }).WithTimeout(30 * time.Second).Should(BeNumerically(">=", calls+8))
+				Eventually(func() int { return simCalls(g, swapv1.ProviderRouteA) }).WithTimeout(3 * time.Minute).Should(BeNumerically(">=", calls+8))
 				Eventually(func() health.Phase { return tracker.State(swapv1.ProviderRouteA).Phase }).ShouldNot(Equal(health.Closed))
 			}
 			for _, o := range all {
