@@ -5,6 +5,7 @@ package system
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -48,8 +50,21 @@ type Options struct {
 	// Frontend runs the /v1 HTTP server on every replica (no leader election).
 	Frontend bool
 
-	MetricsAddr    string
-	ProbeAddr      string
+	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS, each scrape authenticated (TokenReview) and
+	// authorized (SubjectAccessReview: get on the /metrics non-resource URL, the
+	// metrics-reader ClusterRole) against the kube-apiserver, as kubebuilder scaffolds it.
+	// Off only for the local dev system.
+	MetricsSecure bool
+	// MetricsCertDir holds MetricsCertName and MetricsKeyName (reloaded when they change);
+	// empty or missing files: a self-signed certificate generated at start.
+	MetricsCertDir  string
+	MetricsCertName string
+	MetricsKeyName  string
+	// EnableHTTP2 lets the metrics server speak HTTP/2; off by default against the HTTP/2
+	// Rapid Reset and Stream Cancellation CVEs (kubebuilder's default).
+	EnableHTTP2 bool
+	ProbeAddr   string
 	PprofAddr      string
 	LeaderElection bool
 	// LeaderElectionNamespace defaults to Namespace.
@@ -103,8 +118,11 @@ func DefaultOptions() Options {
 		Namespace:   "swaprouter-system",
 		Controllers: true,
 		Frontend:    true,
-		MetricsAddr: ":8443",
-		ProbeAddr:   ":8081",
+		MetricsAddr:     ":8443",
+		MetricsSecure:   true,
+		MetricsCertName: "tls.crt",
+		MetricsKeyName:  "tls.key",
+		ProbeAddr:       ":8081",
 
 		FrontendAddr:        ":8080",
 		OrderWaitTimeout:    20 * time.Second,
@@ -126,6 +144,11 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Controllers, "controllers", o.Controllers, "run the controllers (leader-elected)")
 	fs.BoolVar(&o.Frontend, "frontend", o.Frontend, "run the /v1 HTTP frontend")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables)")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS to callers the kube-apiserver authenticates and authorizes (false: plain HTTP to anyone)")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-path", o.MetricsCertDir, "directory with the metrics server's certificate and key (empty: self-signed)")
+	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "certificate file name in --metrics-cert-path")
+	fs.StringVar(&o.MetricsKeyName, "metrics-cert-key", o.MetricsKeyName, "key file name in --metrics-cert-path")
+	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "let the metrics server speak HTTP/2")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of the pprof endpoints (empty disables)")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "elect one active controller replica")
@@ -333,7 +356,7 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: false}},
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.ProbeAddr,
 		PprofBindAddress:        o.PprofAddr,
 		LeaderElection:          o.LeaderElection && o.Controllers,
@@ -366,6 +389,22 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// metricsOptions serves metrics the kubebuilder way: HTTPS behind controller-runtime's
+// authentication and authorization filter unless MetricsSecure is off.
+func metricsOptions(o Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsAddr}
+	if !o.MetricsSecure {
+		return m
+	}
+	m.SecureServing = true
+	m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	m.CertDir, m.CertName, m.KeyName = o.MetricsCertDir, o.MetricsCertName, o.MetricsKeyName
+	if !o.EnableHTTP2 {
+		m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	}
+	return m
 }
 
 // liveOrders selects SwapOrders not yet archived.
