@@ -69,6 +69,10 @@ type Options struct {
 	LeaderElection bool
 	// LeaderElectionNamespace defaults to Namespace.
 	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election (client-go's
+	// 15 s, 10 s, 2 s by default): a dead leader is replaced within about LeaseDuration +
+	// RetryPeriod, a leader that cannot renew for RenewDeadline steps down.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// ManagersInSequence lets one process build managers one after another (test suites, the
 	// benchmark under go test -count=N): controller-runtime otherwise refuses a controller
 	// name it has seen before in the process. A deployment builds one manager and keeps the check.
@@ -123,6 +127,9 @@ func DefaultOptions() Options {
 		MetricsCertName: "tls.crt",
 		MetricsKeyName:  "tls.key",
 		ProbeAddr:       ":8081",
+		LeaseDuration:   15 * time.Second,
+		RenewDeadline:   10 * time.Second,
+		RetryPeriod:     2 * time.Second,
 
 		FrontendAddr:        ":8080",
 		OrderWaitTimeout:    20 * time.Second,
@@ -152,6 +159,9 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of the pprof endpoints (empty disables)")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "elect one active controller replica")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration, "how long standbys wait after the last renewal before taking the lease")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "how long the leader keeps trying to renew before it steps down")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "how often leader election is tried and renewed")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader election lease (default: --namespace)")
 
 	fs.StringVar(&o.FrontendAddr, "listen-address", o.FrontendAddr, "address of the /v1 HTTP frontend")
@@ -362,6 +372,9 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		LeaderElection:          o.LeaderElection && o.Controllers,
 		LeaderElectionID:        "swaprouter-controllers.swap.swaprouter.dev",
 		LeaderElectionNamespace: leNamespace,
+		LeaseDuration:           &o.LeaseDuration,
+		RenewDeadline:           &o.RenewDeadline,
+		RetryPeriod:             &o.RetryPeriod,
 		// Step down promptly on shutdown so a rolling update hands over fast.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       ptr(30 * time.Second),
