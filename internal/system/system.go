@@ -63,8 +63,8 @@ type Options struct {
 	MetricsKeyName  string
 	// EnableHTTP2 lets the metrics server speak HTTP/2; off by default against the HTTP/2
 	// Rapid Reset and Stream Cancellation CVEs (kubebuilder's default).
-	EnableHTTP2 bool
-	ProbeAddr   string
+	EnableHTTP2    bool
+	ProbeAddr      string
 	PprofAddr      string
 	LeaderElection bool
 	// LeaderElectionNamespace defaults to Namespace.
@@ -119,9 +119,9 @@ type Options struct {
 // DefaultOptions are the production defaults.
 func DefaultOptions() Options {
 	return Options{
-		Namespace:   "swaprouter-system",
-		Controllers: true,
-		Frontend:    true,
+		Namespace:       "swaprouter-system",
+		Controllers:     true,
+		Frontend:        true,
 		MetricsAddr:     ":8443",
 		MetricsSecure:   true,
 		MetricsCertName: "tls.crt",
