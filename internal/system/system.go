@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
@@ -206,6 +208,9 @@ type System struct {
 	Frontend *apiserver.Server
 	// Archive is nil without Options.ArchiveDSN.
 	Archive *archive.Postgres
+
+	// fence checks the leader lease before deposit creation (nil without leader election).
+	fence *leaderfence.Fence
 }
 
 // Frontend replicas run the RoutingProvider reconciler read-only (ReadOnly: true) to build
@@ -216,11 +221,11 @@ type System struct {
 // New builds the manager and adds the controllers and frontend that o switches on. Start it
 // with Manager.Start.
 func New(cfg *rest.Config, o Options) (*System, error) {
-	mgr, err := newManager(cfg, o)
+	mgr, fence, err := newManager(cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New()}
+	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New(), fence: fence}
 	log := ctrl.Log.WithName("setup")
 	if err := sys.addArchive(o); err != nil {
 		return nil, err
@@ -240,6 +245,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
 		orders := &controllers.SwapOrderReconciler{
+			Leader:                  sys.fence,
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
@@ -344,14 +350,25 @@ func frontendArchive(a *archive.Postgres) apiserver.Archive {
 	return a
 }
 
-// newManager builds a manager with the shared scheme, cache scope, indexes and probes.
-func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+// newManager builds a manager with the shared scheme, cache scope, indexes and probes, and
+// with leader election the fence on its lease.
+func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fence, error) {
 	if err := o.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	leNamespace := o.LeaderElectionNamespace
 	if leNamespace == "" {
 		leNamespace = o.Namespace
+	}
+	var fence *leaderfence.Fence
+	if o.LeaderElection && o.Controllers {
+		// The lease lock controller-runtime would build, built here so the fence knows its
+		// identity; requests bounded as controller-runtime bounds them.
+		lock, err := leaderfence.NewLeaseLock(cfg, leNamespace, leaderElectionID, max(o.RenewDeadline/2, time.Second))
+		if err != nil {
+			return nil, nil, fmt.Errorf("leader election lock: %w", err)
+		}
+		fence = &leaderfence.Fence{Lock: lock, LeaseDuration: o.LeaseDuration}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.New(),
@@ -365,29 +382,30 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			// managedFields are never read here and are a large share of each cached order.
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},
-		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: false}},
-		Metrics:                 metricsOptions(o),
-		HealthProbeBindAddress:  o.ProbeAddr,
-		PprofBindAddress:        o.PprofAddr,
-		LeaderElection:          o.LeaderElection && o.Controllers,
-		LeaderElectionID:        "swaprouter-controllers.swap.swaprouter.dev",
-		LeaderElectionNamespace: leNamespace,
-		LeaseDuration:           &o.LeaseDuration,
-		RenewDeadline:           &o.RenewDeadline,
-		RetryPeriod:             &o.RetryPeriod,
+		Client:                              client.Options{Cache: &client.CacheOptions{Unstructured: false}},
+		Metrics:                             metricsOptions(o),
+		HealthProbeBindAddress:              o.ProbeAddr,
+		PprofBindAddress:                    o.PprofAddr,
+		LeaderElection:                      o.LeaderElection && o.Controllers,
+		LeaderElectionID:                    leaderElectionID,
+		LeaderElectionNamespace:             leNamespace,
+		LeaderElectionResourceLockInterface: fenceLock(fence),
+		LeaseDuration:                       &o.LeaseDuration,
+		RenewDeadline:                       &o.RenewDeadline,
+		RetryPeriod:                         &o.RetryPeriod,
 		// Step down promptly on shutdown so a rolling update hands over fast.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       ptr(30 * time.Second),
 		Controller:                    config.Controller{SkipNameValidation: ptr(o.ManagersInSequence)},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("creating manager: %w", err)
+		return nil, nil, fmt.Errorf("creating manager: %w", err)
 	}
 	if err := index.Register(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return nil, fmt.Errorf("registering field indexes: %w", err)
+		return nil, nil, fmt.Errorf("registering field indexes: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Ready once the informers have synced: before that the frontend would answer 401/404
 	// for partners and orders it simply has not seen yet.
@@ -399,9 +417,20 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return mgr, nil
+	return mgr, fence, nil
+}
+
+// leaderElectionID names the controllers' Lease.
+const leaderElectionID = "swaprouter-controllers.swap.swaprouter.dev"
+
+// fenceLock is the fence's lock, or nil for controller-runtime's default.
+func fenceLock(f *leaderfence.Fence) resourcelock.Interface {
+	if f == nil {
+		return nil
+	}
+	return f.Lock
 }
 
 // metricsOptions serves metrics the kubebuilder way: HTTPS behind controller-runtime's

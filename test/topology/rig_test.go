@@ -111,14 +111,11 @@ func startRig(t *testing.T) *rig {
 	r.cfg, err = env.Start()
 	g.Expect(err).NotTo(HaveOccurred())
 	r.env = env
-	t.Cleanup(func() {
-		for _, p := range []*proc{r.apiserver, r.etcd} {
-			if p != nil {
-				p.stop()
-			}
-		}
-		_ = env.Stop()
-	})
+	t.Cleanup(func() { _ = env.Stop() })
+	// envtest starts etcd and kube-apiserver without a parent-death signal: restarted under
+	// the rig's supervision they end with the test binary however it ends.
+	r.restartControlPlane("etcd")
+	r.restartControlPlane("kube-apiserver")
 	r.admin, err = client.New(r.cfg, client.Options{Scheme: scheme.New()})
 	g.Expect(err).NotTo(HaveOccurred())
 	adminKubeconfig := filepath.Join(r.dir, "admin.kubeconfig")
@@ -362,6 +359,7 @@ func (r *rig) restartControlPlane(comm string) {
 	if comm == "etcd" {
 		p = r.etcd
 	}
+	defer r.waitAPIServer()
 	if p != nil {
 		p.replace(p.path)
 		return
@@ -378,6 +376,22 @@ func (r *rig) restartControlPlane(comm string) {
 	} else {
 		r.apiserver = p
 	}
+}
+
+// waitAPIServer returns once the kube-apiserver answers /readyz again.
+func (r *rig) waitAPIServer() {
+	hc, err := rest.HTTPClientFor(r.cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	NewWithT(r.t).Eventually(func() int {
+		resp, err := hc.Get(r.cfg.Host + "/readyz")
+		if err != nil {
+			return 0
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}).WithTimeout(testDeadline(r.t)).WithPolling(100 * time.Millisecond).Should(Equal(http.StatusOK))
 }
 
 // childProcess finds this process's child named comm and its command line.
