@@ -19,9 +19,14 @@ type verdict struct {
 	lostTransitions int
 	// undelivered: transitions whose webhook event never reached the receiver.
 	undelivered int
-	// shownTwice: orders for which the partner saw more than one deposit address, or the
-	// provider created more than one.
+	// shownTwice: orders for which the partner saw more than one deposit address, or an
+	// address other than the one stored.
 	shownTwice int
+	// unshown: addresses a provider created beyond one per order that nobody was shown (a
+	// creation whose status write lost a conflict; counted by
+	// swaprouter_order_unshown_deposit_addresses_total). Reported, not a failure: users only
+	// ever see status.depositAddress.
+	unshown int
 	// unsettled: funded orders not SUCCESS.
 	unsettled int
 	problems  []string
@@ -34,7 +39,7 @@ func (v *verdict) problem(format string, args ...any) {
 }
 
 // check compares the partner's view, the cluster's orders, the receiver's events and the
-// simulator's counters; only orders in scope (nil: all) count for unsettled.
+// simulator's counters; only orders in scope (nil: all) count for unsettled and undelivered.
 func (r *rig) check(ctx context.Context, l *load, scope func(order) bool) verdict {
 	partnerOrders, _ := l.snapshot()
 	var list swapv1.SwapOrderList
@@ -73,6 +78,9 @@ func (r *rig) check(ctx context.Context, l *load, scope func(order) bool) verdic
 			}
 			prev = h.Status
 			if !delivered[fmt.Sprintf("%s/%d", id, h.Seq)] {
+				if scope != nil && !scope(po) {
+					continue // on its way: a steady load always has some events in flight
+				}
 				v.undelivered++
 				v.problem("order %s seq %d (%s) never delivered", id, h.Seq, h.Status)
 			} else {
@@ -88,11 +96,10 @@ func (r *rig) check(ctx context.Context, l *load, scope func(order) bool) verdic
 			v.problem("funded order %s is %s", id, o.Status.Status)
 		}
 	}
-	for provider, byRecipient := range r.simStats(ctx) {
-		for recipient, n := range byRecipient {
+	for _, byRecipient := range r.simStats(ctx) {
+		for _, n := range byRecipient {
 			if n > 1 {
-				v.shownTwice++
-				v.problem("%s created %d deposit addresses for recipient %s", provider, n, recipient)
+				v.unshown += n - 1
 			}
 		}
 	}
@@ -104,8 +111,8 @@ func (v verdict) clean() bool {
 }
 
 func (v verdict) String() string {
-	return fmt.Sprintf("%d orders, %d transitions: lost %d, undelivered %d, shown twice %d, funded not settled %d\n%s",
-		v.orders, v.transitions, v.lostTransitions, v.undelivered, v.shownTwice, v.unsettled, strings.Join(v.problems, "\n"))
+	return fmt.Sprintf("%d orders, %d transitions: lost %d, undelivered %d, shown twice %d, funded not settled %d (unshown provider addresses %d)\n%s",
+		v.orders, v.transitions, v.lostTransitions, v.undelivered, v.shownTwice, v.unsettled, v.unshown, strings.Join(v.problems, "\n"))
 }
 
 // simStats is the simulator's count of deposit addresses per provider per recipient.

@@ -45,8 +45,8 @@ func writeReport(path string, results []result, final verdict, l *load) error {
 	}
 	_, failures := l.snapshot()
 	fmt.Fprintf(&b, "\nAfter all faults: %d orders, %d transitions, %d events delivered; **transitions lost %d, events never delivered %d, "+
-		"addresses shown twice %d**, funded orders not settled %d. %d partner requests and %d app requests, %d of them failed (5xx or no answer).\n",
-		final.orders, final.transitions, final.events, final.lostTransitions, final.undelivered, final.shownTwice, final.unsettled,
+		"addresses shown twice %d**, funded orders not settled %d; deposit addresses a provider created that nobody was shown: %d. %d partner requests and %d app requests, %d of them failed (5xx or no answer).\n",
+		final.orders, final.transitions, final.events, final.lostTransitions, final.undelivered, final.shownTwice, final.unsettled, final.unshown,
 		l.requests.Load(), l.appCalls.Load(), len(failures))
 	b.WriteString("\n- **back on schedule**: from the injection until every order funded before it is SUCCESS with all its events delivered.\n" +
 		"- **partner-visible**: answers ≥ 500 and requests no frontend answered, from the injection until back on schedule.\n")

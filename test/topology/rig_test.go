@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -54,9 +55,9 @@ const (
 // Compressed timers: the rig waits for failovers and polls, so shorter ones make the same
 // faults in less time. Not assertions: the checks wait for outcomes, never for these.
 var (
-	leaseDuration = 4 * time.Second
-	renewDeadline = 3 * time.Second
-	retryPeriod   = 500 * time.Millisecond
+	leaseDuration = 6 * time.Second
+	renewDeadline = 4 * time.Second
+	retryPeriod   = time.Second
 	pollMin       = 1 * time.Second
 	pollMax       = 2 * time.Second
 	simStep       = 500 * time.Millisecond
@@ -380,17 +381,16 @@ func (r *rig) restartControlPlane(comm string) {
 
 // waitAPIServer returns once the kube-apiserver answers /readyz again.
 func (r *rig) waitAPIServer() {
-	hc, err := rest.HTTPClientFor(r.cfg)
+	cs, err := kubernetes.NewForConfig(r.cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	NewWithT(r.t).Eventually(func() int {
-		resp, err := hc.Get(r.cfg.Host + "/readyz")
-		if err != nil {
-			return 0
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode
+		var code int
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&code)
+		return code
 	}).WithTimeout(testDeadline(r.t)).WithPolling(100 * time.Millisecond).Should(Equal(http.StatusOK))
 }
 

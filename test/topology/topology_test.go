@@ -81,6 +81,11 @@ func TestTopologyUnderFaults(t *testing.T) {
 			res.errors++
 		}
 		res.window = last.Sub(first)
+		for _, fl := range failures {
+			if !fl.at.Before(t0) {
+				t.Logf("partner-visible failure at +%v: %s %d", fl.at.Sub(t0).Round(time.Millisecond), fl.call, fl.status)
+			}
+		}
 		t.Logf("FIGURES %s: failover %v, partner-visible errors %d over %v, back on schedule after %v",
 			f.name, failover, res.errors, res.window, res.recovery)
 		results = append(results, res)
@@ -172,6 +177,61 @@ func restartEtcd(r *rig, _ *load) time.Duration {
 	return 0
 }
 
+// pauseSimulator freezes both providers (SIGSTOP) for two minutes: every call hangs until
+// its timeout, as with a provider that stopped answering.
+func pauseSimulator(r *rig, _ *load) time.Duration {
+	_ = r.sim.signal(syscall.SIGSTOP)
+	time.Sleep(2 * time.Minute) // the fault's length
+	_ = r.sim.signal(syscall.SIGCONT)
+	return 0
+}
+
+// receiverUnreachable refuses every connection to the partner's webhook endpoint for five
+// minutes.
+func receiverUnreachable(r *rig, _ *load) time.Duration {
+	r.receiverListener.down.Store(true)
+	time.Sleep(5 * time.Minute) // the fault's length
+	r.receiverListener.down.Store(false)
+	return 0
+}
+
+// restartPostgres stops the archive's PostgreSQL and starts it again on the same data.
+func restartPostgres(r *rig, _ *load) time.Duration {
+	r.postgres.Stop()
+	if err := r.postgres.Restart(context.Background()); err != nil {
+		r.t.Fatal(err)
+	}
+	return 0
+}
+
+// rollingRestart builds fresh binaries and replaces every swaprouter process one at a time
+// (SIGTERM, the new binary, ready again), standby controller first, as a Deployment rollout.
+func rollingRestart(r *rig, _ *load) time.Duration {
+	fresh := r.build(fmt.Sprintf("rolled-%d", time.Now().UnixNano()))
+	g := NewWithT(r.t)
+	leader := r.leader()
+	order := []*proc{}
+	for _, c := range r.controllers {
+		if c != leader {
+			order = append(order, c)
+		}
+	}
+	if leader != nil {
+		order = append(order, leader)
+	}
+	for _, p := range order {
+		p.replace(fresh)
+		g.Eventually(r.leader).WithTimeout(testDeadline(r.t)).ShouldNot(BeNil())
+	}
+	for i, p := range r.frontends {
+		p.replace(fresh)
+		g.Eventually(func() int { return r.partnerStatus(r.frontendURLs[i] + "/v1/swappable-targets?from=" + eth) }).
+			WithTimeout(testDeadline(r.t)).Should(Equal(200))
+	}
+	r.app.replace(fresh)
+	return 0
+}
+
 func faultList() []fault {
 	kills := 3
 	if long {
@@ -187,7 +247,13 @@ func faultList() []fault {
 		fault{"kube-apiserver restart", restartAPIServer},
 	)
 	if long {
-		list = append(list, fault{"etcd restart", restartEtcd})
+		list = append(list,
+			fault{"etcd restart", restartEtcd},
+			fault{"simulator stopped 2 min (SIGSTOP)", pauseSimulator},
+			fault{"webhook receiver unreachable 5 min", receiverUnreachable},
+			fault{"PostgreSQL restart", restartPostgres},
+			fault{"rolling restart onto a freshly built binary", rollingRestart},
+		)
 	}
 	return list
 }
