@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,6 +189,13 @@ func (l *load) call(name, method, path string, body any, idemKey string) (int, m
 	_ = json.NewDecoder(resp.Body).Decode(&out)
 	if resp.StatusCode >= 500 {
 		l.fail(name, resp.StatusCode)
+	}
+	// A partner following the contract waits as long as Retry-After says.
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && resp.StatusCode >= 500 {
+		select {
+		case <-time.After(time.Duration(s) * time.Second):
+		case <-l.stop:
+		}
 	}
 	if o, ok := out["order"].(map[string]any); ok { // dry:false shape
 		out = o
