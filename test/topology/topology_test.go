@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -237,6 +238,27 @@ func faultList() []fault {
 	if long {
 		kills = 30
 	}
+	if only := os.Getenv("TOPOLOGY_FAULTS"); only != "" {
+		// A chosen few, by name fragment (e.g. "etcd,rolling"): for working on one fault.
+		var chosen []fault
+		for _, f := range longFaults(1) {
+			for _, frag := range strings.Split(only, ",") {
+				if strings.Contains(strings.ToLower(f.name), strings.ToLower(frag)) {
+					chosen = append(chosen, f)
+					break
+				}
+			}
+		}
+		return chosen
+	}
+	if long {
+		return longFaults(kills)
+	}
+	return shortFaults(kills)
+}
+
+// shortFaults are the faults of `make test`.
+func shortFaults(kills int) []fault {
 	var list []fault
 	for i := range kills {
 		list = append(list, fault{fmt.Sprintf("SIGKILL leader #%d", i+1), killLeader})
@@ -246,16 +268,18 @@ func faultList() []fault {
 		fault{"SIGSTOP leader beyond its lease, SIGCONT", pauseLeader},
 		fault{"kube-apiserver restart", restartAPIServer},
 	)
-	if long {
-		list = append(list,
-			fault{"etcd restart", restartEtcd},
-			fault{"simulator stopped 2 min (SIGSTOP)", pauseSimulator},
-			fault{"webhook receiver unreachable 5 min", receiverUnreachable},
-			fault{"PostgreSQL restart", restartPostgres},
-			fault{"rolling restart onto a freshly built binary", rollingRestart},
-		)
-	}
 	return list
+}
+
+// longFaults are the issue's whole list.
+func longFaults(kills int) []fault {
+	return append(shortFaults(kills),
+		fault{"etcd restart", restartEtcd},
+		fault{"simulator stopped 2 min (SIGSTOP)", pauseSimulator},
+		fault{"webhook receiver unreachable 5 min", receiverUnreachable},
+		fault{"PostgreSQL restart", restartPostgres},
+		fault{"rolling restart onto a freshly built binary", rollingRestart},
+	)
 }
 
 // testDeadline is the time left before the test binary's -timeout, less a margin to report.
