@@ -40,6 +40,14 @@ func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asse
 	return s.counts[id]
 }
 
+// Has reports whether provider id's asset list has been loaded.
+func (c *Catalog) Has(id swapv1.ProviderID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.providers[id]
+	return ok
+}
+
 // RemoveProvider forgets everything provider id listed.
 func (c *Catalog) RemoveProvider(id swapv1.ProviderID) {
 	c.mu.Lock()

@@ -304,6 +304,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err := mgr.Add(srv); err != nil {
 			return nil, err
 		}
+		if err := mgr.AddReadyzCheck("catalog", catalogReady(mgr.GetClient(), o.Namespace, sys.Catalog)); err != nil {
+			return nil, err
+		}
 		sys.Frontend = srv
 	}
 	log.Info("system assembled", "namespace", o.Namespace, "controllers", o.Controllers, "frontend", o.Frontend)

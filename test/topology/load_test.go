@@ -170,7 +170,7 @@ func (l *load) call(name, method, path string, body any, idemKey string) (int, m
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	base := l.r.frontendURLs[rand.IntN(len(l.r.frontendURLs))]
+	base := l.r.frontendURL()
 	req, _ := http.NewRequest(method, base+path, rd)
 	req.Header.Set("X-Key-Id", l.r.keyID)
 	req.Header.Set("Authorization", "Bearer "+l.r.secret)

@@ -13,6 +13,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -22,6 +23,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -80,6 +82,7 @@ type rig struct {
 
 	controllerMetrics []string // host:port of each controller's HTTPS metrics
 	frontendURLs      []string
+	frontendReady     []atomic.Bool // what the Service's endpoints would hold: /readyz answers 200
 	appURL, simURL    string
 	receiver          *devenv.Receiver
 	receiverListener  *toggleListener
@@ -188,9 +191,15 @@ func startRig(t *testing.T) *rig {
 
 	r.readerToken = r.metricsReader(ctx, g)
 
+	// Like the endpoints controller, route partners only to frontends whose readiness passes.
+	r.frontendReady = make([]atomic.Bool, len(probes))
+	stopProbing := make(chan struct{})
+	t.Cleanup(func() { close(stopProbing) })
+	go r.probeFrontends(probes, stopProbing)
+
 	// Ready: both frontends' probes, a leader, both providers Ready, the key known.
-	for _, probe := range probes {
-		g.Eventually(func() int { return httpStatus("http://" + probe + "/readyz") }).Should(Equal(http.StatusOK))
+	for i := range probes {
+		g.Eventually(r.frontendReady[i].Load).Should(BeTrue())
 	}
 	g.Eventually(r.leader).ShouldNot(BeNil(), "a controller process is leader")
 	g.Eventually(func(g Gomega) {
@@ -204,6 +213,37 @@ func startRig(t *testing.T) *rig {
 		g.Eventually(func() int { return r.partnerStatus(u + "/v1/swappable-targets?from=" + eth) }).Should(Equal(http.StatusOK))
 	}
 	return r
+}
+
+// probeFrontends keeps frontendReady current, as kubelet probes and the endpoints
+// controller keep a Service's endpoints (every 200 ms here, faster than a cluster would).
+func (r *rig) probeFrontends(probes []string, stop <-chan struct{}) {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for i, probe := range probes {
+			r.frontendReady[i].Store(httpStatus("http://"+probe+"/readyz") == http.StatusOK)
+		}
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// frontendURL picks a ready frontend at random, as a Service would (any, when none is).
+func (r *rig) frontendURL() string {
+	var ready []string
+	for i, u := range r.frontendURLs {
+		if r.frontendReady[i].Load() {
+			ready = append(ready, u)
+		}
+	}
+	if len(ready) == 0 {
+		ready = r.frontendURLs
+	}
+	return ready[rand.IntN(len(ready))]
 }
 
 // build compiles the swaprouter and provider-sim binaries into a folder of their own (a
