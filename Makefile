@@ -73,7 +73,7 @@ fuzz: ## Fuzz every target for FUZZTIME each (default 30s); the seed corpora als
 	hack/fuzz.sh
 
 .PHONY: reliability
-reliability: envtest ## Long fault-injection runs; writes docs/reliability.md.
+reliability: tools envtest ## Long fault-injection runs (in-process suite and the multi-process topology rig); writes docs/reliability.md.
 	hack/reliability.sh
 
 ##@ Build and run

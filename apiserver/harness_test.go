@@ -208,8 +208,10 @@ type harness struct {
 	// reconcile plays the SwapOrder reconciler: called with every created order, its status
 	// changes are written. nil leaves orders waiting.
 	reconcile func(o *swapv1.SwapOrder)
-	// failCreate makes the next SwapOrder create fail with an unexpected error.
+	// failCreate makes the next SwapOrder create fail with an unexpected error (createErr
+	// when set).
 	failCreate bool
+	createErr  error
 	// created, when set, receives the name of every SwapOrder created.
 	created chan string
 }
@@ -275,6 +277,9 @@ func (h *harness) interceptCreate(ctx context.Context, c client.WithWatch, obj c
 	h.failCreate = false
 	h.mu.Unlock()
 	if fail {
+		if h.createErr != nil {
+			return h.createErr
+		}
 		return io.ErrUnexpectedEOF
 	}
 	if err := c.Create(ctx, obj, opts...); err != nil {

@@ -3,9 +3,13 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
@@ -103,11 +107,29 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
+// storeUnavailable reports errors that mean the kube-apiserver could not serve the request
+// right now (refused or reset connections, timeouts, 503/429 from it), as opposed to a bug.
+func storeUnavailable(err error) bool {
+	if apierrors.IsServiceUnavailable(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
+		apierrors.IsTooManyRequests(err) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 // writeError answers err: an *apierror.Error as is, anything else as `internal error` (logged,
 // never shown to the partner).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apierror.Error
-	if !errors.As(err, &ae) {
+	if !errors.As(err, &ae) && storeUnavailable(err) {
+		// A kube-apiserver restart or etcd hiccup: tell the partner to come back shortly
+		// instead of an internal error it would retry at once.
+		s.log.Info("kube-apiserver unavailable", "method", r.Method, "path", r.URL.Path, "requestId", infoFrom(r.Context()).id, "error", err.Error())
+		ae = apierror.New(apierror.Unavailable, "live orders cannot be reached for a moment; nothing was stored; retry after Retry-After")
+		ae.RetryAfterSeconds = 1
+	}
+	if ae == nil {
 		s.log.Error(err, "request failed", "method", r.Method, "path", r.URL.Path, "requestId", infoFrom(r.Context()).id)
 		ae = apierror.New(apierror.Internal, "")
 	}

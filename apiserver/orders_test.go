@@ -3,12 +3,16 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -276,6 +280,26 @@ func TestCreateOrderInternalError(t *testing.T) {
 	body := expectError(t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), apierror.Internal)
 	if body["detail"] != nil {
 		t.Errorf("internal details leaked: %v", body["detail"])
+	}
+}
+
+// A kube-apiserver that cannot be reached (restarting, overloaded) is a moment to come back
+// after, not an internal error: 503 with Retry-After, so partners back off.
+func TestCreateOrderAPIServerUnavailable(t *testing.T) {
+	for name, err := range map[string]error{
+		"connection refused": &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}},
+		"503 from it":        apierrors.NewServiceUnavailable("etcd is restarting"),
+		"timeout":            apierrors.NewTimeoutError("request did not complete", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			h.failCreate, h.createErr = true, err
+			resp := h.do(req{method: "POST", path: "/v1/order", body: orderBody()})
+			expectError(t, resp, apierror.Unavailable)
+			if resp.Header().Get("Retry-After") != "1" {
+				t.Errorf("Retry-After %q", resp.Header().Get("Retry-After"))
+			}
+		})
 	}
 }
 

@@ -116,6 +116,9 @@ type SwapOrderReconciler struct {
 	MaxConcurrentReconciles int
 	// ProviderConcurrency caps concurrent calls to one provider across all workers.
 	ProviderConcurrency int
+	// Leader, when set, is asked right before a deposit address is created: a process that
+	// no longer holds the leader lease (it was paused past it) must not create one.
+	Leader interface{ Held(context.Context) error }
 
 	limiter *providerCallLimiter
 	written orderWriteGuard

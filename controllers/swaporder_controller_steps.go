@@ -49,6 +49,13 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 
+	// A second address for this order would come from a process that lost the lease while
+	// paused and still acts on what it read before: it must not reach the provider.
+	if r.Leader != nil {
+		if err := r.Leader.Held(ctx); err != nil {
+			return ctrl.Result{}, fmt.Errorf("not creating a deposit address: %w", err)
+		}
+	}
 	var dep provider.Deposit
 	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
 		dep, err = entry.Provider.CreateDeposit(ctx, providerDepositRequest(o))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the long form of the reliability suite (test/reliability with RELIABILITY_LONG=1: more
-# orders, more crashes, longer fault windows) and writes its figures to docs/reliability.md.
+# orders, more crashes, longer fault windows) and of the topology rig (test/topology with
+# TOPOLOGY_LONG=1: the full fault list against separate processes) and writes their figures
+# to docs/reliability.md.
 #
 #   hack/reliability.sh                  # long form, writes docs/reliability.md
 #   RELIABILITY_LONG= hack/reliability.sh  # the bounded form of `make test`, same report
@@ -27,6 +29,22 @@ if [ "$status" -ne 0 ]; then
 	echo "reliability suite failed (exit $status); $REPORT may be incomplete" >&2
 	exit "$status"
 fi
+# The production topology (test/topology): separate processes, faults by real signals. Its
+# section is appended to the Markdown report.
+export TOPOLOGY_LONG=${RELIABILITY_LONG:+1}
+TOPOLOGY_SECTION=$(mktemp)
+trap 'rm -f "$TOPOLOGY_SECTION"' EXIT
+echo "topology rig ($form form)"
+set +e
+TOPOLOGY_REPORT=$TOPOLOGY_SECTION go test -count=1 -timeout 120m ./test/topology/ -v 2>&1 |
+	grep --line-buffered -E 'FIGURES|^\s+topology_test.go:[0-9]+: fault|^--- FAIL|^(ok|FAIL|PASS)'
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+	echo "topology rig failed (exit $status)" >&2
+	exit "$status"
+fi
+case "$REPORT" in *.md) cat "$TOPOLOGY_SECTION" >>"$REPORT" ;; esac
 echo "wrote $REPORT"
 
 # The order-lifecycle specs of the controllers suite (their figures are the hand-kept section

@@ -40,6 +40,9 @@ const (
 	QuotaExceeded        Code = "quota exceeded"
 	// ArchiveUnavailable: the order archive (PostgreSQL) cannot be reached; retry later.
 	ArchiveUnavailable Code = "archive unavailable"
+	// Unavailable: the cluster's API server (where live orders are stored) cannot be reached
+	// for a moment; retry after Retry-After. Nothing was stored.
+	Unavailable Code = "service unavailable"
 	// ClientReferenceInUse: another order of the partner has this clientReference (orderId
 	// names it).
 	ClientReferenceInUse Code = "clientReference in use"
@@ -76,6 +79,7 @@ var statuses = map[Code]int{
 	IdempotencyKeyReused: http.StatusUnprocessableEntity,
 	QuotaExceeded:        http.StatusTooManyRequests,
 	ArchiveUnavailable:   http.StatusServiceUnavailable,
+	Unavailable:          http.StatusServiceUnavailable,
 	ClientReferenceInUse: http.StatusConflict,
 	QuoteExpired:         http.StatusBadRequest,
 	QuoteChanged:         http.StatusConflict,
@@ -97,7 +101,7 @@ func Codes() []Code {
 		ProviderIDRequired, MissingTxHash, OrderNotFound, OrderTerminal, RateLimitExceeded,
 		UpstreamTimeout, UpstreamError, Internal, Unauthorized, InvalidRequest, NotFound,
 		MethodNotAllowed, IdempotencyKeyReused, QuotaExceeded, ArchiveUnavailable, ClientReferenceInUse,
-		QuoteExpired, QuoteChanged, QuoteMismatch,
+		QuoteExpired, QuoteChanged, QuoteMismatch, Unavailable,
 	}
 }
 

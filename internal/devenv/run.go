@@ -65,6 +65,8 @@ func DefaultOptions() Options {
 	m.Namespace = "swaprouter-dev"
 	m.FrontendAddr = "127.0.0.1:8080"
 	m.MetricsAddr = "127.0.0.1:9090"
+	// Loopback only, for the person running it: plain HTTP, no kube credentials needed.
+	m.MetricsSecure = false
 	m.ProbeAddr = "127.0.0.1:9091"
 	// The local receiver is on loopback; production refuses such webhook targets.
 	m.AllowLoopbackWebhooks = true

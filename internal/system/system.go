@@ -5,6 +5,7 @@ package system
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,12 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -28,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
@@ -51,12 +55,29 @@ type Options struct {
 	// Frontend runs the /v1 HTTP server on every replica (no leader election).
 	Frontend bool
 
-	MetricsAddr    string
+	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS, each scrape authenticated (TokenReview) and
+	// authorized (SubjectAccessReview: get on the /metrics non-resource URL, the
+	// metrics-reader ClusterRole) against the kube-apiserver, as kubebuilder scaffolds it.
+	// Off only for the local dev system.
+	MetricsSecure bool
+	// MetricsCertDir holds MetricsCertName and MetricsKeyName (reloaded when they change);
+	// empty or missing files: a self-signed certificate generated at start.
+	MetricsCertDir  string
+	MetricsCertName string
+	MetricsKeyName  string
+	// EnableHTTP2 lets the metrics server speak HTTP/2; off by default against the HTTP/2
+	// Rapid Reset and Stream Cancellation CVEs (kubebuilder's default).
+	EnableHTTP2    bool
 	ProbeAddr      string
 	PprofAddr      string
 	LeaderElection bool
 	// LeaderElectionNamespace defaults to Namespace.
 	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election (client-go's
+	// 15 s, 10 s, 2 s by default): a dead leader is replaced within about LeaseDuration +
+	// RetryPeriod, a leader that cannot renew for RenewDeadline steps down.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// ManagersInSequence lets one process build managers one after another (test suites, the
 	// benchmark under go test -count=N): controller-runtime otherwise refuses a controller
 	// name it has seen before in the process. A deployment builds one manager and keeps the check.
@@ -117,11 +138,17 @@ type Options struct {
 // DefaultOptions are the production defaults.
 func DefaultOptions() Options {
 	return Options{
-		Namespace:   "swaprouter-system",
-		Controllers: true,
-		Frontend:    true,
-		MetricsAddr: ":8443",
-		ProbeAddr:   ":8081",
+		Namespace:       "swaprouter-system",
+		Controllers:     true,
+		Frontend:        true,
+		MetricsAddr:     ":8443",
+		MetricsSecure:   true,
+		MetricsCertName: "tls.crt",
+		MetricsKeyName:  "tls.key",
+		ProbeAddr:       ":8081",
+		LeaseDuration:   15 * time.Second,
+		RenewDeadline:   10 * time.Second,
+		RetryPeriod:     2 * time.Second,
 
 		FrontendAddr:        ":8080",
 		OrderWaitTimeout:    20 * time.Second,
@@ -146,9 +173,17 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Controllers, "controllers", o.Controllers, "run the controllers (leader-elected)")
 	fs.BoolVar(&o.Frontend, "frontend", o.Frontend, "run the /v1 HTTP frontend")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables)")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS to callers the kube-apiserver authenticates and authorizes (false: plain HTTP to anyone)")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-path", o.MetricsCertDir, "directory with the metrics server's certificate and key (empty: self-signed)")
+	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "certificate file name in --metrics-cert-path")
+	fs.StringVar(&o.MetricsKeyName, "metrics-cert-key", o.MetricsKeyName, "key file name in --metrics-cert-path")
+	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "let the metrics server speak HTTP/2")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of the pprof endpoints (empty disables)")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "elect one active controller replica")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration, "how long standbys wait after the last renewal before taking the lease")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "how long the leader keeps trying to renew before it steps down")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "how often leader election is tried and renewed")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader election lease (default: --namespace)")
 
 	fs.StringVar(&o.FrontendAddr, "listen-address", o.FrontendAddr, "address of the /v1 HTTP frontend")
@@ -198,6 +233,9 @@ type System struct {
 	Frontend *apiserver.Server
 	// Archive is nil without Options.ArchiveDSN.
 	Archive *archive.Postgres
+
+	// fence checks the leader lease before deposit creation (nil without leader election).
+	fence *leaderfence.Fence
 }
 
 // Frontend replicas run the RoutingProvider reconciler read-only (ReadOnly: true) to build
@@ -208,11 +246,11 @@ type System struct {
 // New builds the manager and adds the controllers and frontend that o switches on. Start it
 // with Manager.Start.
 func New(cfg *rest.Config, o Options) (*System, error) {
-	mgr, err := newManager(cfg, o)
+	mgr, fence, err := newManager(cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New()}
+	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New(), fence: fence}
 	log := ctrl.Log.WithName("setup")
 	if err := sys.addArchive(o); err != nil {
 		return nil, err
@@ -235,6 +273,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
 		orders := &controllers.SwapOrderReconciler{
+			Leader:                  sys.fence,
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
@@ -366,14 +405,25 @@ func frontendArchive(a *archive.Postgres) apiserver.Archive {
 	return a
 }
 
-// newManager builds a manager with the shared scheme, cache scope, indexes and probes.
-func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+// newManager builds a manager with the shared scheme, cache scope, indexes and probes, and
+// with leader election the fence on its lease.
+func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fence, error) {
 	if err := o.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	leNamespace := o.LeaderElectionNamespace
 	if leNamespace == "" {
 		leNamespace = o.Namespace
+	}
+	var fence *leaderfence.Fence
+	if o.LeaderElection && o.Controllers {
+		// The lease lock controller-runtime would build, built here so the fence knows its
+		// identity; requests bounded as controller-runtime bounds them.
+		lock, err := leaderfence.NewLeaseLock(cfg, leNamespace, leaderElectionID, max(o.RenewDeadline/2, time.Second))
+		if err != nil {
+			return nil, nil, fmt.Errorf("leader election lock: %w", err)
+		}
+		fence = &leaderfence.Fence{Lock: lock, LeaseDuration: o.LeaseDuration}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.New(),
@@ -387,26 +437,30 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			// managedFields are never read here and are a large share of each cached order.
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},
-		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: false}},
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
-		HealthProbeBindAddress:  o.ProbeAddr,
-		PprofBindAddress:        o.PprofAddr,
-		LeaderElection:          o.LeaderElection && o.Controllers,
-		LeaderElectionID:        "swaprouter-controllers.swap.swaprouter.dev",
-		LeaderElectionNamespace: leNamespace,
+		Client:                              client.Options{Cache: &client.CacheOptions{Unstructured: false}},
+		Metrics:                             metricsOptions(o),
+		HealthProbeBindAddress:              o.ProbeAddr,
+		PprofBindAddress:                    o.PprofAddr,
+		LeaderElection:                      o.LeaderElection && o.Controllers,
+		LeaderElectionID:                    leaderElectionID,
+		LeaderElectionNamespace:             leNamespace,
+		LeaderElectionResourceLockInterface: fenceLock(fence),
+		LeaseDuration:                       &o.LeaseDuration,
+		RenewDeadline:                       &o.RenewDeadline,
+		RetryPeriod:                         &o.RetryPeriod,
 		// Step down promptly on shutdown so a rolling update hands over fast.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       ptr(30 * time.Second),
 		Controller:                    config.Controller{SkipNameValidation: ptr(o.ManagersInSequence)},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("creating manager: %w", err)
+		return nil, nil, fmt.Errorf("creating manager: %w", err)
 	}
 	if err := index.Register(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return nil, fmt.Errorf("registering field indexes: %w", err)
+		return nil, nil, fmt.Errorf("registering field indexes: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Ready once the informers have synced: before that the frontend would answer 401/404
 	// for partners and orders it simply has not seen yet.
@@ -418,9 +472,36 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return mgr, nil
+	return mgr, fence, nil
+}
+
+// leaderElectionID names the controllers' Lease.
+const leaderElectionID = "swaprouter-controllers.swap.swaprouter.dev"
+
+// fenceLock is the fence's lock, or nil for controller-runtime's default.
+func fenceLock(f *leaderfence.Fence) resourcelock.Interface {
+	if f == nil {
+		return nil
+	}
+	return f.Lock
+}
+
+// metricsOptions serves metrics the kubebuilder way: HTTPS behind controller-runtime's
+// authentication and authorization filter unless MetricsSecure is off.
+func metricsOptions(o Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsAddr}
+	if !o.MetricsSecure {
+		return m
+	}
+	m.SecureServing = true
+	m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	m.CertDir, m.CertName, m.KeyName = o.MetricsCertDir, o.MetricsCertName, o.MetricsKeyName
+	if !o.EnableHTTP2 {
+		m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	}
+	return m
 }
 
 // liveOrders selects SwapOrders not yet archived.

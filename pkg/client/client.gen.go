@@ -79,6 +79,7 @@ const (
 	ErrorCodeQuoteExpired                       ErrorCode = "quote expired"
 	ErrorCodeQuoteMismatch                      ErrorCode = "quote mismatch"
 	ErrorCodeRateLimitExceeded                  ErrorCode = "rate limit exceeded"
+	ErrorCodeServiceUnavailable                 ErrorCode = "service unavailable"
 	ErrorCodeUnauthorized                       ErrorCode = "unauthorized"
 	ErrorCodeUnknownOriginAssetdestinationAsset ErrorCode = "unknown originAsset/destinationAsset"
 	ErrorCodeUpstreamError                      ErrorCode = "upstream error"
@@ -129,6 +130,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeQuoteMismatch:
 		return true
 	case ErrorCodeRateLimitExceeded:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeUnauthorized:
 		return true
@@ -737,12 +740,15 @@ func (e CreateOrder502JSONResponseBodyError) Valid() bool {
 // Defines values for CreateOrder503JSONResponseBodyError.
 const (
 	CreateOrder503JSONResponseBodyErrorArchiveUnavailable CreateOrder503JSONResponseBodyError = "archive unavailable"
+	CreateOrder503JSONResponseBodyErrorServiceUnavailable CreateOrder503JSONResponseBodyError = "service unavailable"
 )
 
 // Valid indicates whether the value is a known member of the CreateOrder503JSONResponseBodyError enum.
 func (e CreateOrder503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case CreateOrder503JSONResponseBodyErrorArchiveUnavailable:
+		return true
+	case CreateOrder503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -980,12 +986,15 @@ func (e SubmitDeposit500JSONResponseBodyError) Valid() bool {
 // Defines values for SubmitDeposit503JSONResponseBodyError.
 const (
 	SubmitDeposit503JSONResponseBodyErrorArchiveUnavailable SubmitDeposit503JSONResponseBodyError = "archive unavailable"
+	SubmitDeposit503JSONResponseBodyErrorServiceUnavailable SubmitDeposit503JSONResponseBodyError = "service unavailable"
 )
 
 // Valid indicates whether the value is a known member of the SubmitDeposit503JSONResponseBodyError enum.
 func (e SubmitDeposit503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case SubmitDeposit503JSONResponseBodyErrorArchiveUnavailable:
+		return true
+	case SubmitDeposit503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -1316,12 +1325,15 @@ func (e RequestQuote502JSONResponseBodyError) Valid() bool {
 // Defines values for RequestQuote503JSONResponseBodyError.
 const (
 	RequestQuote503JSONResponseBodyErrorArchiveUnavailable RequestQuote503JSONResponseBodyError = "archive unavailable"
+	RequestQuote503JSONResponseBodyErrorServiceUnavailable RequestQuote503JSONResponseBodyError = "service unavailable"
 )
 
 // Valid indicates whether the value is a known member of the RequestQuote503JSONResponseBodyError enum.
 func (e RequestQuote503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case RequestQuote503JSONResponseBodyErrorArchiveUnavailable:
+		return true
+	case RequestQuote503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
