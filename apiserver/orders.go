@@ -183,6 +183,11 @@ func (s *Server) awaitDeposit(ctx context.Context, order *swapv1.SwapOrder) (*sw
 		}
 		return nil, err
 	}
+	if s.book != nil {
+		// The waiter may have found the order in the cache before the book's handler ran:
+		// a listing right after this answer must show it.
+		s.book.Ensure(o)
+	}
 	outcome := "address"
 	if o.Status.DepositAddress == "" {
 		outcome = "failed"

@@ -77,6 +77,21 @@ func (b *Book) Put(o *swapv1.SwapOrder) {
 	b.partners[o.Spec.Partner] = slices.Insert(list, i, o)
 }
 
+// Ensure adds o unless the book already has its order: a reader that found o in the cache
+// before the informer's handlers saw it (the store is updated first) makes the book agree,
+// and never replaces a newer version the handlers put.
+func (b *Book) Ensure(o *swapv1.SwapOrder) {
+	if o.Namespace != b.namespace {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	list := b.partners[o.Spec.Partner]
+	if i, found := find(list, o); !found {
+		b.partners[o.Spec.Partner] = slices.Insert(list, i, o)
+	}
+}
+
 // Remove drops o's order.
 func (b *Book) Remove(o *swapv1.SwapOrder) {
 	if o.Namespace != b.namespace {

@@ -81,3 +81,24 @@ func TestBookFollowsEventsAndPages(t *testing.T) {
 		})
 	}
 }
+
+// A create answered from the cache before the informer's handlers ran: Ensure adds the order
+// so the partner's next listing shows it, and never puts back an older version over the
+// handlers' newer one.
+func TestEnsureAddsOnlyWhatIsMissing(t *testing.T) {
+	b := New("swap")
+	q := archive.Query{Partner: "acme", Limit: 10}
+	b.Ensure(order("acme", 1, swapv1.OrderPending))
+	if got := b.Newest(q); len(got) != 1 || got[0].Status.Status != swapv1.OrderPending {
+		t.Fatalf("after Ensure: %v", got)
+	}
+	b.Put(order("acme", 1, swapv1.OrderProcessing))
+	b.Ensure(order("acme", 1, swapv1.OrderPending))
+	if got := b.Newest(q); len(got) != 1 || got[0].Status.Status != swapv1.OrderProcessing {
+		t.Fatalf("Ensure replaced the newer version: %v", got[0].Status.Status)
+	}
+	b.Ensure(&swapv1.SwapOrder{ObjectMeta: metav1.ObjectMeta{Namespace: "other"}, Spec: swapv1.SwapOrderSpec{OrderID: "ord_x", Partner: "acme"}})
+	if got := b.Newest(q); len(got) != 1 {
+		t.Fatalf("another namespace's order entered the book: %d orders", len(got))
+	}
+}
