@@ -264,7 +264,7 @@ func historyOf(o *swapv1.SwapOrder) []string {
 	return out
 }
 
-// metricSum adds up the samples (counter values, histogram counts) of the metric family
+// metricSum adds up the samples (counter and gauge values, histogram counts) of the metric family
 // name whose labels include want.
 func metricSum(name string, want map[string]string) float64 {
 	families, err := ctrlmetrics.Registry.Gather()
@@ -285,7 +285,7 @@ func metricSum(name string, want map[string]string) float64 {
 					continue metrics
 				}
 			}
-			total += m.GetCounter().GetValue() + float64(m.GetHistogram().GetSampleCount())
+			total += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
 		}
 	}
 	return total

@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/netguard"
@@ -262,51 +261,20 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 	})
 })
 
-// gathered is the value of the manager registry's metric name with the given labels (0 when
-// absent).
-func gathered(name string, labels map[string]string) float64 {
-	families, err := ctrlmetrics.Registry.Gather()
-	Expect(err).NotTo(HaveOccurred())
-	for _, mf := range families {
-		if mf.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range mf.GetMetric() {
-			have := map[string]string{}
-			for _, l := range m.GetLabel() {
-				have[l.GetName()] = l.GetValue()
-			}
-			for k, v := range labels {
-				if have[k] != v {
-					continue metrics
-				}
-			}
-			switch {
-			case m.GetGauge() != nil:
-				return m.GetGauge().GetValue()
-			case m.GetCounter() != nil:
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
-}
-
 func partnerLabels(f *partnerFixture) map[string]string {
 	return map[string]string{"namespace": f.ns, "partner": f.partner.Name}
 }
 
 func webhookInFlight(f *partnerFixture) float64 {
-	return gathered("swaprouter_webhook_attempts_in_flight", partnerLabels(f))
+	return metricSum("swaprouter_webhook_attempts_in_flight", partnerLabels(f))
 }
 
 func webhookCircuit(f *partnerFixture) float64 {
-	return gathered("swaprouter_webhook_circuit_state", partnerLabels(f))
+	return metricSum("swaprouter_webhook_circuit_state", partnerLabels(f))
 }
 
 func webhookDeferred(f *partnerFixture, v webhook.Verdict) float64 {
 	labels := partnerLabels(f)
 	labels["reason"] = string(v)
-	return gathered("swaprouter_webhook_attempts_deferred_total", labels)
+	return metricSum("swaprouter_webhook_attempts_deferred_total", labels)
 }

@@ -2,8 +2,6 @@ package system_test
 
 import (
 	"context"
-	"crypto/tls"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -77,22 +75,7 @@ func TestMetricsNeedTheReaderRole(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	url := "https://" + o.MetricsAddr + "/metrics"
-	scrape := func(token string) (int, string) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		// The pod's certificate is self-signed, as kubebuilder's default.
-		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-		resp, err := c.Do(req)
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer func() { _ = resp.Body.Close() }()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	scrape := func(token string) (int, string) { return testenv.ScrapeMetrics(ctx, o.MetricsAddr, token) }
 	g := gomega.NewWithT(t)
 	// The server starts with the manager; wait for it, not for a time.
 	g.Eventually(func() int { code, _ := scrape(reader.BearerToken); return code }).

@@ -3,11 +3,15 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -84,4 +88,26 @@ func ServiceAccountConfig(ctx context.Context, admin *rest.Config, namespace, na
 	cfg := rest.AnonymousClientConfig(admin)
 	cfg.BearerToken = tr.Status.Token
 	return cfg, nil
+}
+
+// ScrapeMetrics GETs a controller's metrics endpoint over HTTPS at addr as Prometheus would,
+// with token as the bearer token (none: anonymous), and returns the status (0 when nothing
+// answered) and the body or the error. The pod's certificate is self-signed, as kubebuilder's
+// default, so it is not verified.
+func ScrapeMetrics(ctx context.Context, addr, token string) (int, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }

@@ -10,7 +10,6 @@ package topology
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -355,18 +354,7 @@ var leaderGauge = regexp.MustCompile(`(?m)^leader_election_master_status\{name="
 
 // scrape GETs a controller's metrics over HTTPS with token; it returns the status and body.
 func scrape(addr, token string) (int, string) {
-	req, _ := http.NewRequest(http.MethodGet, "https://"+addr+"/metrics", nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return testenv.ScrapeMetrics(context.Background(), addr, token)
 }
 
 // leader is the controller process whose metrics say it leads (scraped as Prometheus would,
