@@ -273,7 +273,6 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
 		orders := &controllers.SwapOrderReconciler{
-			Leader:                  sys.fence,
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
@@ -281,6 +280,11 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			WatchBound:              o.OrderWatchBound,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
+		}
+		if sys.fence != nil {
+			// Not a nil *Fence in the interface: that would be a non-nil Leader whose every
+			// check fails, and no order would ever get a deposit address.
+			orders.Leader = sys.fence
 		}
 		if sys.Archive != nil {
 			orders.Archive = sys.Archive
