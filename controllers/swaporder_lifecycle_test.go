@@ -257,13 +257,16 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			Eventually(func() int {
 				var list swapv1.SwapOrderList
 				Expect(k8sClient.List(ctx, &list, client.InNamespace(g.ns))).To(Succeed())
-				pending := 0
+				settled := 0
 				for _, o := range list.Items {
-					if o.Status.Status == swapv1.OrderPending {
-						pending++
+					// PENDING with its event emitted and polled once: the order's own
+					// writes before the outage are done, so every write counted below is
+					// the outage's (under load the emit step can lag the PENDING write).
+					if o.Status.Status == swapv1.OrderPending && o.Status.NotifiedSeq == o.Status.LastSeq && reconcilingReason(&o) == "Tracking" {
+						settled++
 					}
 				}
-				return pending
+				return settled
 			}).WithTimeout(5 * time.Minute).WithPolling(time.Second).Should(Equal(n))
 
 			writes.count()
