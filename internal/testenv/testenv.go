@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,6 +51,11 @@ func New() (*envtest.Environment, error) {
 		CRDDirectoryPaths:     []string{CRDDir()},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme.New(),
+		// envtest's default of 20 s is a speed budget: on a loaded 2-core machine
+		// kube-apiserver has needed longer, and the suite failed without a real fault.
+		// This bounds a start that is stuck, not one that is slow.
+		ControlPlaneStartTimeout: 3 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}, nil
 }
 
