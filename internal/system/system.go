@@ -131,8 +131,10 @@ type Options struct {
 	DeliveryRetention time.Duration
 	// AllowLoopbackWebhooks lets deliveries reach 127.0.0.0/8 and ::1 (dev and tests only).
 	AllowLoopbackWebhooks bool
-	// WebhookPolicy overrides the delivery schedule (tests); nil means the design's schedule.
-	WebhookPolicy *webhook.Policy
+	// WebhookSchedule is the delay before each delivery attempt (entry 0 before the first,
+	// entry n after the n-th failure; its length is the number of attempts). Empty means the
+	// design's; tests and the topology rig compress it so retries land within a bounded run.
+	WebhookSchedule []time.Duration
 }
 
 // DefaultOptions are the production defaults.
@@ -206,6 +208,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookPerPartner, "webhook-partner-concurrency", o.WebhookPerPartner, "webhook deliveries attempted in parallel to one partner")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
 	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
+	fs.DurationSliceVar(&o.WebhookSchedule, "webhook-retry-schedule", o.WebhookSchedule, "delay before each webhook delivery attempt, comma-separated: the first before attempt 1, each next after a failed attempt; the count is the number of attempts (empty: the design's 0s,5s,5m,30m,2h,5h,10h,10h; shorter for tests only)")
 }
 
 // Validate reports option combinations that cannot work.
@@ -220,6 +223,11 @@ func (o Options) Validate() error {
 	// controller process and a separate frontend process instead.
 	if o.Controllers && o.Frontend && o.LeaderElection {
 		return fmt.Errorf("--leader-elect needs --frontend=false: run the frontend as its own deployment")
+	}
+	for _, d := range o.WebhookSchedule {
+		if d < 0 {
+			return fmt.Errorf("--webhook-retry-schedule: negative delay %s", d)
+		}
 	}
 	return nil
 }
@@ -304,8 +312,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			MaxConcurrentReconciles: o.WebhookConcurrency,
 			Endpoints:               webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: o.WebhookPerPartner}),
 		}
-		if o.WebhookPolicy != nil {
-			deliveries.Policy = *o.WebhookPolicy
+		if len(o.WebhookSchedule) > 0 {
+			deliveries.Policy = webhook.DefaultPolicy()
+			deliveries.Policy.Schedule = o.WebhookSchedule
 		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("webhook delivery controller: %w", err)

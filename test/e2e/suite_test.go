@@ -14,7 +14,6 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -46,9 +45,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	opts := devenv.EphemeralManager("e2e")
 	opts.AllowLoopbackWebhooks = true
 	opts.QuotaFlushInterval = 500 * time.Millisecond
-	fast := webhook.DefaultPolicy()
-	fast.Schedule = []time.Duration{0, 200 * time.Millisecond, 500 * time.Millisecond, time.Second}
-	opts.WebhookPolicy = &fast
+	opts.WebhookSchedule = []time.Duration{0, 200 * time.Millisecond, 500 * time.Millisecond, time.Second}
 
 	var err error
 	env, err = devenv.Start(ctx, devenv.EnvOptions{

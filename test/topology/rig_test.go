@@ -44,6 +44,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -62,7 +63,29 @@ var (
 	pollMin       = 1 * time.Second
 	pollMax       = 2 * time.Second
 	simStep       = 500 * time.Millisecond
+	// The design's webhook retry schedule sixty times faster (0s, 83ms, 5s, 30s, 2m, 5m, 10m,
+	// 10m): still far longer in all than the five-minute receiver outage, and the retry that
+	// follows the outage comes within minutes instead of the 30-minute or 2-hour step.
+	webhookSchedule = compress(webhook.DefaultSchedule, 60)
 )
+
+// compress divides every delay of schedule by factor.
+func compress(schedule []time.Duration, factor int) []time.Duration {
+	out := make([]time.Duration, len(schedule))
+	for i, d := range schedule {
+		out[i] = d / time.Duration(factor)
+	}
+	return out
+}
+
+// scheduleFlag formats a schedule as --webhook-retry-schedule takes it.
+func scheduleFlag(schedule []time.Duration) string {
+	parts := make([]string, len(schedule))
+	for i, d := range schedule {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
+}
 
 // rig is the running topology.
 type rig struct {
@@ -80,6 +103,7 @@ type rig struct {
 	etcd        *proc
 
 	controllerMetrics []string // host:port of each controller's HTTPS metrics
+	frontendMetrics   []string // and each frontend's
 	frontendURLs      []string
 	frontendReady     []atomic.Bool // what the Service's endpoints would hold: /readyz answers 200
 	appURL, simURL    string
@@ -164,17 +188,19 @@ func startRig(t *testing.T) *rig {
 		args := append(append([]string{}, common...), "--controllers=true", "--frontend=false", "--leader-elect",
 			"--metrics-bind-address", metrics, "--health-probe-bind-address", freeAddr(t),
 			"--leader-elect-lease-duration", leaseDuration.String(), "--leader-elect-renew-deadline", renewDeadline.String(),
-			"--leader-elect-retry-period", retryPeriod.String(), "--allow-loopback-webhooks", "--order-ttl", "1h")
+			"--leader-elect-retry-period", retryPeriod.String(), "--allow-loopback-webhooks", "--order-ttl", "1h",
+			"--webhook-retry-schedule", scheduleFlag(webhookSchedule))
 		kc := kubeconfigFor("swaprouter-controllers", fmt.Sprintf("controllers-%d.kubeconfig", i))
 		r.controllers = append(r.controllers, r.run(fmt.Sprintf("controllers-%d", i), r.bin["swaprouter"], args, []string{"KUBECONFIG=" + kc}))
 	}
 	var probes []string
 	for i := range 2 {
-		addr, probe := freeAddr(t), freeAddr(t)
+		addr, probe, metrics := freeAddr(t), freeAddr(t), freeAddr(t)
 		probes = append(probes, probe)
 		r.frontendURLs = append(r.frontendURLs, "http://"+addr)
+		r.frontendMetrics = append(r.frontendMetrics, metrics)
 		args := append(append([]string{}, common...), "--controllers=false", "--frontend=true", "--listen-address", addr,
-			"--metrics-bind-address", freeAddr(t), "--health-probe-bind-address", probe, "--redis-url", r.redis.URL())
+			"--metrics-bind-address", metrics, "--health-probe-bind-address", probe, "--redis-url", r.redis.URL())
 		kc := kubeconfigFor("swaprouter-frontend", fmt.Sprintf("frontend-%d.kubeconfig", i))
 		r.frontends = append(r.frontends, r.run(fmt.Sprintf("frontend-%d", i), r.bin["swaprouter"], args, []string{"KUBECONFIG=" + kc}))
 	}
@@ -355,6 +381,24 @@ var leaderGauge = regexp.MustCompile(`(?m)^leader_election_master_status\{name="
 // scrape GETs a controller's metrics over HTTPS with token; it returns the status and body.
 func scrape(addr, token string) (int, string) {
 	return testenv.ScrapeMetrics(context.Background(), addr, token)
+}
+
+// counter is the value of an unlabelled counter in a process's metrics (scraped with the
+// reader's token), or -1 when the scrape fails.
+func (r *rig) counter(addr, name string) float64 {
+	code, body := scrape(addr, r.readerToken)
+	if code != http.StatusOK {
+		return -1
+	}
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindStringSubmatch(body)
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }
 
 // leader is the controller process whose metrics say it leads (scraped as Prometheus would,

@@ -3,6 +3,8 @@ package topology
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net/http"
 	"os"
 	"strings"
 	"syscall"
@@ -123,9 +125,11 @@ func (r *rig) successCount(ctx context.Context) int {
 	return n
 }
 
-// killLeader SIGKILLs the leading controller process at a random moment of the load and
-// returns how long until another took the lease.
+// killLeader SIGKILLs the leading controller process at a random moment of the load (up to
+// three lease renewals after the previous fault settled, so the kill falls anywhere in the
+// renewal cycle and in the orders' steps) and returns how long until another took the lease.
 func killLeader(r *rig, _ *load) time.Duration {
+	time.Sleep(rand.N(3 * retryPeriod)) // the fault's shape: a random moment
 	return r.failover(func(p *proc) { _ = p.signal(syscall.SIGKILL) }, nil)
 }
 
@@ -205,6 +209,36 @@ func restartPostgres(r *rig, _ *load) time.Duration {
 	return 0
 }
 
+// restartRedis stops the Redis holding the shared rate limits until each frontend has
+// answered partners without it (falling back to its own per-replica limits), starts it again
+// (empty, as a replaced Redis pod) and waits until each frontend decides by Redis again: a
+// partner request answered without its fallback counter moving.
+func restartRedis(r *rig, _ *load) time.Duration {
+	const fallbacks = "swaprouter_ratelimit_redis_fallback_total"
+	g := NewWithT(r.t)
+	g.SetDefaultEventuallyTimeout(testDeadline(r.t))
+	before := make([]float64, len(r.frontendMetrics))
+	for i, m := range r.frontendMetrics {
+		g.Eventually(func() float64 { before[i] = r.counter(m, fallbacks); return before[i] }).Should(BeNumerically(">=", 0))
+	}
+	r.redis.Stop()
+	for i, u := range r.frontendURLs {
+		g.Eventually(func() bool {
+			return r.partnerStatus(u+"/v1/swappable-targets?from="+eth) == http.StatusOK &&
+				r.counter(r.frontendMetrics[i], fallbacks) > before[i]
+		}).Should(BeTrue(), "frontend %d answers on its own limits while Redis is down", i)
+	}
+	g.Expect(r.redis.Restart(context.Background())).To(Succeed())
+	for i, u := range r.frontendURLs {
+		g.Eventually(func() bool {
+			n := r.counter(r.frontendMetrics[i], fallbacks)
+			return n >= 0 && r.partnerStatus(u+"/v1/swappable-targets?from="+eth) == http.StatusOK &&
+				r.counter(r.frontendMetrics[i], fallbacks) == n
+		}).Should(BeTrue(), "frontend %d uses Redis again", i)
+	}
+	return 0
+}
+
 // rollingRestart builds fresh binaries and replaces every swaprouter process one at a time
 // (SIGTERM, the new binary, ready again), standby controller first, as a Deployment rollout.
 func rollingRestart(r *rig, _ *load) time.Duration {
@@ -241,7 +275,7 @@ func faultList() []fault {
 	if only := os.Getenv("TOPOLOGY_FAULTS"); only != "" {
 		// A chosen few, by name fragment (e.g. "etcd,rolling"): for working on one fault.
 		var chosen []fault
-		for _, f := range longFaults(1) {
+		for _, f := range longFaults(kills) {
 			for _, frag := range strings.Split(only, ",") {
 				if strings.Contains(strings.ToLower(f.name), strings.ToLower(frag)) {
 					chosen = append(chosen, f)
@@ -278,6 +312,7 @@ func longFaults(kills int) []fault {
 		fault{"simulator stopped 2 min (SIGSTOP)", pauseSimulator},
 		fault{"webhook receiver unreachable 5 min", receiverUnreachable},
 		fault{"PostgreSQL restart", restartPostgres},
+		fault{"Redis restart", restartRedis},
 		fault{"rolling restart onto a freshly built binary", rollingRestart},
 	)
 }

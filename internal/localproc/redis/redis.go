@@ -18,6 +18,7 @@ import (
 // Server is a running redis-server.
 type Server struct {
 	*localproc.Proc
+	spec localproc.Spec
 }
 
 // URL is the server's redis:// URL (database 0).
@@ -34,7 +35,7 @@ func StartThrowaway(ctx context.Context, log io.Writer) (s *Server, stop func(),
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := localproc.Start(ctx, localproc.Spec{
+	spec := localproc.Spec{
 		Name:    "redis",
 		DataDir: dir,
 		User:    "redis",
@@ -50,11 +51,27 @@ func StartThrowaway(ctx context.Context, log io.Writer) (s *Server, stop func(),
 			defer c.Close()
 			return c.Ping(ctx).Err()
 		},
-	})
+	}
+	p, err := localproc.Start(ctx, spec)
 	if err != nil {
 		remove()
 		return nil, nil, err
 	}
-	s = &Server{Proc: p}
+	s = &Server{Proc: p, spec: spec}
 	return s, func() { s.Stop(); remove() }, nil
+}
+
+// Restart starts the server again on the same port after Stop, empty (no persistence), as a
+// Redis pod replaced by its Deployment comes back: clients that kept the URL reconnect.
+func (s *Server) Restart(ctx context.Context) error {
+	p, err := localproc.Start(ctx, s.spec)
+	if err != nil {
+		return err
+	}
+	if p.Addr != s.Addr {
+		p.Stop()
+		return fmt.Errorf("restarted on %s, not %s: the port was taken meanwhile", p.Addr, s.Addr)
+	}
+	s.Proc = p
+	return nil
 }

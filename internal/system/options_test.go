@@ -1,0 +1,41 @@
+package system_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/swaprouter/swaprouter/internal/system"
+)
+
+// The webhook retry schedule flag: empty keeps the design's schedule, a list replaces it,
+// a negative delay is refused before anything starts.
+func TestWebhookRetryScheduleFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		want    []time.Duration
+		invalid bool
+	}{
+		{args: nil, want: nil},
+		{args: []string{"--webhook-retry-schedule=0s,1s,5s"}, want: []time.Duration{0, time.Second, 5 * time.Second}},
+		{args: []string{"--webhook-retry-schedule=0s,-1s"}, invalid: true},
+	} {
+		o := system.DefaultOptions()
+		fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
+		o.BindFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if err := o.Validate(); (err != nil) != tc.invalid {
+			t.Errorf("%v: Validate() = %v, want invalid %v", tc.args, err, tc.invalid)
+		}
+		if tc.invalid {
+			continue
+		}
+		if !slices.Equal(o.WebhookSchedule, tc.want) {
+			t.Errorf("%v: schedule %v, want %v", tc.args, o.WebhookSchedule, tc.want)
+		}
+	}
+}
