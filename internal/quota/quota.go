@@ -136,9 +136,9 @@ func (c *Counter) Reserve(ctx context.Context, p *swapv1.Partner, n int64, now t
 }
 
 // ReserveUpTo holds as many of n quotes as p's cap (p.Spec.MonthlyQuoteQuota, the effective
-// one) still allows (a rates request answers
-// the targets that fit), claiming a block when this replica's is short. granted 0 holds
-// nothing, settle is nil and retryAfter is the time to the next month.
+// one) still allows (a rates request answers the targets that fit), claiming a block when
+// this replica's is short. granted 0 holds nothing, settle is nil and retryAfter is the time
+// to the next month.
 func (c *Counter) ReserveUpTo(ctx context.Context, p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), granted int64, retryAfter time.Duration, err error) {
 	month := Month(now)
 	key := client.ObjectKeyFromObject(p)
