@@ -2,15 +2,11 @@ package apiserver
 
 import (
 	"cmp"
-	"encoding/base64"
-	"encoding/json"
 	"net/url"
 	"slices"
-	"strconv"
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
 // deliveryPos is a delivery's place in the list order (order, sequence, redelivery); the
@@ -29,19 +25,7 @@ func (a deliveryPos) compare(b deliveryPos) int {
 	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Sequence, b.Sequence), cmp.Compare(a.Redelivery, b.Redelivery))
 }
 
-func (a deliveryPos) cursor() string {
-	b, _ := json.Marshal(a)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func parseDeliveryCursor(s string) (deliveryPos, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	var p deliveryPos
-	if err != nil || json.Unmarshal(b, &p) != nil || p.OrderID == "" || len(p.OrderID) > 64 {
-		return deliveryPos{}, false
-	}
-	return p, true
-}
+func (a deliveryPos) valid() bool { return validCursorID(a.OrderID) }
 
 // deliveryPageQuery is the paging of GET /v1/webhooks/deliveries.
 type deliveryPageQuery struct {
@@ -51,22 +35,8 @@ type deliveryPageQuery struct {
 
 // parseDeliveryPage reads limit (1–100, default 100) and cursor.
 func parseDeliveryPage(v url.Values) (deliveryPageQuery, error) {
-	q := deliveryPageQuery{limit: maxListLimit}
-	if l := v.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxListLimit {
-			return q, apierror.Invalid("limit", "must be an integer from 1 to 100")
-		}
-		q.limit = n
-	}
-	if c := v.Get("cursor"); c != "" {
-		pos, ok := parseDeliveryCursor(c)
-		if !ok {
-			return q, apierror.Invalid("cursor", "must be a nextCursor value from an earlier page")
-		}
-		q.after = &pos
-	}
-	return q, nil
+	limit, after, err := parsePage[deliveryPos](v, maxListLimit)
+	return deliveryPageQuery{limit: limit, after: after}, err
 }
 
 // pageOfDeliveries sorts items into list order and returns the page after q.after, with the
@@ -85,7 +55,7 @@ func pageOfDeliveries(items []swapv1.WebhookDelivery, q deliveryPageQuery) ([]sw
 	if len(items) <= q.limit {
 		return items, ""
 	}
-	return items[:q.limit], positionOf(&items[q.limit-1]).cursor()
+	return items[:q.limit], encodeCursor(positionOf(&items[q.limit-1]))
 }
 
 // Redelivery limits: each redelivery stores a copy of the event for the retention period.

@@ -213,7 +213,7 @@ var _ = Describe("the monthly quote quota", func() {
 		month := time.Now().UTC().Format("2006-01")
 		var p swapv1.Partner
 		Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "metered"}, &p)).To(Succeed())
-		Expect(p.Status.QuotaUsage).To(Equal(&swapv1.QuotaUsage{Month: month, Quotes: 2}))
+		Expect(p.Status.QuotaUsage).To(Equal(&swapv1.QuotaUsage{Month: month, Quotes: 2, Claimed: 2}))
 
 		second := startFrontend(ns, frontendOptions{})
 		Expect(quote(second).status).To(Equal(http.StatusOK))

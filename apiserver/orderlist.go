@@ -2,11 +2,8 @@ package apiserver
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -53,7 +50,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 		page.Orders = append(page.Orders, newOrderRecord(o))
 	}
 	if next != nil {
-		c := encodeCursor(*next)
+		c := encodeCursor(orderCursorAt(*next))
 		page.NextCursor = &c
 	}
 	return writeJSON(w, http.StatusOK, page)
@@ -77,12 +74,14 @@ func parseListQuery(v url.Values, partner string) (archive.Query, error) {
 	q := archive.Query{Partner: partner, Limit: defaultListLimit,
 		Status: swapv1.OrderStatus(v.Get("status")), ProviderID: swapv1.ProviderID(v.Get("providerId")),
 		ClientReference: v.Get("clientReference")}
-	if l := v.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxListLimit {
-			return q, apierror.Invalid("limit", "must be an integer from 1 to 100")
-		}
-		q.Limit = n
+	limit, after, err := parsePage[orderCursor](v, defaultListLimit)
+	if err != nil {
+		return q, err
+	}
+	q.Limit = limit
+	if after != nil {
+		pos := after.position()
+		q.After = &pos
 	}
 	switch q.Status {
 	case "", swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess, swapv1.OrderRefunded,
@@ -102,32 +101,21 @@ func parseListQuery(v url.Values, partner string) (archive.Query, error) {
 			*dst = parsed
 		}
 	}
-	if c := v.Get("cursor"); c != "" {
-		pos, ok := decodeCursor(c)
-		if !ok {
-			return q, apierror.Invalid("cursor", "must be a nextCursor value from an earlier page")
-		}
-		q.After = &pos
-	}
 	return q, nil
 }
 
-// cursor is the opaque nextCursor: where the last page ended.
-type cursor struct {
+// orderCursor is GET /v1/orders' position in a cursor: creation second and order id.
+type orderCursor struct {
 	T  int64  `json:"t"`
 	ID string `json:"id"`
 }
 
-func encodeCursor(p archive.Position) string {
-	b, _ := json.Marshal(cursor{T: p.CreatedAt.Unix(), ID: p.OrderID})
-	return base64.RawURLEncoding.EncodeToString(b)
+func orderCursorAt(p archive.Position) orderCursor {
+	return orderCursor{T: p.CreatedAt.Unix(), ID: p.OrderID}
 }
 
-func decodeCursor(s string) (archive.Position, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	var c cursor
-	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" || len(c.ID) > 64 {
-		return archive.Position{}, false
-	}
-	return archive.Position{CreatedAt: time.Unix(c.T, 0).UTC(), OrderID: c.ID}, true
+func (c orderCursor) position() archive.Position {
+	return archive.Position{CreatedAt: time.Unix(c.T, 0).UTC(), OrderID: c.ID}
 }
+
+func (c orderCursor) valid() bool { return validCursorID(c.ID) }

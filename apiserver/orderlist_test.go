@@ -96,7 +96,7 @@ func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
 				if next == nil {
 					break
 				}
-				cursor = encodeCursor(*next)
+				cursor = encodeCursor(orderCursorAt(*next))
 			}
 			if len(seen) != want {
 				t.Fatalf("listed %d orders, want %d", len(seen), want)
@@ -127,7 +127,7 @@ func TestParseListQuery(t *testing.T) {
 		}
 	}
 	pos := archive.Position{CreatedAt: time.Unix(1_700_000_000, 0).UTC(), OrderID: "ord_x"}
-	if got, ok := decodeCursor(encodeCursor(pos)); !ok || got != pos {
+	if got, ok := decodeCursor[orderCursor](encodeCursor(orderCursorAt(pos))); !ok || got.position() != pos {
 		t.Fatalf("cursor round trip: %v, %v", got, ok)
 	}
 }

@@ -122,7 +122,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 // countedQuote asks the router within partner's monthly quota; the quote counts unless no
 // provider answered.
 func (s *Server) countedQuote(ctx context.Context, partner *swapv1.Partner, req provider.QuoteRequest) (routing.Result, error) {
-	settle, err := s.reserveQuota(partner, 1)
+	settle, err := s.reserveQuota(ctx, partner, 1)
 	if err != nil {
 		return routing.Result{}, err
 	}

@@ -58,7 +58,7 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 	// the monthly cap prices the targets that fit, in request order, and marks the rest
 	// `quota exceeded`; none fitting is a 429.
 	partner := principal(r.Context()).Partner
-	settle, granted, qerr := s.reserveQuotaUpTo(partner, int64(len(known)))
+	settle, granted, qerr := s.reserveQuotaUpTo(r.Context(), partner, int64(len(known)))
 	if qerr != nil {
 		return qerr
 	}

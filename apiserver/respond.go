@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -21,8 +22,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 
 // reserveQuota holds n quotes of partner's monthly cap or answers `quota exceeded` until the
 // next UTC month; settle(answered) then counts only the quotes a provider answered.
-func (s *Server) reserveQuota(p *swapv1.Partner, n int64) (settle func(answered int64), _ *apierror.Error) {
-	settle, ok, wait := s.quota.Reserve(p, n, s.opts.Now())
+func (s *Server) reserveQuota(ctx context.Context, p *swapv1.Partner, n int64) (settle func(answered int64), _ error) {
+	settle, ok, wait, err := s.quota.Reserve(ctx, p, n, s.opts.Now())
+	if err != nil {
+		return nil, err // the cap's allowance could not be claimed: 503, never a false 429
+	}
 	if ok {
 		return settle, nil
 	}
@@ -31,8 +35,11 @@ func (s *Server) reserveQuota(p *swapv1.Partner, n int64) (settle func(answered 
 
 // reserveQuotaUpTo holds as many of n quotes as the partner's monthly cap still allows;
 // none is 429 `quota exceeded`.
-func (s *Server) reserveQuotaUpTo(p *swapv1.Partner, n int64) (settle func(answered int64), granted int64, _ *apierror.Error) {
-	settle, granted, wait := s.quota.ReserveUpTo(p, n, s.opts.Now())
+func (s *Server) reserveQuotaUpTo(ctx context.Context, p *swapv1.Partner, n int64) (settle func(answered int64), granted int64, _ error) {
+	settle, granted, wait, err := s.quota.ReserveUpTo(ctx, p, n, s.opts.Now())
+	if err != nil {
+		return nil, 0, err
+	}
 	if granted == 0 && n > 0 {
 		return nil, 0, quotaExceeded(p, wait)
 	}

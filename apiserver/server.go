@@ -263,8 +263,9 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	stopFlushing()
 	<-flushed
-	// Every request that could count a quote has finished; persist the rest.
-	if err := s.quota.Flush(shutdownCtx); err != nil {
+	// Every request that could count a quote has finished; persist the rest and give back the
+	// unspent allowance so the other replicas can answer it.
+	if err := s.quota.Release(shutdownCtx); err != nil {
 		s.log.Error(err, "final quote count flush")
 	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {

@@ -112,8 +112,15 @@ type QuotaUsage struct {
 	// Month is the UTC month, YYYY-MM.
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}$`
 	Month string `json:"month"`
+	// Quotes is the number of quotes answered this month.
 	// +kubebuilder:validation:Minimum=0
 	Quotes int64 `json:"quotes"`
+	// Claimed is how much of the monthly cap frontend replicas have taken as allowance blocks
+	// this month, answered quotes included; it never exceeds the cap, which is what makes the
+	// cap hold across replicas. Unused blocks are given back when idle or on shutdown.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Claimed int64 `json:"claimed,omitempty"`
 }
 
 // PartnerStatus is the partner's usage and health.

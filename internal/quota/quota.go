@@ -2,10 +2,15 @@
 //
 // The count lives in Partner.status.quotaUsage so it survives restarts and is shared by every
 // frontend replica. Writing it on every quote would put one API-server write on every request,
-// so each replica counts locally and flushes its increments in batches with an
-// optimistic-concurrency patch (a conflict means another replica wrote: re-read and add again).
-// Enforcement therefore lags by at most one flush interval per replica: a partner can overshoot
-// the cap by what the other replicas counted but have not flushed yet.
+// so a replica of a capped partner first claims an allowance block of the cap
+// (status.quotaUsage.claimed, raised with an optimistic-lock patch: a conflict means another
+// replica wrote, so re-read and decide again) and then spends from its block in memory.
+// claimed never exceeds the cap and every answered quote was spent from a claimed block, so the
+// replicas together never answer more quotes than the cap, exactly. Blocks shrink near the cap
+// (Block) so one replica does not sit on the rest; idle blocks are given back at the next
+// flush and all of them on shutdown. A replica that crashes keeps its unused block claimed
+// until the month ends: the partner then gets fewer quotes, never more.
+// Answered quotes (status.quotaUsage.quotes, the usage partners see) are flushed in batches.
 package quota
 
 import (
@@ -16,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,117 +38,223 @@ func UntilNextMonth(t time.Time) time.Duration {
 	return next.Sub(t)
 }
 
-// Grant is the cap decision: how many of n more quotes a limit allows with used counted
-// (limit 0 means unlimited).
-func Grant(limit, used, n int64) int64 {
+const (
+	// maxBlock bounds a claim far from the cap: one status write per this many quotes.
+	maxBlock = 100
+	// blockShare: a claim takes at most 1/blockShare of what is left of the cap (or what the
+	// request needs), so near the cap the replicas share the rest in ever smaller blocks.
+	blockShare = 8
+)
+
+// Block is the claim decision: how many quotes a replica that needs want more takes from a
+// cap of limit of which claimed are already taken this month (limit 0 means unlimited: no
+// claim is needed, want is granted).
+func Block(limit, claimed, want int64) int64 {
 	if limit <= 0 {
-		return n
+		return max(want, 0)
 	}
-	return max(0, min(n, limit-used))
+	left := limit - claimed
+	if left <= 0 || want <= 0 {
+		return 0
+	}
+	return min(left, max(want, min(maxBlock, left/blockShare)))
 }
 
-// Merge adds a batch counted in delta.Month onto the stored usage. A batch of an older month
-// than the stored one is stale (another replica already rolled over) and changes nothing.
+// claimedOf is what usage has taken of the cap: the claimed blocks, or the answered quotes
+// when they are more (a count stored before blocks existed, or while the partner had no cap).
+func claimedOf(u swapv1.QuotaUsage) int64 { return max(u.Claimed, u.Quotes) }
+
+// Merge applies a batch of month delta.Month (answered quotes to add, a claim change) onto the
+// stored usage. A batch of an older month than the stored one is stale (another replica already
+// rolled over; last month's blocks expired with it) and changes nothing.
 func Merge(stored *swapv1.QuotaUsage, delta swapv1.QuotaUsage) (swapv1.QuotaUsage, bool) {
 	switch {
 	case stored == nil || stored.Month < delta.Month:
-		return delta, true
+		return swapv1.QuotaUsage{Month: delta.Month, Quotes: max(delta.Quotes, 0), Claimed: max(delta.Claimed, 0)}, true
 	case stored.Month == delta.Month:
-		return swapv1.QuotaUsage{Month: delta.Month, Quotes: stored.Quotes + delta.Quotes}, true
+		return swapv1.QuotaUsage{Month: delta.Month, Quotes: stored.Quotes + delta.Quotes,
+			Claimed: max(stored.Claimed+delta.Claimed, 0)}, true
 	default:
 		return *stored, false
 	}
 }
 
-// Counter counts quotes per partner and flushes them into Partner status.
+// block is a replica's unspent allowance of one partner in one month.
+type block struct {
+	month string
+	free  int64
+	// used: spent from since the last flush; an unused block is given back.
+	used bool
+}
+
+// Counter counts quotes per partner, claims allowance blocks and flushes into Partner status.
 type Counter struct {
 	writer client.Client
 	reader client.Reader
 	log    logr.Logger
 
 	mu sync.Mutex
-	// pending is what this replica counted and has not written yet.
+	// pending is what this replica answered and has not written yet; its Claimed is the part
+	// of this replica's blocks given back and not written yet (negative).
 	pending map[types.NamespacedName]swapv1.QuotaUsage
-	// written is the latest value this replica wrote; the informer cache may not show it yet.
+	// written is the latest quote count this replica wrote; the informer cache may not show it yet.
 	written map[types.NamespacedName]swapv1.QuotaUsage
-	// held is what requests being answered reserved (Reserve) and not settled yet.
-	held map[types.NamespacedName]swapv1.QuotaUsage
+	blocks  map[types.NamespacedName]block
+	// claiming serializes one partner's claims on this replica: one write serves the requests
+	// that queue behind it.
+	claiming map[types.NamespacedName]*sync.Mutex
 }
 
-// NewCounter returns a Counter writing through writer and reading fresh Partners (after a
-// conflict) through reader, normally the manager's API reader.
+// NewCounter returns a Counter writing through writer and reading fresh Partners (for claims
+// and after a conflict) through reader, normally the manager's API reader.
 func NewCounter(writer client.Client, reader client.Reader, log logr.Logger) *Counter {
 	return &Counter{
-		writer:  writer,
-		reader:  reader,
-		log:     log,
-		pending: map[types.NamespacedName]swapv1.QuotaUsage{},
-		written: map[types.NamespacedName]swapv1.QuotaUsage{},
-		held:    map[types.NamespacedName]swapv1.QuotaUsage{},
+		writer:   writer,
+		reader:   reader,
+		log:      log,
+		pending:  map[types.NamespacedName]swapv1.QuotaUsage{},
+		written:  map[types.NamespacedName]swapv1.QuotaUsage{},
+		blocks:   map[types.NamespacedName]block{},
+		claiming: map[types.NamespacedName]*sync.Mutex{},
 	}
-}
-
-// Take counts n quotes for p at now when the cap allows them (Reserve, all answered).
-func (c *Counter) Take(p *swapv1.Partner, n int64, now time.Time) (ok bool, retryAfter time.Duration) {
-	settle, ok, retryAfter := c.Reserve(p, n, now)
-	if ok {
-		settle(n)
-	}
-	return ok, retryAfter
 }
 
 // Reserve holds n quotes of p's cap at now while they are being answered, so concurrent
 // requests cannot pass the cap together. settle(answered) counts the quotes a provider
 // answered and frees the rest: quotes that failed upstream (which partners are told to
 // retry) never count. When the cap does not allow n, nothing is held and retryAfter is the
-// time to the next month, when the count starts again.
-func (c *Counter) Reserve(p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), ok bool, retryAfter time.Duration) {
-	settle, granted, retryAfter := c.ReserveUpTo(p, n, now)
-	if granted < n {
+// time to the next month, when the count starts again. err is a failed claim (API server).
+func (c *Counter) Reserve(ctx context.Context, p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), ok bool, retryAfter time.Duration, err error) {
+	settle, granted, retryAfter, err := c.ReserveUpTo(ctx, p, n, now)
+	if err != nil || granted < n {
 		if settle != nil {
 			settle(0)
 		}
-		return nil, false, UntilNextMonth(now)
+		return nil, false, UntilNextMonth(now), err
 	}
-	return settle, true, retryAfter
+	return settle, true, retryAfter, nil
 }
 
-// ReserveUpTo holds as many of n quotes as p's cap still allows (a rates request answers
-// the targets that fit). granted 0 holds nothing, settle is nil and retryAfter is the time
+// ReserveUpTo holds as many of n quotes as p's cap (p.Spec.MonthlyQuoteQuota, the effective
+// one) still allows (a rates request answers the targets that fit), claiming a block when
+// this replica's is short. granted 0 holds nothing, settle is nil and retryAfter is the time
 // to the next month.
-func (c *Counter) ReserveUpTo(p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), granted int64, retryAfter time.Duration) {
+func (c *Counter) ReserveUpTo(ctx context.Context, p *swapv1.Partner, n int64, now time.Time) (settle func(answered int64), granted int64, retryAfter time.Duration, err error) {
 	month := Month(now)
 	key := client.ObjectKeyFromObject(p)
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	used := c.stored(key, p.Status.QuotaUsage, month)
-	pend := c.pending[key]
-	if pend.Month != month {
-		// A batch of last month not yet flushed no longer matters for this month's cap.
-		pend = swapv1.QuotaUsage{Month: month}
+	if n <= 0 {
+		return func(int64) {}, 0, 0, nil
 	}
-	held := c.held[key]
-	if held.Month != month {
-		held = swapv1.QuotaUsage{Month: month}
+	if p.Spec.MonthlyQuoteQuota <= 0 {
+		// No cap: nothing to claim, answered quotes are only counted.
+		return c.settler(key, month, n, false), n, 0, nil
 	}
-	granted = Grant(p.Spec.MonthlyQuoteQuota, used+pend.Quotes+held.Quotes, n)
-	if granted == 0 && n > 0 {
-		return nil, 0, UntilNextMonth(now)
+	// Another request of this replica may spend a fresh block first: claim again until the
+	// request is served or the cap has nothing left to claim (a false 429 otherwise).
+	for granted = c.spend(key, month, n); granted < n; {
+		claimed, err := c.claim(ctx, key, month, p.Spec.MonthlyQuoteQuota, n-granted)
+		if err != nil {
+			// Unknown is not "over the cap": give back what was spent and let the caller say so.
+			c.settle(key, month, granted, 0, true)
+			return nil, 0, 0, err
+		}
+		if claimed == 0 {
+			break
+		}
+		granted += c.spend(key, month, n-granted)
 	}
-	held.Quotes += granted
-	c.held[key] = held
-	var once sync.Once
-	return func(answered int64) { once.Do(func() { c.settle(key, month, granted, min(answered, granted)) }) }, granted, 0
+	if granted == 0 {
+		return nil, 0, UntilNextMonth(now), nil
+	}
+	return c.settler(key, month, granted, true), granted, 0, nil
 }
 
-// settle releases n held quotes of month and counts answered of them.
-func (c *Counter) settle(key types.NamespacedName, month string, n, answered int64) {
+// spend takes up to n from this replica's block of month.
+func (c *Counter) spend(key types.NamespacedName, month string, n int64) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if held := c.held[key]; held.Month == month {
-		held.Quotes -= n
-		c.held[key] = held
+	b := c.blocks[key]
+	if b.month != month {
+		return 0 // last month's block expired with it
+	}
+	took := min(n, b.free)
+	b.free -= took
+	b.used = true
+	c.blocks[key] = b
+	return took
+}
+
+// claim adds a block (Block of limit and the claims the fresh Partner status shows) to this
+// replica's allowance for month, unless the replica already holds want since it queued; it
+// returns what was added. limit is the request's effective cap (its own or its tier's), so it
+// is not read from the fresh spec.
+func (c *Counter) claim(ctx context.Context, key types.NamespacedName, month string, limit, want int64) (int64, error) {
+	c.mu.Lock()
+	lock := c.claiming[key]
+	if lock == nil {
+		lock = &sync.Mutex{}
+		c.claiming[key] = lock
+	}
+	c.mu.Unlock()
+	lock.Lock()
+	defer lock.Unlock()
+	c.mu.Lock()
+	if b := c.blocks[key]; b.month == month && b.free >= want {
+		c.mu.Unlock()
+		return want, nil // a claim this request queued behind brought enough
+	}
+	c.mu.Unlock()
+
+	var got int64
+	written, err := c.write(ctx, key, func(p *swapv1.Partner) (swapv1.QuotaUsage, bool) {
+		got = 0
+		stored := swapv1.QuotaUsage{Month: month}
+		if u := p.Status.QuotaUsage; u != nil {
+			if u.Month > month {
+				return *u, false // the month rolled over under this request
+			}
+			if u.Month == month {
+				stored = *u
+			}
+		}
+		got = Block(limit, claimedOf(stored), want)
+		if got == 0 {
+			return stored, false
+		}
+		stored.Claimed = claimedOf(stored) + got
+		return stored, true
+	})
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.remember(key, written)
+	b := c.blocks[key]
+	if b.month != month {
+		b = block{month: month}
+	}
+	b.free += got
+	b.used = true // not idle: the request that claimed it spends from it next
+	c.blocks[key] = b
+	return got, nil
+}
+
+// settler returns the settle function of n quotes of month reserved for key (fromBlock: spent
+// from this replica's block, where the unanswered ones go back).
+func (c *Counter) settler(key types.NamespacedName, month string, n int64, fromBlock bool) func(int64) {
+	var once sync.Once
+	return func(answered int64) {
+		once.Do(func() { c.settle(key, month, n, min(max(answered, 0), n), fromBlock) })
+	}
+}
+
+func (c *Counter) settle(key types.NamespacedName, month string, n, answered int64, fromBlock bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.blocks[key]; fromBlock && b.month == month {
+		b.free += n - answered
+		c.blocks[key] = b
 	}
 	pend := c.pending[key]
 	switch {
@@ -155,56 +267,84 @@ func (c *Counter) settle(key types.NamespacedName, month string, n, answered int
 	c.pending[key] = pend
 }
 
-// Used reports p's count in the month of now as this replica sees it.
+// Used reports p's answered quotes in the month of now as this replica sees it.
 func (c *Counter) Used(p *swapv1.Partner, now time.Time) int64 {
 	month := Month(now)
 	key := client.ObjectKeyFromObject(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	used := c.stored(key, p.Status.QuotaUsage, month)
+	var used int64
+	if cached := p.Status.QuotaUsage; cached != nil && cached.Month == month {
+		used = cached.Quotes
+	}
+	if w := c.written[key]; w.Month == month {
+		used = max(used, w.Quotes) // the cache may lag what this replica wrote
+	}
 	if pend := c.pending[key]; pend.Month == month {
 		used += pend.Quotes
 	}
 	return used
 }
 
-// stored is the persisted count of month: the larger of the cached status and what this
-// replica wrote last (counts only grow within a month). Callers hold c.mu.
-func (c *Counter) stored(key types.NamespacedName, cached *swapv1.QuotaUsage, month string) int64 {
-	var used int64
-	if cached != nil && cached.Month == month {
-		used = cached.Quotes
+// remember keeps the newest count this replica wrote. Callers hold c.mu.
+func (c *Counter) remember(key types.NamespacedName, written *swapv1.QuotaUsage) {
+	if written == nil {
+		return
 	}
-	if w := c.written[key]; w.Month == month {
-		used = max(used, w.Quotes)
+	if w := c.written[key]; w.Month < written.Month || (w.Month == written.Month && w.Quotes < written.Quotes) {
+		c.written[key] = *written
 	}
-	return used
 }
 
-// Flush writes every pending batch. Batches that fail are kept for the next flush.
-func (c *Counter) Flush(ctx context.Context) error {
+// Flush writes every pending count and gives back the blocks not spent from since the last
+// flush, so an idle replica does not keep quotes another one could answer. Batches that fail
+// are kept for the next flush.
+func (c *Counter) Flush(ctx context.Context) error { return c.flush(ctx, false) }
+
+// Release is the last flush, on shutdown: it gives back every unspent block. It must come
+// after the last request that could spend from them has finished.
+func (c *Counter) Release(ctx context.Context) error { return c.flush(ctx, true) }
+
+func (c *Counter) flush(ctx context.Context, all bool) error {
 	c.mu.Lock()
+	for key, b := range c.blocks {
+		if b.free > 0 && (all || !b.used) {
+			pend := c.pending[key]
+			if pend.Month != b.month {
+				if pend.Month > b.month {
+					delete(c.blocks, key)
+					continue
+				}
+				pend = swapv1.QuotaUsage{Month: b.month} // an older batch is stale anyway
+			}
+			pend.Claimed -= b.free
+			c.pending[key] = pend
+			b.free = 0
+		}
+		b.used = false
+		c.blocks[key] = b
+	}
 	batches := c.pending
 	c.pending = map[types.NamespacedName]swapv1.QuotaUsage{}
 	c.mu.Unlock()
 
 	var firstErr error
 	for key, delta := range batches {
-		if delta.Quotes == 0 {
+		if delta.Quotes == 0 && delta.Claimed == 0 {
 			continue
 		}
-		written, err := c.write(ctx, key, delta)
+		written, err := c.write(ctx, key, func(p *swapv1.Partner) (swapv1.QuotaUsage, bool) {
+			return Merge(p.Status.QuotaUsage, delta)
+		})
 		c.mu.Lock()
 		if err != nil {
 			c.requeue(key, delta)
-		} else if written != nil {
-			if w := c.written[key]; w.Month < written.Month || (w.Month == written.Month && w.Quotes < written.Quotes) {
-				c.written[key] = *written
-			}
+		} else {
+			c.remember(key, written)
 		}
 		c.mu.Unlock()
 		if err != nil {
-			c.log.Error(err, "flushing quote usage", "partner", key.String(), "quotes", delta.Quotes)
+			c.log.Error(err, "flushing quote usage", "partner", key.String(), "quotes", delta.Quotes, "returned", -delta.Claimed)
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -219,32 +359,38 @@ func (c *Counter) requeue(key types.NamespacedName, delta swapv1.QuotaUsage) {
 	switch {
 	case cur.Month == delta.Month:
 		cur.Quotes += delta.Quotes
+		cur.Claimed += delta.Claimed
 		c.pending[key] = cur
 	case cur.Month < delta.Month:
 		c.pending[key] = delta
 	}
 }
 
-// write adds delta to the stored usage with an optimistic lock; it returns the value written,
-// nil when there was nothing to write (partner gone, stale month).
-func (c *Counter) write(ctx context.Context, key types.NamespacedName, delta swapv1.QuotaUsage) (*swapv1.QuotaUsage, error) {
+// writeBackoff spaces the retries of a conflicting status write; replicas claiming together
+// conflict, so it allows more (and more jittered) attempts than client-go's default.
+var writeBackoff = wait.Backoff{Steps: 12, Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 1, Cap: time.Second}
+
+// write sets the usage decide derives from the fresh Partner with an optimistic lock (a
+// conflict re-reads and decides again); it returns the value written, nil when there was
+// nothing to write (partner gone, decide declined).
+func (c *Counter) write(ctx context.Context, key types.NamespacedName, decide func(*swapv1.Partner) (swapv1.QuotaUsage, bool)) (*swapv1.QuotaUsage, error) {
 	var written *swapv1.QuotaUsage
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+	err := retry.RetryOnConflict(writeBackoff, func() error {
 		written = nil
 		p := &swapv1.Partner{}
 		if err := c.reader.Get(ctx, key, p); err != nil {
-			return client.IgnoreNotFound(err)
+			return err
 		}
-		merged, changed := Merge(p.Status.QuotaUsage, delta)
+		usage, changed := decide(p)
 		if !changed {
 			return nil
 		}
 		patch := client.MergeFromWithOptions(p.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		p.Status.QuotaUsage = &merged
+		p.Status.QuotaUsage = &usage
 		if err := c.writer.Status().Patch(ctx, p, patch); err != nil {
 			return err
 		}
-		written = &merged
+		written = &usage
 		return nil
 	})
 	if apierrors.IsNotFound(err) {
@@ -253,7 +399,7 @@ func (c *Counter) write(ctx context.Context, key types.NamespacedName, delta swa
 	return written, err
 }
 
-// Run flushes every interval until ctx ends. The final flush is the caller's: it must come
+// Run flushes every interval until ctx ends. The final Release is the caller's: it must come
 // after the last request that could count a quote has finished.
 func (c *Counter) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)

@@ -38,16 +38,27 @@ func TestUntilNextMonth(t *testing.T) {
 	}
 }
 
-func TestGrant(t *testing.T) {
+func TestBlock(t *testing.T) {
 	tests := []struct {
-		limit, used, n int64
-		want           int64
+		name                 string
+		limit, claimed, want int64
+		block                int64
 	}{
-		{0, 1e9, 50, 50}, {10, 9, 1, 1}, {10, 10, 1, 0}, {10, 5, 6, 5}, {10, 5, 5, 5}, {10, 12, 3, 0},
+		{"no cap: what is asked", 0, 1e9, 50, 50},
+		{"far from the cap: a full block", 100_000, 0, 1, maxBlock},
+		{"a rates request larger than the block", 100_000, 0, 150, 150},
+		{"an eighth of what is left", 1000, 200, 1, 100},
+		{"near the cap: smaller blocks", 100, 60, 1, 5},
+		{"nearer: just what is needed", 10, 4, 2, 2},
+		{"the last quote", 10, 9, 1, 1},
+		{"more than is left: the rest", 10, 7, 5, 3},
+		{"cap reached", 10, 10, 1, 0},
+		{"cap lowered below the claims", 10, 12, 3, 0},
+		{"nothing wanted", 10, 0, 0, 0},
 	}
 	for _, tt := range tests {
-		if got := Grant(tt.limit, tt.used, tt.n); got != tt.want {
-			t.Errorf("Grant(%d,%d,%d) = %d, want %d", tt.limit, tt.used, tt.n, got, tt.want)
+		if got := Block(tt.limit, tt.claimed, tt.want); got != tt.block {
+			t.Errorf("%s: Block(%d,%d,%d) = %d, want %d", tt.name, tt.limit, tt.claimed, tt.want, got, tt.block)
 		}
 	}
 }
@@ -65,6 +76,10 @@ func TestMerge(t *testing.T) {
 			swapv1.QuotaUsage{Month: "2026-03", Quotes: 7}, true},
 		{"new month restarts", &swapv1.QuotaUsage{Month: "2026-02", Quotes: 500}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2},
 			swapv1.QuotaUsage{Month: "2026-03", Quotes: 2}, true},
+		{"a returned block lowers the claim", &swapv1.QuotaUsage{Month: "2026-03", Quotes: 5, Claimed: 9}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 1, Claimed: -3},
+			swapv1.QuotaUsage{Month: "2026-03", Quotes: 6, Claimed: 6}, true},
+		{"last month's claims expire", &swapv1.QuotaUsage{Month: "2026-02", Quotes: 5, Claimed: 9}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 1, Claimed: -3},
+			swapv1.QuotaUsage{Month: "2026-03", Quotes: 1}, true},
 		{"stale batch ignored", &swapv1.QuotaUsage{Month: "2026-04", Quotes: 1}, swapv1.QuotaUsage{Month: "2026-03", Quotes: 2},
 			swapv1.QuotaUsage{Month: "2026-04", Quotes: 1}, false},
 	}
@@ -102,6 +117,19 @@ func get(t *testing.T, c client.Client) *swapv1.Partner {
 	return p
 }
 
+// take reserves n quotes and settles them all answered.
+func take(t *testing.T, c *Counter, p *swapv1.Partner, n int64, now time.Time) (bool, time.Duration) {
+	t.Helper()
+	settle, ok, retry, err := c.Reserve(context.Background(), p, n, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok {
+		settle(n)
+	}
+	return ok, retry
+}
+
 func TestTakeFlushAndRestart(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, nil, partner(3))
@@ -109,38 +137,38 @@ func TestTakeFlushAndRestart(t *testing.T) {
 
 	cached := get(t, c) // what the informer cache showed when the requests came in
 	for i := range 3 {
-		if ok, _ := counter.Take(cached, 1, march); !ok {
+		if ok, _ := take(t, counter, cached, 1, march); !ok {
 			t.Fatalf("quote %d refused", i)
 		}
 	}
-	ok, retry := counter.Take(cached, 1, march)
+	ok, retry := take(t, counter, cached, 1, march)
 	if ok || retry != 30*time.Second {
 		t.Fatalf("4th quote: ok=%v retry=%v", ok, retry)
 	}
 	if err := counter.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if u := get(t, c).Status.QuotaUsage; u == nil || *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 3}) {
+	if u := get(t, c).Status.QuotaUsage; u == nil || *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 3, Claimed: 3}) {
 		t.Fatalf("stored usage %+v", u)
 	}
 	// The stale cached copy still shows no usage; the counter must not forget what it wrote.
-	if ok, _ := counter.Take(cached, 1, march); ok {
+	if ok, _ := take(t, counter, cached, 1, march); ok {
 		t.Error("quote allowed after flush against a stale cache")
 	}
 
 	// A restarted frontend only has the stored status.
 	restarted := NewCounter(c, c, logr.Discard())
-	if ok, _ := restarted.Take(get(t, c), 1, march); ok {
+	if ok, _ := take(t, restarted, get(t, c), 1, march); ok {
 		t.Error("quota forgotten across restart")
 	}
 	// Next month starts from zero.
-	if ok, _ := restarted.Take(get(t, c), 3, march.Add(time.Minute)); !ok {
+	if ok, _ := take(t, restarted, get(t, c), 3, march.Add(time.Minute)); !ok {
 		t.Error("quota not reset in April")
 	}
 	if err := restarted.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-04", Quotes: 3}) {
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-04", Quotes: 3, Claimed: 3}) {
 		t.Errorf("April usage %+v", u)
 	}
 }
@@ -150,7 +178,7 @@ func TestUnlimitedStillCounts(t *testing.T) {
 	counter := NewCounter(c, c, logr.Discard())
 	p := get(t, c)
 	for range 5 {
-		if ok, _ := counter.Take(p, 10, march); !ok {
+		if ok, _ := take(t, counter, p, 10, march); !ok {
 			t.Fatal("unlimited partner refused")
 		}
 	}
@@ -178,18 +206,19 @@ func TestFlushRetriesOnConflict(t *testing.T) {
 		},
 	}, partner(100))
 	counter := NewCounter(c, c, logr.Discard())
-	counter.Take(get(t, c), 2, march)
+	take(t, counter, get(t, c), 2, march)
 	if err := counter.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 12}) {
+	// The claim conflicted too: decided again on the fresh count, Block(100, 10, 2) = 11.
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 12, Claimed: 21}) {
 		t.Errorf("usage %+v: the other replica's count was overwritten", u)
 	}
 }
 
 func TestFailedFlushIsKept(t *testing.T) {
 	ctx := context.Background()
-	fail := true
+	fail := false
 	c := newClient(t, &interceptor.Funcs{
 		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			if fail {
@@ -199,16 +228,17 @@ func TestFailedFlushIsKept(t *testing.T) {
 		},
 	}, partner(100))
 	counter := NewCounter(c, c, logr.Discard())
-	counter.Take(get(t, c), 4, march)
+	take(t, counter, get(t, c), 4, march)
+	fail = true
 	if err := counter.Flush(ctx); err == nil {
 		t.Fatal("flush error swallowed")
 	}
-	counter.Take(get(t, c), 1, march)
+	take(t, counter, get(t, c), 1, march)
 	fail = false
 	if err := counter.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 5}) {
+	if u := get(t, c).Status.QuotaUsage; u.Month != "2026-03" || u.Quotes != 5 {
 		t.Errorf("usage %+v, want the failed batch kept", u)
 	}
 }
@@ -221,11 +251,11 @@ func TestReserveCountsOnlyAnswered(t *testing.T) {
 	counter := NewCounter(c, c, logr.Discard())
 	p := get(t, c)
 
-	settleTwo, ok, _ := counter.Reserve(p, 2, march)
+	settleTwo, ok, _, _ := counter.Reserve(ctx, p, 2, march)
 	if !ok {
 		t.Fatal("2 of 3 refused")
 	}
-	if _, ok, _ := counter.Reserve(p, 2, march); ok {
+	if _, ok, _, _ := counter.Reserve(ctx, p, 2, march); ok {
 		t.Fatal("2 more admitted while 2 of 3 are held")
 	}
 	settleTwo(1) // one target failed upstream
@@ -233,7 +263,7 @@ func TestReserveCountsOnlyAnswered(t *testing.T) {
 	if got := counter.Used(p, march); got != 1 {
 		t.Fatalf("used %d after one answered quote, want 1", got)
 	}
-	settleTwo, ok, _ = counter.Reserve(p, 2, march)
+	settleTwo, ok, _, _ = counter.Reserve(ctx, p, 2, march)
 	if !ok {
 		t.Fatal("the unanswered quote was not freed")
 	}
@@ -247,16 +277,17 @@ func TestReserveCountsOnlyAnswered(t *testing.T) {
 }
 
 func TestReserveUpToGrantsWhatFits(t *testing.T) {
-	c := NewCounter(nil, nil, logr.Discard())
-	p := &swapv1.Partner{}
-	p.Name, p.Namespace, p.Spec.MonthlyQuoteQuota = "p", "ns", 5
+	ctx := context.Background()
+	cl := newClient(t, nil, partner(5))
+	c := NewCounter(cl, cl, logr.Discard())
+	p := get(t, cl)
 	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
-	settle, granted, _ := c.ReserveUpTo(p, 3, now)
+	settle, granted, _, _ := c.ReserveUpTo(ctx, p, 3, now)
 	if granted != 3 {
 		t.Fatalf("granted %d of 3 with 5 left", granted)
 	}
 	// 3 held: 2 of 4 fit; the first settles 1 answered, freeing 2.
-	second, granted, _ := c.ReserveUpTo(p, 4, now)
+	second, granted, _, _ := c.ReserveUpTo(ctx, p, 4, now)
 	if granted != 2 {
 		t.Fatalf("granted %d of 4 with 2 left", granted)
 	}
@@ -265,10 +296,72 @@ func TestReserveUpToGrantsWhatFits(t *testing.T) {
 	if used := c.Used(p, now); used != 3 {
 		t.Errorf("used %d, want 3", used)
 	}
-	if _, granted, wait := c.ReserveUpTo(p, 9, now); granted != 2 || wait != 0 {
+	if _, granted, wait, _ := c.ReserveUpTo(ctx, p, 9, now); granted != 2 || wait != 0 {
 		t.Errorf("granted %d (wait %v) with 2 left", granted, wait)
 	}
-	if s, granted, wait := c.ReserveUpTo(p, 1, now); granted != 0 || s != nil || wait != UntilNextMonth(now) {
+	if s, granted, wait, _ := c.ReserveUpTo(ctx, p, 1, now); granted != 0 || s != nil || wait != UntilNextMonth(now) {
 		t.Errorf("over the cap: granted %d, wait %v", granted, wait)
+	}
+}
+
+// TestBlocksGoBack: a block not spent from since the last flush goes back to the cap, all of
+// them on Release; a claim that cannot be written is an error, never "over the cap".
+func TestBlocksGoBack(t *testing.T) {
+	ctx := context.Background()
+	down := false
+	c := newClient(t, &interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if down {
+				return context.DeadlineExceeded
+			}
+			return cl.Status().Patch(ctx, obj, patch, opts...)
+		},
+	}, partner(1000))
+	counter := NewCounter(c, c, logr.Discard())
+	take(t, counter, get(t, c), 1, march) // claims Block(1000, 0, 1) = 100
+	if u := get(t, c).Status.QuotaUsage; u.Claimed != 100 {
+		t.Fatalf("claimed %d, want a block of 100", u.Claimed)
+	}
+	if err := counter.Flush(ctx); err != nil { // spent from since: kept
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 1, Claimed: 100}) {
+		t.Fatalf("after a busy flush %+v", u)
+	}
+	if err := counter.Flush(ctx); err != nil { // idle: given back
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 1, Claimed: 1}) {
+		t.Fatalf("after an idle flush %+v", u)
+	}
+	take(t, counter, get(t, c), 2, march) // claims Block(1000, 1, 2) = 100 again
+	if err := counter.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 3, Claimed: 3}) {
+		t.Fatalf("after Release %+v", u)
+	}
+
+	down = true
+	settle, ok, _, err := counter.Reserve(ctx, get(t, c), 1, march)
+	if err == nil || ok || settle != nil {
+		t.Fatalf("claim against an unreachable API server: ok=%v err=%v", ok, err)
+	}
+}
+
+// TestTierCap: the cap a request carries (its tier's when the Partner sets none) is the one
+// claims are measured against, not the stored spec.
+func TestTierCap(t *testing.T) {
+	c := newClient(t, nil, partner(0))
+	counter := NewCounter(c, c, logr.Discard())
+	p := get(t, c)
+	p.Spec.MonthlyQuoteQuota = 2 // as the frontend's withTierLimits hands it over
+	for i := range 2 {
+		if ok, _ := take(t, counter, p, 1, march); !ok {
+			t.Fatalf("quote %d of the tier's 2 refused", i)
+		}
+	}
+	if ok, _ := take(t, counter, p, 1, march); ok {
+		t.Fatal("a third quote past the tier's cap of 2")
 	}
 }

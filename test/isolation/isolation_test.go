@@ -156,7 +156,7 @@ var _ = Describe("the monthly quote quota", func() {
 				p := &swapv1.Partner{}
 				Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, p)).To(Succeed())
 				return p.Status.QuotaUsage
-			}).Should(Equal(&swapv1.QuotaUsage{Month: month, Quotes: 3}), name)
+			}).Should(Equal(&swapv1.QuotaUsage{Month: month, Quotes: 3, Claimed: 3}), name)
 		}
 	})
 })
