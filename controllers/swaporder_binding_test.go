@@ -25,9 +25,9 @@ func TestUnitQuoteBinding(t *testing.T) {
 		{"bound above the answer", &swapv1.QuoteCandidate{ProviderID: swapv1.ProviderRouteA, QuoteID: "q1.k.x.y", AmountIn: "1000", AmountOut: "995", MinAmountOut: "991"},
 			swapv1.OrderFailed, orders.ReasonQuoteChanged, 1, "990"},
 		{"bound met exactly", &swapv1.QuoteCandidate{ProviderID: swapv1.ProviderRouteA, QuoteID: "q1.k.x.y", AmountIn: "1000", AmountOut: "995", MinAmountOut: "990"},
-			swapv1.OrderPending, orders.ReasonDepositAddressIssued, 0, "990"},
+			swapv1.OrderPending, orders.ReasonAwaitingDeposit, 0, "990"},
 		{"no quoteId: no binding", &swapv1.QuoteCandidate{ProviderID: swapv1.ProviderRouteA, AmountIn: "1000", AmountOut: "995", MinAmountOut: "991"},
-			swapv1.OrderPending, orders.ReasonDepositAddressIssued, 0, "990"},
+			swapv1.OrderPending, orders.ReasonAwaitingDeposit, 0, "990"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

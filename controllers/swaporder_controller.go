@@ -125,6 +125,8 @@ type SwapOrderReconciler struct {
 	// failures and emitFailures count consecutive failures per order in memory: counts are
 	// written to status only at threshold crossings (orders.PersistFailures), never per call.
 	failures, emitFailures failureCounts
+	// emitted carries notifiedSeq to the order's next status write.
+	emitted emittedSeqs
 }
 
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;update;patch;delete
@@ -238,6 +240,11 @@ type orderPass struct {
 	writeFailed bool
 	// stalled says this pass stopped the order's watch (reported after the write).
 	stalled bool
+	// emitted is the seq this process created deliveries up to after earlier writes, not
+	// yet in the stored notifiedSeq; carried says the pass's notifiedSeq was moved up to it
+	// (swaporder_emission.go).
+	emitted int64
+	carried bool
 }
 
 // Reconcile runs one step of the order's lifecycle.
@@ -253,6 +260,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			r.written.forget(req.NamespacedName)
 			r.failures.forget(req.NamespacedName)
 			r.emitFailures.forget(req.NamespacedName)
+			r.emitted.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -267,6 +275,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
+	r.carryEmitted(p)
 	var controls operatorControls
 	// Registered before the status write's defer, so it runs after it: annotations are
 	// removed only once their effect is recorded.
@@ -332,7 +341,7 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 	order := p.order
 	key := client.ObjectKeyFromObject(order)
 	readVersion := order.ResourceVersion
-	if statusChanged(&p.orig, withNextPollAt(&order.Status, p.orig.NextPollAt)) {
+	if statusChanged(&p.orig, r.unwritten(p)) {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -344,6 +353,7 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 			return fmt.Errorf("writing order status: %w", err)
 		}
 		r.written.wrote(key, readVersion, order.ResourceVersion)
+		r.emitRecorded(ctx, p)
 	}
 	for _, t := range p.transitions {
 		r.report(order, t)
@@ -354,6 +364,17 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 			"provider %s gave no usable answer for this order for %s; polling stopped until an operator acts", order.Spec.ProviderID, r.WatchBound)
 	}
 	return nil
+}
+
+// unwritten is the pass's status without what alone is not worth a write: a moved nextPollAt
+// (see withNextPollAt) and a notifiedSeq carried from memory (swaporder_emission.go), which
+// the next write that is made anyway records.
+func (r *SwapOrderReconciler) unwritten(p *orderPass) *swapv1.SwapOrderStatus {
+	st := withNextPollAt(&p.order.Status, p.orig.NextPollAt)
+	if p.carried && st.NotifiedSeq == min(p.emitted, st.LastSeq) {
+		st.NotifiedSeq = p.orig.NotifiedSeq
+	}
+	return st
 }
 
 // withNextPollAt returns st with nextPollAt replaced. A poll that changed nothing else is not

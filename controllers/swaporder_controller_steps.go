@@ -14,7 +14,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // maxTxHashes is the CRD's bound on status.inTxHashes and status.outTxHashes.
@@ -86,6 +85,7 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 	st.DepositAddress = dep.DepositAddress
 	st.DepositMemo = dep.DepositMemo
 	st.ProviderRef = dep.ProviderRef
+	st.ProviderStatus = dep.Raw
 	if !dep.Deadline.IsZero() {
 		st.DepositDeadline = &metav1.Time{Time: dep.Deadline}
 	}
@@ -96,6 +96,9 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 	}
 	st.Substatus = swapv1.SubstatusAwaitingDeposit
 	p.transition(orders.Change{To: swapv1.OrderPending, Reason: orders.ReasonDepositAddressIssued})
+	// The history keeps how the order became PENDING; the status says what it waits for, as
+	// the first poll would (one status write fewer per order: that poll changes nothing).
+	st.StatusReason = orders.ReasonAwaitingDeposit
 	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 	return r.schedulePoll(p, entry.PollMin, entry.PollMax, 0), nil
 }
@@ -281,8 +284,11 @@ func (r *SwapOrderReconciler) schedulePoll(p *orderPass, pollMin, pollMax, backo
 }
 
 // emit ensures one WebhookDelivery per transition not yet notified, when the partner's
-// webhook is enabled, then advances status.notifiedSeq. Deliveries have deterministic names,
-// so a delivery created before a crash makes the repeat an AlreadyExists, never a duplicate.
+// webhook is enabled, then advances status.notifiedSeq. It runs when the delivery was not
+// created right after the write that recorded its transition (see swaporder_emission.go):
+// a crash in between, a failed create, or a terminal order with nothing else to write.
+// Deliveries have deterministic names, so a delivery created before a crash makes the repeat
+// an AlreadyExists, never a duplicate.
 func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	o, st := p.order, &p.order.Status
 	enabled, err := r.webhookEnabled(ctx, o)
@@ -294,16 +300,11 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 	for _, t := range orders.Unnotified(st) {
-		d, err := webhook.NewDelivery(o, webhook.EventFor(o, t), 0)
-		if err != nil {
-			// Building is deterministic: retrying cannot help, and blocking here would stop
-			// the order's tracking. Say so loudly and go on.
-			p.log.Error(err, "cannot build the webhook delivery; skipping it", "seq", t.Seq)
-			r.Recorder.Eventf(o, nil, "Warning", "WebhookSkipped", "Emit", "the event of transition %d cannot be delivered: %v", t.Seq, err)
-			st.NotifiedSeq = t.Seq
+		if t.Seq <= p.emitted {
+			st.NotifiedSeq = t.Seq // created by this process right after its transition
 			continue
 		}
-		if err := r.Create(ctx, d); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.ensureDelivery(ctx, p, t); err != nil {
 			// Quota, RBAC, admission: retry later, and let tracking, expiry and retention
 			// go on meanwhile (NextStep skips emission until EmitRetryAt).
 			n := r.emitFailures.inc(client.ObjectKeyFromObject(o))
@@ -315,7 +316,7 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 			orders.SetEmitFailure(st, o.Generation, apiReason, metav1.NewTime(p.now))
 			delay := orders.Backoff(n, r.EmitRetryBase, r.EmitRetryMax, r.Rand())
 			st.EmitRetryAt = &metav1.Time{Time: p.now.Add(delay)}
-			p.log.Info("creating the webhook delivery failed; tracking goes on", "delivery", d.Name, "error", err.Error(), "retryIn", delay)
+			p.log.Info("creating the webhook delivery failed; tracking goes on", "seq", t.Seq, "error", err.Error(), "retryIn", delay)
 			return ctrl.Result{RequeueAfter: nextStepNow}, nil
 		}
 		st.NotifiedSeq = t.Seq

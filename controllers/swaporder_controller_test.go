@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -24,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -64,6 +66,10 @@ type orderRig struct {
 	health    *health.Tracker
 	// routingProviders, when set, runs in the manager too (it then loads providers).
 	routingProviders *RoutingProviderReconciler
+	// config is how the manager reaches the control plane (cfg unless set).
+	config *rest.Config
+	// deliveries, when set, runs in the manager too (it then delivers the order's webhooks).
+	deliveries *WebhookDeliveryReconciler
 }
 
 type orderRigOptions struct {
@@ -78,6 +84,10 @@ type orderRigOptions struct {
 	health *health.Tracker
 	// wrap, when set, wraps the reconciler's client.
 	wrap func(client.WithWatch) client.Client
+	// config, when set, replaces cfg for the manager (e.g. one that counts requests).
+	config *rest.Config
+	// deliveries, when set, runs the WebhookDelivery reconciler in the same manager.
+	deliveries *WebhookDeliveryReconciler
 }
 
 func fastSim() simulator.Options {
@@ -99,7 +109,8 @@ func newOrderRig(o orderRigOptions) *orderRig {
 	srv := httptest.NewServer(sim.Handler())
 	DeferCleanup(srv.Close)
 
-	rig := &orderRig{ns: ns.Name, sim: sim, url: srv.URL, archive: o.archive, ttl: o.ttl, health: o.health}
+	rig := &orderRig{ns: ns.Name, sim: sim, url: srv.URL, archive: o.archive, ttl: o.ttl, health: o.health,
+		config: cmp.Or(o.config, cfg), deliveries: o.deliveries}
 	rig.setProviders(o.pollMin, o.pollMax)
 	rig.start(o.tune, o.wrap)
 	DeferCleanup(func() { rig.stop() })
@@ -130,7 +141,7 @@ func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 // start runs a fresh manager; wrap, when set, wraps the reconciler's client.
 func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithWatch) client.Client) {
 	GinkgoHelper()
-	mgr, err := manager.New(cfg, manager.Options{
+	mgr, err := manager.New(g.config, manager.Options{
 		Scheme:                 scheme.New(),
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{g.ns: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -154,6 +165,9 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		Expect(g.routingProviders.SetupWithManager(mgr)).To(Succeed())
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
+	if g.deliveries != nil {
+		Expect(g.deliveries.SetupWithManager(mgr)).To(Succeed())
+	}
 	if g.archive != nil {
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
 		Expect(mgr.Add(&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,

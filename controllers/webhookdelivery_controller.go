@@ -53,7 +53,6 @@ const (
 
 // Event reasons on WebhookDelivery objects.
 const (
-	EventReasonDelivered     = "Delivered"
 	EventReasonAttemptFailed = "AttemptFailed"
 	EventReasonFailed        = "Failed"
 )
@@ -91,7 +90,7 @@ type WebhookDeliveryReconciler struct {
 	// last status write yet. Defaults to the manager's API reader.
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
-	// Recorder emits Delivered, AttemptFailed and Failed events; defaults to the manager's.
+	// Recorder emits AttemptFailed and Failed events; defaults to the manager's.
 	Recorder events.EventRecorder
 	// Guard is the SSRF policy for webhook URLs; set AllowLoopback for dev and tests only.
 	Guard netguard.Options
@@ -121,6 +120,7 @@ type WebhookDeliveryReconciler struct {
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager fills defaults and registers the controller.
@@ -310,8 +310,8 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		d.Status.Reason = ""
 		setReady(d, metav1.ConditionTrue, "Delivered", fmt.Sprintf("delivered on attempt %d", d.Status.AttemptCount))
 		deliveriesTotal.WithLabelValues(string(webhook.OutcomeDelivered)).Inc()
-		r.Recorder.Eventf(d, nil, corev1.EventTypeNormal, EventReasonDelivered, "Deliver",
-			"delivered on attempt %d (HTTP %d)", d.Status.AttemptCount, res.Code)
+		// No Event: it would be one more API write per webhook, saying what the status,
+		// its Ready condition, the metric and this log line already say.
 		logger.Info("webhook delivered")
 		return r.requeueForExpiry(d, now), nil
 	case swapv1.DeliveryFailed:
@@ -427,12 +427,38 @@ func (r *WebhookDeliveryReconciler) expire(ctx context.Context, d *swapv1.Webhoo
 	if res := r.requeueForExpiry(d, now); res.RequeueAfter > 0 {
 		return res, nil
 	}
+	if recorded, err := r.orderRecorded(ctx, d); err != nil || !recorded {
+		return ctrl.Result{RequeueAfter: min(unrecordedRetentionWait, r.Retention)}, err
+	}
 	err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, fmt.Errorf("deleting expired delivery: %w", err)
 	}
 	log.FromContext(ctx).V(1).Info("expired webhook delivery deleted", "phase", d.Status.Phase)
 	return ctrl.Result{}, nil
+}
+
+// unrecordedRetentionWait is how often (at most; a shorter retention is used when set) a
+// delivery past its retention looks again whether its order has recorded it.
+const unrecordedRetentionWait = time.Hour
+
+// orderRecorded reports whether d's order has recorded d in its stored notifiedSeq, or is
+// gone. Until then the delivery is what makes a repeated emission an AlreadyExists: deleting
+// it would let a restarted order reconciler create it again and send the event twice
+// (swaporder_emission.go). The order's next status write records it.
+func (r *WebhookDeliveryReconciler) orderRecorded(ctx context.Context, d *swapv1.WebhookDelivery) (bool, error) {
+	owner := metav1.GetControllerOf(d)
+	if owner == nil {
+		return true, nil
+	}
+	var o swapv1.SwapOrder
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: d.Namespace, Name: owner.Name}, &o); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("reading the delivery's order: %w", err)
+	}
+	return o.UID != owner.UID || o.Status.NotifiedSeq >= d.Spec.Sequence, nil
 }
 
 // requeueForExpiry is the wait until a finished delivery's retention ends (0: due now).

@@ -10,7 +10,10 @@ import (
 // Stable reasons the reconciler itself decides (provider-derived reasons come from the
 // adapters' normalized Status.Reason).
 const (
-	ReasonDepositAddressIssued   = "DepositAddressIssued"
+	ReasonDepositAddressIssued = "DepositAddressIssued"
+	// ReasonAwaitingDeposit is what providers report for an order whose address awaits
+	// the user's deposit.
+	ReasonAwaitingDeposit        = "AwaitingDeposit"
 	ReasonDepositExpired         = "DepositExpired"
 	ReasonAmountTooLow           = "AmountTooLow"
 	ReasonAmountTooHigh          = "AmountTooHigh"
@@ -113,7 +116,7 @@ func ObserveError(cur swapv1.OrderStatus, err *provider.Error, consecutive, unkn
 func defaultReason(s swapv1.OrderStatus) string {
 	switch s {
 	case swapv1.OrderPending:
-		return "AwaitingDeposit"
+		return ReasonAwaitingDeposit
 	case swapv1.OrderProcessing:
 		return "Processing"
 	case swapv1.OrderSuccess:

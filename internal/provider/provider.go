@@ -98,6 +98,9 @@ type Deposit struct {
 	// ProviderRef is the provider's own reference (a channel id, or the deposit address).
 	ProviderRef string
 	Deadline    time.Time
+	// Raw is the provider's own status of the new address, what its status endpoint reports
+	// until a deposit is seen ("" when unknown).
+	Raw string
 }
 
 // OrderRef identifies an order at its provider.

@@ -202,7 +202,7 @@ func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest
 		return provider.Deposit{}, &provider.Error{Provider: a.ID(), Kind: provider.KindUpstream, Detail: "channel without address or id",
 			Upstream: &provider.Upstream{Status: http.StatusCreated, Path: call.String()}}
 	}
-	d := provider.Deposit{Quote: p.candidate, DepositAddress: resp.DepositAddress, ProviderRef: resp.ID}
+	d := provider.Deposit{Quote: p.candidate, DepositAddress: resp.DepositAddress, ProviderRef: resp.ID, Raw: stateWaiting}
 	// The channel's floor is what it refunds below: the partner's bound when that is higher.
 	d.Quote.MinAmountOut = minOut
 	if resp.EstimatedExpiryTime != nil && *resp.EstimatedExpiryTime > 0 {

@@ -8,6 +8,9 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
+// stateWaiting is Chainflip's state of a deposit channel nobody has paid into yet.
+const stateWaiting = "WAITING"
+
 // Facts are the parts of a v2 swap status that decide the normalized status.
 type Facts struct {
 	State string
@@ -32,7 +35,7 @@ type Facts struct {
 // order reconciler owns the deposit deadline.
 func MapStatus(f Facts) provider.Outcome {
 	switch f.State {
-	case "WAITING":
+	case stateWaiting:
 		if f.Expired {
 			return provider.Outcome{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusDepositWindowClosed, Reason: "DepositChannelExpired"}
 		}

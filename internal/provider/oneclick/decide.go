@@ -8,6 +8,9 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
+// statusPendingDeposit is 1Click's status of a deposit address nobody has paid into yet.
+const statusPendingDeposit = "PENDING_DEPOSIT"
+
 // MapStatus maps a 1Click execution status onto the contract's statuses. KNOWN_DEPOSIT_TX and
 // INCOMPLETE_DEPOSIT are PROCESSING (the provider has seen funds, and an order never goes back
 // from PROCESSING to PENDING); the substatus INCOMPLETE_DEPOSIT tells the user to top up or
@@ -15,7 +18,7 @@ import (
 // back) is PARTIAL_REFUND, so the refund is shown beside the success, never hidden in it.
 func MapStatus(raw string, refunded bool) provider.Outcome {
 	switch raw {
-	case "PENDING_DEPOSIT":
+	case statusPendingDeposit:
 		return provider.Outcome{Status: swapv1.OrderPending, Substatus: swapv1.SubstatusAwaitingDeposit, Reason: "AwaitingDeposit"}
 	case "KNOWN_DEPOSIT_TX":
 		return provider.Outcome{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositSeen, Reason: "DepositSeen"}

@@ -106,7 +106,8 @@ func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest
 		return provider.Deposit{}, &provider.Error{Provider: a.ID(), Kind: provider.KindUpstream, Detail: "quote without depositAddress",
 			Upstream: &provider.Upstream{Status: http.StatusOK, Path: "POST /v0/quote"}}
 	}
-	d := provider.Deposit{Quote: q, DepositAddress: raw.DepositAddress, DepositMemo: raw.DepositMemo, ProviderRef: raw.DepositAddress}
+	d := provider.Deposit{Quote: q, DepositAddress: raw.DepositAddress, DepositMemo: raw.DepositMemo, ProviderRef: raw.DepositAddress,
+		Raw: statusPendingDeposit}
 	if q.ExpiresAt != nil {
 		d.Deadline = q.ExpiresAt.Time
 	}

@@ -1,0 +1,137 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/webhook"
+)
+
+// Webhook emission costs no status write of its own (counted in swaporder_writes_test.go):
+//
+//  1. The pass that records a transition writes the status first; only once that write
+//     succeeded does it create the transition's WebhookDelivery (emitRecorded). A delivery
+//     therefore never exists for a transition that was not persisted, and a failed write
+//     (a conflict) creates none: the step repeats and may record another transition.
+//  2. The seq it created deliveries up to is kept in memory (emittedSeqs) and carried into
+//     the order's next status write as notifiedSeq, which that write makes anyway (the next
+//     transition, or the archive step). Until then the stored notifiedSeq lags.
+//  3. A lagging stored notifiedSeq is exactly the state of a crash between the status write
+//     and the delivery create: a process without the memory runs StepEmit, whose create of
+//     an existing delivery is AlreadyExists (deterministic names), and records notifiedSeq.
+//     So a transition never loses its webhook, and none is sent twice with a new id.
+//  4. The WebhookDelivery reconciler keeps a finished delivery past its retention until its
+//     order's stored notifiedSeq covers it (or the order is gone): deleting it earlier would
+//     let a restarted process create it again and send the event a second time.
+//  5. A terminal order without an archive has no later status write to carry notifiedSeq,
+//     so it writes it itself (StepEmit), as before.
+
+// emittedSeqs remembers, per order, the highest seq whose WebhookDelivery this process created
+// (or found not wanted) after the status write that recorded it. The UID tells a recreated
+// order of the same name from the one remembered.
+type emittedSeqs struct {
+	mu  sync.Mutex
+	seq map[types.NamespacedName]emitted
+}
+
+type emitted struct {
+	uid types.UID
+	seq int64
+}
+
+func (e *emittedSeqs) remember(o *swapv1.SwapOrder, seq int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.seq == nil {
+		e.seq = map[types.NamespacedName]emitted{}
+	}
+	key := client.ObjectKeyFromObject(o)
+	if prev := e.seq[key]; prev.uid == o.UID {
+		seq = max(seq, prev.seq)
+	}
+	e.seq[key] = emitted{uid: o.UID, seq: seq}
+}
+
+// beyond returns the remembered seq of o when it is ahead of o's stored notifiedSeq, else 0;
+// one the API caught up with, or of another order of that name, is forgotten.
+func (e *emittedSeqs) beyond(o *swapv1.SwapOrder) int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := client.ObjectKeyFromObject(o)
+	got, ok := e.seq[key]
+	if ok && (got.uid != o.UID || got.seq <= o.Status.NotifiedSeq) {
+		delete(e.seq, key)
+		return 0
+	}
+	return got.seq
+}
+
+func (e *emittedSeqs) forget(key types.NamespacedName) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.seq, key)
+}
+
+// carryEmitted moves the pass's notifiedSeq up to what this process already emitted, so
+// NextStep does not emit again and the pass's status write (if it makes one) records it.
+// A terminal order without an archive is left to StepEmit, which writes it (point 5 above).
+func (r *SwapOrderReconciler) carryEmitted(p *orderPass) {
+	st := &p.order.Status
+	p.emitted = r.emitted.beyond(p.order)
+	if p.emitted == 0 || (st.Status.IsTerminal() && r.Archive == nil) {
+		return
+	}
+	st.NotifiedSeq = min(p.emitted, st.LastSeq)
+	p.carried = true
+}
+
+// emitRecorded creates the deliveries of the transitions the pass's status write has just
+// recorded (point 1 above). Any failure leaves them to StepEmit, with its backoff, at the next
+// reconcile, which the pass has asked for.
+func (r *SwapOrderReconciler) emitRecorded(ctx context.Context, p *orderPass) {
+	o, st := p.order, &p.order.Status
+	if len(p.transitions) == 0 || st.EmitRetryAt != nil {
+		return // an emission that failed before retries on its own schedule
+	}
+	enabled, err := r.webhookEnabled(ctx, o)
+	if err != nil {
+		return
+	}
+	done := st.LastSeq
+	if enabled {
+		done = st.NotifiedSeq
+		for _, t := range orders.Unnotified(st) {
+			if err := r.ensureDelivery(ctx, p, t); err != nil {
+				p.log.V(1).Info("webhook delivery not created with its transition; StepEmit retries", "error", err.Error())
+				break
+			}
+			done = t.Seq
+		}
+	}
+	if done > st.NotifiedSeq {
+		r.emitted.remember(o, done)
+	}
+}
+
+// ensureDelivery creates the WebhookDelivery of transition t; one that exists already is
+// fine (deterministic name). One that cannot be built never will be: it is skipped, loudly.
+func (r *SwapOrderReconciler) ensureDelivery(ctx context.Context, p *orderPass, t swapv1.StatusTransition) error {
+	o := p.order
+	d, err := webhook.NewDelivery(o, webhook.EventFor(o, t), 0)
+	if err != nil {
+		p.log.Error(err, "cannot build the webhook delivery; skipping it", "seq", t.Seq)
+		r.Recorder.Eventf(o, nil, "Warning", "WebhookSkipped", "Emit", "the event of transition %d cannot be delivered: %v", t.Seq, err)
+		return nil
+	}
+	if err := r.Create(ctx, d); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating webhook delivery %s: %w", d.Name, err)
+	}
+	return nil
+}
