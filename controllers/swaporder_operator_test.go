@@ -135,7 +135,7 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 	It("redeliver sends every event of the order again under the same webhook-id", func() {
 		g.partner(true)
 		o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
-		Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).Should(Equal(int64(1)))
+		Eventually(g.deliverySeqs(o)).Should(Equal([]int64{1}))
 		_, err := kubectlSwaprouter("pause", o.Spec.OrderID, "-n", g.ns) // keep the history still
 		Expect(err).NotTo(HaveOccurred())
 

@@ -34,10 +34,25 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 		return h.env.Client.Create(ctx, h.newOrder(rawNamespace, providers[i%2]))
 	}
 	stop := h.profile(s, "scenario3")
-	var ratio, fe, rr, lat []float64
+	var ratio, fe, rr, lat, perOrder, apiCores, etcdCores, selfCores, rawAPICores, rawEtcdCores []float64
+	var lastWrites map[string]float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
+		// The control plane's own count of writes and CPU while orders are created: what an
+		// order costs it, everything the order causes in the window included (webhooks, Events).
+		w0, werr := h.apiWrites(ctx)
+		meter := StartCPU()
 		f := Closed(ctx, orderConcurrency, feDur, 0, order)
+		u := meter.Stop()
+		w1, werr1 := h.apiWrites(ctx)
+		rawMeter := StartCPU()
 		b := Closed(ctx, orderConcurrency, rawDur, 0, raw)
+		ru := rawMeter.Stop()
+		if werr == nil && werr1 == nil && f.OK() > 0 {
+			lastWrites = writesBetween(w0, w1)
+			perOrder = append(perOrder, sumWrites(lastWrites)/float64(f.OK()))
+		}
+		apiCores, etcdCores, selfCores = append(apiCores, u.Children["kube-apiserver"]), append(etcdCores, u.Children["etcd"]), append(selfCores, u.Self)
+		rawAPICores, rawEtcdCores = append(rawAPICores, ru.Children["kube-apiserver"]), append(rawEtcdCores, ru.Children["etcd"])
 		for _, n := range []string{errNote("POST /v1/order", f), errNote("raw create", b)} {
 			if n != "" {
 				s.note("%s", n)
@@ -51,5 +66,14 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 	s.info("orders/s (201 with deposit address)", "/s", fe)
 	s.info("raw SwapOrder creates/s", "/s", rr)
 	s.info("POST /v1/order p50", "ms", lat)
+	s.info("API writes per order (kube-apiserver's count while creating)", "", perOrder)
+	s.info("kube-apiserver cores while creating orders", "cores", apiCores)
+	s.info("etcd cores while creating orders", "cores", etcdCores)
+	s.info("harness process cores while creating orders (manager, simulator, load)", "cores", selfCores)
+	s.info("kube-apiserver cores during raw creates", "cores", rawAPICores)
+	s.info("etcd cores during raw creates", "cores", rawEtcdCores)
+	if lastWrites != nil {
+		s.note("API writes in the last round's order window, by verb and resource: %v", lastWrites)
+	}
 	return ctx.Err()
 }
