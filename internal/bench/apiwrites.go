@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // writeVerbs are the kube-apiserver's verb labels of requests that write to etcd.
@@ -76,4 +77,57 @@ func sumWrites(m map[string]float64) float64 {
 		total += v
 	}
 	return total
+}
+
+// histogramTotals reads the sum and count of a histogram of this process's metrics registry,
+// over the series whose label key has value.
+func histogramTotals(name, key, value string) (sum, count float64) {
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		return 0, 0
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == key && l.GetValue() == value {
+					sum += m.GetHistogram().GetSampleSum()
+					count += float64(m.GetHistogram().GetSampleCount())
+				}
+			}
+		}
+	}
+	return sum, count
+}
+
+// orderPathTimes are the running totals of where an order's creation spends its time.
+type orderPathTimes struct {
+	queueSum, queueN, reconcileSum, reconcileN, waitSum, waitN, createSum, createN float64
+}
+
+func readOrderPathTimes() orderPathTimes {
+	var t orderPathTimes
+	t.queueSum, t.queueN = histogramTotals("workqueue_queue_duration_seconds", "name", "swaporder")
+	t.reconcileSum, t.reconcileN = histogramTotals("controller_runtime_reconcile_time_seconds", "controller", "swaporder")
+	t.waitSum, t.waitN = histogramTotals("swaprouter_api_order_wait_seconds", "outcome", "address")
+	t.createSum, t.createN = histogramTotals("swaprouter_provider_call_duration_seconds", "call", "create_deposit")
+	return t
+}
+
+// meansMs are the mean queue wait and reconcile time of the order reconciler, the mean wait
+// of POST /v1/order for the address and the mean provider call that creates it, between two
+// readings, in milliseconds.
+func (t orderPathTimes) meansMs(later orderPathTimes) (queue, reconcile, wait, create float64) {
+	mean := func(s, n float64) float64 {
+		if n <= 0 {
+			return 0
+		}
+		return s / n * 1000
+	}
+	return mean(later.queueSum-t.queueSum, later.queueN-t.queueN),
+		mean(later.reconcileSum-t.reconcileSum, later.reconcileN-t.reconcileN),
+		mean(later.waitSum-t.waitSum, later.waitN-t.waitN),
+		mean(later.createSum-t.createSum, later.createN-t.createN)
 }

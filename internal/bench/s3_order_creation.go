@@ -35,14 +35,20 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 	}
 	stop := h.profile(s, "scenario3")
 	var ratio, fe, rr, lat, perOrder, apiCores, etcdCores, selfCores, rawAPICores, rawEtcdCores []float64
+	var queueMs, reconcileMs, waitMs, createMs, reconcilesPerOrder []float64
 	var lastWrites map[string]float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
 		// The control plane's own count of writes and CPU while orders are created: what an
 		// order costs it, everything the order causes in the window included (webhooks, Events).
 		w0, werr := h.apiWrites(ctx)
-		meter := StartCPU()
+		meter, times, rec := StartCPU(), readOrderPathTimes(), reconcileTotal("swaporder")
 		f := Closed(ctx, orderConcurrency, feDur, 0, order)
 		u := meter.Stop()
+		q, rt, wt, ct := times.meansMs(readOrderPathTimes())
+		queueMs, reconcileMs, waitMs, createMs = append(queueMs, q), append(reconcileMs, rt), append(waitMs, wt), append(createMs, ct)
+		if f.OK() > 0 {
+			reconcilesPerOrder = append(reconcilesPerOrder, (reconcileTotal("swaporder")-rec)/float64(f.OK()))
+		}
 		w1, werr1 := h.apiWrites(ctx)
 		rawMeter := StartCPU()
 		b := Closed(ctx, orderConcurrency, rawDur, 0, raw)
@@ -72,6 +78,11 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 	s.info("harness process cores while creating orders (manager, simulator, load)", "cores", selfCores)
 	s.info("kube-apiserver cores during raw creates", "cores", rawAPICores)
 	s.info("etcd cores during raw creates", "cores", rawEtcdCores)
+	s.info("POST /v1/order mean wait for the address (after its create)", "ms", waitMs)
+	s.info("order reconciler mean workqueue wait", "ms", queueMs)
+	s.info("order reconciler mean reconcile time", "ms", reconcileMs)
+	s.info("order reconciles per order created", "", reconcilesPerOrder)
+	s.info("provider call creating the deposit address, mean", "ms", createMs)
 	if lastWrites != nil {
 		s.note("API writes in the last round's order window, by verb and resource: %v", lastWrites)
 	}
