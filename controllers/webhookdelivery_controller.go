@@ -427,10 +427,14 @@ func (r *WebhookDeliveryReconciler) expire(ctx context.Context, d *swapv1.Webhoo
 	if res := r.requeueForExpiry(d, now); res.RequeueAfter > 0 {
 		return res, nil
 	}
-	if recorded, err := r.orderRecorded(ctx, d); err != nil || !recorded {
-		return ctrl.Result{RequeueAfter: min(unrecordedRetentionWait, r.Retention)}, err
+	recorded, err := r.orderRecorded(ctx, d)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
+	if !recorded {
+		return ctrl.Result{RequeueAfter: min(unrecordedRetentionWait, r.Retention)}, nil
+	}
+	err = r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, fmt.Errorf("deleting expired delivery: %w", err)
 	}
