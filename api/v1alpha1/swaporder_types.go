@@ -269,7 +269,9 @@ type SwapOrderStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	History []StatusTransition `json:"history,omitempty"`
-	// NotifiedSeq is the highest seq whose webhook delivery exists (or was not wanted).
+	// NotifiedSeq is the highest seq whose webhook delivery is recorded as created (or not
+	// wanted). It may trail the deliveries that exist until the order's next status write:
+	// the delivery is created right after the write that records its transition.
 	// +optional
 	NotifiedSeq int64 `json:"notifiedSeq,omitempty"`
 	// NextPollAt is when the reconciler asks the provider again.
