@@ -165,12 +165,16 @@ func Analyze(prof *profile.Profile, top int) (Shares, []ProfileLine) {
 	return shares, append(lines, own...)
 }
 
-// HeapByPart is the in-use heap bytes of each part, from a heap profile taken after a GC.
-func HeapByPart() (map[Part]float64, error) {
+// HeapByPart is the in-use heap bytes of each part, from a heap profile taken after a GC;
+// the profile is saved to path when path is set (`go tool pprof -base` compares two).
+func HeapByPart(path string) (map[Part]float64, error) {
 	runtime.GC()
 	var buf bytes.Buffer
 	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
 		return nil, err
+	}
+	if path != "" {
+		_ = os.WriteFile(path, buf.Bytes(), 0o644)
 	}
 	prof, err := profile.Parse(&buf)
 	if err != nil {

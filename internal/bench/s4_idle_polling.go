@@ -38,7 +38,7 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	// scenarios left behind: the figures then exist by construction, on any machine.
 	toCreate := h.cfg.Orders
 
-	heapBefore, err := HeapByPart()
+	heapBefore, err := HeapByPart(h.profilePath("scenario4.heap-before.pprof"))
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 		managerCores = append(managerCores, c*managerShare)
 	}
 
-	heapAfter, err := HeapByPart()
+	heapAfter, err := HeapByPart(h.profilePath("scenario4.heap-after.pprof"))
 	if err != nil {
 		return err
 	}
