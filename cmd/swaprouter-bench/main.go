@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,8 +37,10 @@ func main() {
 		timeout   = flag.Duration("timeout", 20*time.Minute, "abort the run after this long")
 		verbose   = flag.Bool("v", false, "log the manager's messages to stderr")
 		render    = flag.Bool("render", false, "measure nothing: rewrite docs/benchmarks.md and the chart from bench/results.json and bench/analysis.md")
+		memRate   = flag.Int("memprofilerate", runtime.MemProfileRate, "bytes per heap profile sample (runtime.MemProfileRate; lower: finer scenario 4 heap profiles, more CPU)")
 	)
 	flag.Parse()
+	runtime.MemProfileRate = *memRate
 	if *verbose {
 		ctrl.SetLogger(zap.New(zap.UseDevMode(false)))
 	} else {
