@@ -65,7 +65,7 @@ test: tools envtest verify vet openapi-check ## Run every test (unit, envtest su
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
-bench: envtest ## Benchmarks of the whole system as ratios (about 12 min); writes docs/benchmarks.md, bench/results.json and docs/bench-latency.png.
+bench: envtest ## Benchmarks of the whole system as ratios (about 15 min); writes docs/benchmarks.md, bench/results.json and docs/bench-latency.png.
 	go run ./cmd/swaprouter-bench $(ARGS)
 
 .PHONY: fuzz

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -55,15 +56,30 @@ var _ = AfterSuite(func() {
 // and controller names may repeat across specs.
 func newTestManager() ctrl.Manager { return newTestManagerFor(cfg) }
 
+// newNamespacedTestManager is newTestManager caching only namespace: specs that count what
+// the cache holds see only their own objects.
+func newNamespacedTestManager(namespace string) ctrl.Manager {
+	return newTestManagerWith(cfg, func(o *ctrl.Options) {
+		o.Cache.DefaultNamespaces = map[string]cache.Config{namespace: {}}
+	})
+}
+
 // newTestManagerFor is newTestManager talking to the control plane through c (e.g. a config
 // whose transport counts requests).
-func newTestManagerFor(c *rest.Config) ctrl.Manager {
-	mgr, err := ctrl.NewManager(c, ctrl.Options{
+func newTestManagerFor(c *rest.Config) ctrl.Manager { return newTestManagerWith(c, nil) }
+
+// newTestManagerWith is newTestManagerFor with its options adjusted by adjust (nil: none).
+func newTestManagerWith(c *rest.Config, adjust func(*ctrl.Options)) ctrl.Manager {
+	o := ctrl.Options{
 		Scheme:                 scheme.New(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if adjust != nil {
+		adjust(&o)
+	}
+	mgr, err := ctrl.NewManager(c, o)
 	Expect(err).NotTo(HaveOccurred())
 	return mgr
 }

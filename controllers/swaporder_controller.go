@@ -152,7 +152,9 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder("swaporder-controller")
 	}
-	setOrderLister(mgr.GetCache())
+	if err := countOrders(mgr.GetCache()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](

@@ -4,12 +4,9 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -53,52 +50,10 @@ var (
 		Name:      "webhook_emit_failures_total",
 		Help:      "Failed creations of WebhookDelivery objects, by the API server's reason (Forbidden, Invalid, ...); retried with backoff.",
 	}, []string{"reason"})
-	ordersDesc = prometheus.NewDesc("swaprouter_orders",
-		"SwapOrders currently stored, by status (NEW: no deposit address yet).", []string{"status"}, nil)
 )
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(transitionsTotal, unshownAddressesTotal, stalledOrdersTotal, emitFailuresTotal, ordersCollector{})
-}
-
-// orderLister is the cache the orders gauge counts from; the latest manager set up wins.
-var orderLister atomic.Pointer[client.Reader]
-
-func setOrderLister(r client.Reader) { orderLister.Store(&r) }
-
-// ordersCollector counts orders by status from the informer cache at scrape time, so the
-// gauge is exact (deleted orders included) without bookkeeping in the reconciler.
-type ordersCollector struct{}
-
-func (ordersCollector) Describe(ch chan<- *prometheus.Desc) { ch <- ordersDesc }
-
-func (ordersCollector) Collect(ch chan<- prometheus.Metric) {
-	reader := orderLister.Load()
-	if reader == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var list swapv1.SwapOrderList
-	// Only the status is read: no deep copy of every cached order at every scrape.
-	if err := (*reader).List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
-		return
-	}
-	counts := map[string]float64{"NEW": 0}
-	for _, s := range []swapv1.OrderStatus{swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
-		swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown} {
-		counts[string(s)] = 0
-	}
-	for i := range list.Items {
-		s := string(list.Items[i].Status.Status)
-		if s == "" {
-			s = "NEW"
-		}
-		counts[s]++
-	}
-	for s, n := range counts {
-		ch <- prometheus.MustNewConstMetric(ordersDesc, prometheus.GaugeValue, n, s)
-	}
 }
 
 // providerCallLimiter caps concurrent calls per provider, so many workers cannot overrun one

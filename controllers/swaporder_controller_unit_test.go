@@ -797,37 +797,6 @@ func TestStatusChangedIgnoresSubSecondTimes(t *testing.T) {
 	}
 }
 
-func TestOrdersGaugeCountsByStatus(t *testing.T) {
-	g := newUnitRig(t)
-	g.settle() // the rig's order: PENDING
-	for i, st := range []swapv1.OrderStatus{swapv1.OrderSuccess, swapv1.OrderSuccess, ""} {
-		o := &swapv1.SwapOrder{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("other-", i), Namespace: "ns"}}
-		if err := g.c.Create(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		o.Status.Status = st
-		if err := g.c.Status().Update(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setOrderLister(g.c)
-	t.Cleanup(func() { orderLister.Store(nil) })
-	want := `
-# HELP swaprouter_orders SwapOrders currently stored, by status (NEW: no deposit address yet).
-# TYPE swaprouter_orders gauge
-swaprouter_orders{status="FAILED"} 0
-swaprouter_orders{status="NEW"} 1
-swaprouter_orders{status="PENDING"} 1
-swaprouter_orders{status="PROCESSING"} 0
-swaprouter_orders{status="REFUNDED"} 0
-swaprouter_orders{status="SUCCESS"} 2
-swaprouter_orders{status="UNKNOWN"} 0
-`
-	if err := testutil.CollectAndCompare(ordersCollector{}, strings.NewReader(want)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // An idle poll (nothing changed at the provider) costs a provider call but no status write,
 // and the next poll still comes on time.
 func TestUnitIdlePollWritesNothing(t *testing.T) {

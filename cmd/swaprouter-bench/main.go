@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,11 +34,13 @@ func main() {
 		rounds    = flag.Int("rounds", 0, "rounds per scenario (default 5, or 2 with -short)")
 		orders    = flag.Int("orders", 0, "scenario 4's number of active orders (default 10000, or 300 with -short)")
 		scenarios = flag.String("scenarios", "", "comma-separated scenarios to run (default all: 1,2,3,4,5,6,7,8,9)")
-		timeout   = flag.Duration("timeout", 20*time.Minute, "abort the run after this long")
+		timeout   = flag.Duration("timeout", 30*time.Minute, "abort the run after this long")
 		verbose   = flag.Bool("v", false, "log the manager's messages to stderr")
 		render    = flag.Bool("render", false, "measure nothing: rewrite docs/benchmarks.md and the chart from bench/results.json and bench/analysis.md")
+		memRate   = flag.Int("memprofilerate", runtime.MemProfileRate, "bytes per heap profile sample (runtime.MemProfileRate; lower: finer scenario 4 heap profiles, more CPU)")
 	)
 	flag.Parse()
+	runtime.MemProfileRate = *memRate
 	if *verbose {
 		ctrl.SetLogger(zap.New(zap.UseDevMode(false)))
 	} else {

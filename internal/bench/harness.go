@@ -320,8 +320,18 @@ func (h *harness) stop() {
 	}
 }
 
+// profilePath is where a profile named name is saved: empty without a ProfileDir.
+func (h *harness) profilePath(name string) string {
+	if h.cfg.ProfileDir == "" {
+		return ""
+	}
+	_ = os.MkdirAll(h.cfg.ProfileDir, 0o755)
+	return filepath.Join(h.cfg.ProfileDir, name)
+}
+
 // profile starts a CPU profile for a scenario; the returned stop saves it and records the
 // top functions on s.
+
 func (h *harness) profile(s *Scenario, name string) func() Shares {
 	p, err := StartProfile()
 	if err != nil {
@@ -329,12 +339,7 @@ func (h *harness) profile(s *Scenario, name string) func() Shares {
 		return func() Shares { return nil }
 	}
 	return func() Shares {
-		path := ""
-		if h.cfg.ProfileDir != "" {
-			_ = os.MkdirAll(h.cfg.ProfileDir, 0o755)
-			path = filepath.Join(h.cfg.ProfileDir, name+".cpu.pprof")
-		}
-		shares, top, err := p.Stop(path, 12)
+		shares, top, err := p.Stop(h.profilePath(name+".cpu.pprof"), 12)
 		if err != nil {
 			s.Notes = append(s.Notes, "CPU profile unreadable: "+err.Error())
 			return nil

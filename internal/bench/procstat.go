@@ -18,6 +18,9 @@ type ProcStat struct {
 	At  time.Time
 	CPU time.Duration
 	RSS int64 // bytes
+	// RSSAnon is the anonymous part of RSS (heap, stacks, runtime): RSS less the pages of
+	// the executable and other mapped files, which grow as code first runs, not with data.
+	RSSAnon int64 // bytes
 }
 
 // ReadProc samples /proc/<pid>/stat and /proc/<pid>/status ("self" for this process).
@@ -33,7 +36,7 @@ func ReadProc(pid string) (ProcStat, error) {
 	}
 	st.CPU = cpu
 	if b, err := os.ReadFile(filepath.Join("/proc", pid, "status")); err == nil {
-		st.RSS = parseVmRSS(b)
+		st.RSS, st.RSSAnon = statusBytes(b, "VmRSS"), statusBytes(b, "RssAnon")
 	}
 	return st, nil
 }
@@ -60,9 +63,10 @@ func parseStat(b []byte) (cpu time.Duration, ppid int, comm string, err error) {
 	return time.Duration(ut+stt) * time.Second / clockTick, ppid, comm, nil
 }
 
-func parseVmRSS(status []byte) int64 {
+// statusBytes reads a "<field>: <n> kB" line of /proc/<pid>/status.
+func statusBytes(status []byte, field string) int64 {
 	for line := range strings.SplitSeq(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			f := strings.Fields(rest)
 			if len(f) >= 1 {
 				kb, _ := strconv.ParseInt(f[0], 10, 64)

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -19,9 +20,11 @@ import (
 //   - reconciles per order per minute (controller_runtime_reconcile_total{controller="swaporder"});
 //   - manager CPU cores: process CPU time (/proc/self/stat) × the manager's share of a CPU
 //     profile taken over the window (the simulator and the harness run in the same process);
-//   - manager RSS per 1,000 orders: the RSS growth from before the orders to after the
-//     window (both after a GC and returning freed memory to the OS) × the manager's share
-//     of the in-use heap growth (heap profiles), per 1,000 orders added.
+//   - manager RSS per 1,000 orders: the growth of anonymous RSS (RssAnon: heap, stacks,
+//     runtime; not the executable's pages, which become resident as code first runs) from
+//     before the orders to after the window (both after a GC and returning freed memory to
+//     the OS) × the manager's share of the in-use heap growth (heap profiles), per 1,000
+//     orders added.
 func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	window := h.cfg.sized(20*time.Second, 3*time.Second)
 	existing, err := h.activeOrders(ctx)
@@ -38,20 +41,26 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	// scenarios left behind: the figures then exist by construction, on any machine.
 	toCreate := h.cfg.Orders
 
-	heapBefore, err := HeapByPart()
+	heapBefore, err := HeapByPart(h.profilePath("scenario4.heap-before.pprof"))
 	if err != nil {
 		return err
 	}
 	debug.FreeOSMemory()
 	rssBefore, _ := ReadProc("self")
+	var memBefore runtime.MemStats
+	runtime.ReadMemStats(&memBefore)
+	goroutinesBefore := runtime.NumGoroutine()
 	addrBefore := h.depositAddressesCreated()
 
 	h.logf("  %d active orders left by earlier scenarios; creating %d more", active, toCreate)
 	// Orders are created in batches, never more than one batch ahead of the reconciler, and
 	// creation stops when the fill budget is spent: N is then what the system absorbed, every
 	// order has its address and the creation backlog is drained before measuring idle polling.
+	// The fill is bound by order creation (a create, its deposit address from the reconciler
+	// and its writes: 22–27 orders/s on the 2-core machine, kube-apiserver CPU-bound while
+	// the existing orders are polled), not by the harness: 8 minutes fit 10,000 at 21/s.
 	start := time.Now()
-	fillBudget, drainBudget := h.cfg.budget(4*time.Minute), h.cfg.budget(2*time.Minute)
+	fillBudget, drainBudget := h.cfg.budget(8*time.Minute), h.cfg.budget(2*time.Minute)
 	batch := h.cfg.count(500, 100)
 	var created LoadResult
 	addressed := func() int { return h.depositAddressesCreated() - addrBefore }
@@ -76,7 +85,7 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 		s.note("only %d of %d new orders had a deposit address %s after creation stopped; measuring with what exists", addressed(), created.OK(), drainBudget)
 	}
 	if created.OK() < toCreate {
-		s.note("creation stopped at %d of %d new orders when the %s fill budget ran out: the reconciler obtained deposit addresses at about %.0f orders/s on this machine, so %d orders could not be reached within the run's 15 minutes",
+		s.note("creation stopped at %d of %d new orders when the %s fill budget ran out: the reconciler obtained deposit addresses at about %.0f orders/s on this machine, so %d orders could not be reached within the fill budget",
 			created.OK(), toCreate, fillBudget, float64(addressed())/time.Since(start).Seconds(), h.cfg.Orders)
 	}
 	h.logf("  %d orders created (%s of creates)%s", created.OK(), created.Elapsed.Round(time.Second), errSuffix(created))
@@ -122,12 +131,14 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 		managerCores = append(managerCores, c*managerShare)
 	}
 
-	heapAfter, err := HeapByPart()
+	heapAfter, err := HeapByPart(h.profilePath("scenario4.heap-after.pprof"))
 	if err != nil {
 		return err
 	}
 	debug.FreeOSMemory()
 	rssAfter, _ := ReadProc("self")
+	var memAfter runtime.MemStats
+	runtime.ReadMemStats(&memAfter)
 	var heapGrowth, managerGrowth float64
 	for _, p := range []Part{PartManager, PartSimulator, PartHarness, PartRuntime} {
 		heapGrowth += heapAfter[p] - heapBefore[p]
@@ -135,7 +146,7 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	managerGrowth = heapAfter[PartManager] - heapBefore[PartManager]
 	heapFraction := Ratio(managerGrowth, heapGrowth)
 	added := addressed()
-	rssPer1000 := Ratio(float64(rssAfter.RSS-rssBefore.RSS)*heapFraction/(1<<20), float64(added)/1000)
+	rssPer1000 := Ratio(float64(rssAfter.RSSAnon-rssBefore.RSSAnon)*heapFraction/(1<<20), float64(added)/1000)
 
 	s.Setup = fmt.Sprintf("N = %d active orders (%d created directly for this scenario in %s including their deposit addresses from the reconciler, %.0f orders/s; %d left by earlier scenarios); mean poll interval %s; %d rounds of %s",
 		n, created.OK(), fill.Round(time.Second), Ratio(float64(created.OK()), fill.Seconds()), active, h.pollMean(), h.cfg.Rounds, window)
@@ -150,9 +161,11 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	s.info("kube-apiserver CPU cores", "cores", apiCores)
 	s.info("etcd CPU cores", "cores", etcdCores)
 	s.note("CPU attribution from the scenario's CPU profile: %s", shares)
-	s.note("memory: process RSS %d MiB → %d MiB for %d added orders; in-use heap grew %.1f MiB, of which the manager %.1f MiB (%.0f %%), the simulator %.1f MiB",
-		rssBefore.RSS>>20, rssAfter.RSS>>20, added, heapGrowth/(1<<20), managerGrowth/(1<<20), 100*heapFraction,
+	s.note("memory: process RSS %d MiB → %d MiB (anonymous %d → %d MiB) for %d added orders; in-use heap grew %.1f MiB, of which the manager %.1f MiB (%.0f %%), the simulator %.1f MiB",
+		rssBefore.RSS>>20, rssAfter.RSS>>20, rssBefore.RSSAnon>>20, rssAfter.RSSAnon>>20, added, heapGrowth/(1<<20), managerGrowth/(1<<20), 100*heapFraction,
 		(heapAfter[PartSimulator]-heapBefore[PartSimulator])/(1<<20))
+	s.note("Go runtime: live heap %d → %d MiB, heap spans in use %d → %d MiB, stacks %d → %d MiB, goroutines %d → %d",
+		memBefore.HeapAlloc>>20, memAfter.HeapAlloc>>20, memBefore.HeapInuse>>20, memAfter.HeapInuse>>20, memBefore.StackInuse>>20, memAfter.StackInuse>>20, goroutinesBefore, runtime.NumGoroutine())
 	return ctx.Err()
 }
 

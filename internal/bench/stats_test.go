@@ -198,8 +198,12 @@ func TestParseStat(t *testing.T) {
 	if _, _, _, err := parseStat([]byte("garbage")); err == nil {
 		t.Error("a malformed line must fail")
 	}
-	if got := parseVmRSS([]byte("Name:\tx\nVmRSS:\t  2048 kB\n")); got != 2048*1024 {
-		t.Errorf("parseVmRSS = %d", got)
+	status := []byte("Name:\tx\nVmRSS:\t  2048 kB\nRssAnon:\t  1024 kB\n")
+	if got := statusBytes(status, "VmRSS"); got != 2048*1024 {
+		t.Errorf("VmRSS = %d", got)
+	}
+	if got := statusBytes(status, "RssAnon"); got != 1024*1024 {
+		t.Errorf("RssAnon = %d", got)
 	}
 	if got := cpuModel([]byte("processor\t: 0\nmodel name\t: Test CPU @ 2GHz\n")); got != "Test CPU @ 2GHz" {
 		t.Errorf("cpuModel = %q", got)

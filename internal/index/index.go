@@ -1,5 +1,6 @@
 // Package index defines the cache field indexes shared by the frontend and the controllers.
-// Registering them in one place keeps each index defined once per manager.
+// Registering them in one place keeps each index defined once per manager. Each index costs
+// entries per cached object and work at every update: define only those a query uses.
 package index
 
 import (
@@ -14,10 +15,6 @@ import (
 const (
 	// OrderPartner indexes SwapOrders by spec.partner.
 	OrderPartner = "spec.partner"
-	// OrderStatus indexes SwapOrders by status.status ("" while new).
-	OrderStatus = "status.status"
-	// OrderProvider indexes SwapOrders by spec.providerId.
-	OrderProvider = "spec.providerId"
 	// OrderClientReference indexes SwapOrders by ClientReferenceKey(partner, clientReference).
 	OrderClientReference = "spec.clientReference"
 	// PartnerKeyID indexes Partners by every spec.keys[].id.
@@ -39,12 +36,6 @@ type definition struct {
 var definitions = []definition{
 	{&swapv1.SwapOrder{}, OrderPartner, func(o client.Object) []string {
 		return []string{o.(*swapv1.SwapOrder).Spec.Partner}
-	}},
-	{&swapv1.SwapOrder{}, OrderStatus, func(o client.Object) []string {
-		return []string{string(o.(*swapv1.SwapOrder).Status.Status)}
-	}},
-	{&swapv1.SwapOrder{}, OrderProvider, func(o client.Object) []string {
-		return []string{string(o.(*swapv1.SwapOrder).Spec.ProviderID)}
 	}},
 	{&swapv1.SwapOrder{}, OrderClientReference, func(o client.Object) []string {
 		spec := o.(*swapv1.SwapOrder).Spec
