@@ -101,35 +101,6 @@ func (ordersCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// providerCallLimiter caps concurrent calls per provider, so many workers cannot overrun one
-// provider while another one is slow.
-type providerCallLimiter struct {
-	size int
-	mu   sync.Mutex
-	sems map[swapv1.ProviderID]chan struct{}
-}
-
-func newProviderCallLimiter(size int) *providerCallLimiter {
-	return &providerCallLimiter{size: size, sems: map[swapv1.ProviderID]chan struct{}{}}
-}
-
-// acquire waits for a slot of provider id; release returns it.
-func (l *providerCallLimiter) acquire(ctx context.Context, id swapv1.ProviderID) (release func(), err error) {
-	l.mu.Lock()
-	sem, ok := l.sems[id]
-	if !ok {
-		sem = make(chan struct{}, l.size)
-		l.sems[id] = sem
-	}
-	l.mu.Unlock()
-	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
 // orderWriteGuard remembers, per order, the resourceVersions our own writes superseded. Until
 // the informer delivers the newest version, the cache still serves an older one; acting on it
 // would repeat the step just taken (a second provider call, a conflicting status write).
