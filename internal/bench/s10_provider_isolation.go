@@ -15,17 +15,19 @@ import (
 
 // Scenario 10: every call to route_A hangs (simulator fault; each runs into the provider's
 // 5 s timeout) while route_B's orders keep being polled and route_B is quoted. Each round
-// measures a window with both providers healthy, then the same window with route_A hanging:
+// measures a window with both providers healthy, then the same window with route_A hanging,
+// then one with route_A answering every call just under its timeout (slow, never failing, so
+// its circuit breaker never opens and only the per-provider call cap protects the workers):
 //   - route_B's status calls (simulator counter) ÷ the polls its active orders are due in the
-//     window (orders ÷ mean poll interval × window), during the hang;
+//     window (orders ÷ mean poll interval × window), during the hang and while slow;
 //   - the p99 of frontend dry quotes for a pair only route_B routes (ETH → TRX), during the
 //     hang ÷ the healthy window's p99: a hanging provider must not slow anyone else's quotes.
 //
-// The order reconciler's goroutines are sampled mid-hang (where its workers stood), and the
-// saturation requeues (swaprouter_order_held_back_total) are reported with the figures.
+// The order reconciler's goroutines are sampled mid-window while route_A is slow (where its
+// workers stood), and the saturation requeues (swaprouter_order_held_back_total) are reported.
 func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	hung, healthy := swapv1.ProviderRouteA, swapv1.ProviderRouteB
-	window := h.cfg.sized(40*time.Second, 5*time.Second)
+	window := h.cfg.sized(30*time.Second, 5*time.Second)
 	rounds := min(h.cfg.Rounds, 3)
 	n := h.cfg.count(150, 15)
 	ids, res := h.createProviderOrders(ctx, n)
@@ -40,7 +42,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	time.Sleep(h.pollMax)
 
 	quote := h.singleProviderQuote()
-	var pollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls []float64
+	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls []float64
 	held0 := counterSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
 		due, err := h.duePolls(ctx, healthy, window)
@@ -52,14 +54,18 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 
 		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Hang: true})
 		hung0 := h.providerCalls(hung)
+		during, hangPolls := h.pollWindow(ctx, healthy, window, quote)
+		hungCalls = append(hungCalls, float64(h.providerCalls(hung)-hung0))
+
+		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Latency: slowProvider})
 		if r == rounds/2 {
 			go func() {
 				time.Sleep(window / 2)
 				s.Waits = GoroutineWaits("SwapOrderReconciler")
 			}()
 		}
-		during, hangPolls := h.pollWindow(ctx, healthy, window, quote)
-		hungCalls = append(hungCalls, float64(h.providerCalls(hung)-hung0))
+		_, slowPolls := h.pollWindow(ctx, healthy, window, quote)
+		slowPollRatio = append(slowPollRatio, Ratio(slowPolls, due))
 		h.env.Simulator.ClearFaults()
 
 		for _, note := range []string{errNote("quotes, both healthy", calm), errNote("quotes, route_A hanging", during)} {
@@ -71,23 +77,29 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		c99, d99 := PercentileMs(calm.Latencies, 99), PercentileMs(during.Latencies, 99)
 		p99Healthy, p99Hung = append(p99Healthy, c99), append(p99Hung, d99)
 		quoteRatio = append(quoteRatio, Ratio(d99, c99))
-		h.logf("  round %d: route_B polls %.0f (healthy) / %.0f (route_A hanging) of %.0f due; route_B quote p99 %.1f / %.1f ms; route_A calls while hanging %.0f",
-			r+1, calmPolls, hangPolls, due, c99, d99, hungCalls[len(hungCalls)-1])
+		h.logf("  round %d: route_B polls %.0f (healthy) / %.0f (route_A hanging) / %.0f (route_A slow) of %.0f due; route_B quote p99 %.1f / %.1f ms; route_A calls while hanging %.0f",
+			r+1, calmPolls, hangPolls, slowPolls, due, c99, d99, hungCalls[len(hungCalls)-1])
 		// route_A's orders catch up before the next healthy window.
 		time.Sleep(h.pollMax)
 	}
 	s.add("route_B polls achieved ÷ due while route_A hangs", pollRatio, AtLeast(0.95))
 	s.add("route_B quote p99 while route_A hangs ÷ healthy p99", quoteRatio, AtMost(1.05))
+	s.add(fmt.Sprintf("route_B polls achieved ÷ due while route_A answers after %s", slowProvider), slowPollRatio, AtLeast(0.95))
 	s.info("route_B polls achieved ÷ due, both healthy", "", healthyPollRatio)
 	s.info("route_B quote p99, healthy / route_A hanging", fmt.Sprintf("ms (hanging %.1f ms)", Median(p99Hung)), p99Healthy)
 	s.info("route_A calls made per hanging window", "(each ends at the 5 s timeout or is held back by the breaker)", hungCalls)
 	s.info("order passes requeued for route_A's full call slots or budget", "(swaprouter_order_held_back_total, whole scenario)",
 		[]float64{counterSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})
 	s.Setup = fmt.Sprintf("%d orders per provider created directly (plus the active orders earlier scenarios left); %d rounds of a %s window with both providers healthy, "+
-		"then a %s window with every route_A call hanging (simulator fault, 5 s provider timeout); dry quotes ETH→TRX (only route_B routes it) at concurrency 4 "+
-		"through the frontend in both windows; poll interval %s–%s", n, rounds, window, window, h.pollMin, h.pollMax)
+		"a %s window with every route_A call hanging (simulator fault, 5 s provider timeout) and a %s window with every route_A call answered after %s; dry quotes ETH→TRX "+
+		"(only route_B routes it) at concurrency 4 through the frontend in every window; poll interval %s–%s",
+		n, rounds, window, window, window, slowProvider, h.pollMin, h.pollMax)
 	return ctx.Err()
 }
+
+// slowProvider is route_A's answer time in the slow window: just under its 5 s timeout, so
+// every call succeeds and the circuit breaker stays closed.
+const slowProvider = 4500 * time.Millisecond
 
 // createProviderOrders creates n orders of each provider directly.
 func (h *harness) createProviderOrders(ctx context.Context, n int) ([]string, LoadResult) {
