@@ -15,9 +15,9 @@ import (
 
 // Scenario 10: every call to route_A hangs (simulator fault; each runs into the provider's
 // 5 s timeout) while route_B's orders keep being polled and route_B is quoted. Each round
-// measures a window with both providers healthy, then the same window with route_A hanging,
-// then one with route_A answering every call just under its timeout (slow, never failing, so
-// its circuit breaker never opens and only the per-provider call cap protects the workers):
+// measures a window with both providers healthy, then the same window with route_A answering
+// every call just under its timeout (slow, never failing, so its circuit breaker never opens
+// and only the per-provider call cap protects the workers), then one with route_A hanging:
 //   - route_B's status calls (simulator counter) ÷ the polls its active orders are due in the
 //     window (orders ÷ mean poll interval × window), during the hang and while slow;
 //   - the p99 of frontend dry quotes for a pair only route_B routes (ETH → TRX), during the
@@ -43,8 +43,16 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 
 	quote := h.singleProviderQuote()
 	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls []float64
-	held0 := counterSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
+	held0 := metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
+		// Each round starts with route_A's breaker closed: an open one (left by the last
+		// round's hang) would hold route_A's calls back and hide what the workers do.
+		closed := h.cfg.budget(2 * time.Minute)
+		if !waitFor(ctx, closed, 500*time.Millisecond, func() bool {
+			return metricSum("swaprouter_provider_breaker_open", map[string]string{"provider": string(hung)}) == 0
+		}) {
+			s.note("round %d: route_A's circuit breaker was still open after %s", r+1, closed)
+		}
 		due, err := h.duePolls(ctx, healthy, window)
 		if err != nil {
 			return err
@@ -52,11 +60,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		calm, calmPolls := h.pollWindow(ctx, healthy, window, quote)
 		healthyPollRatio = append(healthyPollRatio, Ratio(calmPolls, due))
 
-		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Hang: true})
-		hung0 := h.providerCalls(hung)
-		during, hangPolls := h.pollWindow(ctx, healthy, window, quote)
-		hungCalls = append(hungCalls, float64(h.providerCalls(hung)-hung0))
-
+		// Slow first: the breaker is closed and stays closed (every call succeeds).
 		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Latency: slowProvider})
 		if r == rounds/2 {
 			go func() {
@@ -66,6 +70,11 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		}
 		_, slowPolls := h.pollWindow(ctx, healthy, window, quote)
 		slowPollRatio = append(slowPollRatio, Ratio(slowPolls, due))
+
+		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Hang: true})
+		hung0 := h.providerCalls(hung)
+		during, hangPolls := h.pollWindow(ctx, healthy, window, quote)
+		hungCalls = append(hungCalls, float64(h.providerCalls(hung)-hung0))
 		h.env.Simulator.ClearFaults()
 
 		for _, note := range []string{errNote("quotes, both healthy", calm), errNote("quotes, route_A hanging", during)} {
@@ -89,11 +98,11 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	s.info("route_B quote p99, healthy / route_A hanging", fmt.Sprintf("ms (hanging %.1f ms)", Median(p99Hung)), p99Healthy)
 	s.info("route_A calls made per hanging window", "(each ends at the 5 s timeout or is held back by the breaker)", hungCalls)
 	s.info("order passes requeued for route_A's full call slots or budget", "(swaprouter_order_held_back_total, whole scenario)",
-		[]float64{counterSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})
-	s.Setup = fmt.Sprintf("%d orders per provider created directly (plus the active orders earlier scenarios left); %d rounds of a %s window with both providers healthy, "+
-		"a %s window with every route_A call hanging (simulator fault, 5 s provider timeout) and a %s window with every route_A call answered after %s; dry quotes ETH→TRX "+
+		[]float64{metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})
+	s.Setup = fmt.Sprintf("%d orders per provider created directly (plus the active orders earlier scenarios left); %d rounds (each once route_A's breaker is closed) of a %s window with both providers healthy, "+
+		"a %s window with every route_A call answered after %s and a %s window with every route_A call hanging (simulator fault, 5 s provider timeout); dry quotes ETH→TRX "+
 		"(only route_B routes it) at concurrency 4 through the frontend in every window; poll interval %s–%s",
-		n, rounds, window, window, window, slowProvider, h.pollMin, h.pollMax)
+		n, rounds, window, window, slowProvider, window, h.pollMin, h.pollMax)
 	return ctx.Err()
 }
 
@@ -166,8 +175,8 @@ func (h *harness) singleProviderQuote() Op {
 	}
 }
 
-// counterSum adds up the counter name's series whose labels include match.
-func counterSum(name string, match map[string]string) float64 {
+// metricSum adds up the series of counter or gauge name whose labels include match.
+func metricSum(name string, match map[string]string) float64 {
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		return 0
@@ -188,7 +197,7 @@ func counterSum(name string, match map[string]string) float64 {
 					continue series
 				}
 			}
-			sum += m.GetCounter().GetValue()
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 		}
 	}
 	return sum
