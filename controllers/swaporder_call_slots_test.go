@@ -55,17 +55,20 @@ func TestHeldReasonTellsCapacityFromFailure(t *testing.T) {
 
 func TestHeldDelayIsShortAndJittered(t *testing.T) {
 	for _, tc := range []struct {
+		reason     string
 		retryAfter time.Duration
 		u          float64
 		want       time.Duration
 	}{
-		{0, 0, heldRetryBase},
-		{0, 0.5, heldRetryBase * 3 / 2},
-		{50 * time.Millisecond, 0, heldRetryBase},
-		{time.Second, 0.5, 1500 * time.Millisecond},
+		{heldCreatesSaturated, 0, 0, heldRetryBase},
+		{heldCreatesSaturated, 0, 0.5, heldRetryBase * 3 / 2},
+		{heldProviderSaturated, 0, 0, time.Second},
+		{heldProviderSaturated, 0, 0.5, 1500 * time.Millisecond},
+		{heldProviderBudget, 50 * time.Millisecond, 0, heldRetryBase},
+		{heldProviderBudget, 3 * time.Second, 0.5, 4500 * time.Millisecond},
 	} {
-		if got := heldDelay(tc.retryAfter, tc.u); got != tc.want {
-			t.Errorf("heldDelay(%s, %v) = %s, want %s", tc.retryAfter, tc.u, got, tc.want)
+		if got := heldDelay(tc.reason, tc.retryAfter, tc.u); got != tc.want {
+			t.Errorf("heldDelay(%s, %s, %v) = %s, want %s", tc.reason, tc.retryAfter, tc.u, got, tc.want)
 		}
 	}
 }
@@ -74,15 +77,15 @@ func TestHeldDelayIsShortAndJittered(t *testing.T) {
 // writes nothing, counts no failure and comes back within a second; the next pass with
 // capacity goes on as if nothing happened.
 func TestUnitHeldBackPassesCostNothing(t *testing.T) {
-	heldBack := func(t *testing.T, g *unitRig, take func() func()) {
+	heldBack := func(t *testing.T, g *unitRig, wait time.Duration, take func() func()) {
 		t.Helper()
 		before := g.order()
 		creates, polls := g.p.creates, g.p.polls
 		release := take()
 		res := g.step()
 		release()
-		if res.RequeueAfter < heldRetryBase || res.RequeueAfter > 2*heldRetryBase {
-			t.Fatalf("requeue after %s, want within [%s, %s]", res.RequeueAfter, heldRetryBase, 2*heldRetryBase)
+		if res.RequeueAfter < wait || res.RequeueAfter > 2*wait {
+			t.Fatalf("requeue after %s, want within [%s, %s]", res.RequeueAfter, wait, 2*wait)
 		}
 		if g.p.creates != creates || g.p.polls != polls {
 			t.Fatalf("the provider was called while held back")
@@ -115,7 +118,7 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 
 	t.Run("creation share in use", func(t *testing.T) {
 		g := newUnitRig(t)
-		heldBack(t, g, takeAll(func() (func(), bool) { return g.r.createSlots.TryAcquire(0) }))
+		heldBack(t, g, heldRetryBase, takeAll(func() (func(), bool) { return g.r.createSlots.TryAcquire(0) }))
 		if got := *g.last.Priority; got != priorityCreate {
 			t.Fatalf("a held-back new order queued at priority %d, want %d", got, priorityCreate)
 		}
@@ -129,7 +132,7 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 		g := newUnitRig(t)
 		g.settle()
 		g.advanceToPoll()
-		heldBack(t, g, takeAll(func() (func(), bool) { return g.r.providerSlots.TryAcquire(swapv1.ProviderRouteA) }))
+		heldBack(t, g, heldRetrySaturated, takeAll(func() (func(), bool) { return g.r.providerSlots.TryAcquire(swapv1.ProviderRouteA) }))
 		if got := *g.last.Priority; got != priorityTrack {
 			t.Fatalf("a held-back poll queued at priority %d, want %d", got, priorityTrack)
 		}

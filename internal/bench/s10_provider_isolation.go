@@ -44,6 +44,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	quote := h.singleProviderQuote()
 	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls []float64
 	held0 := metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
+	stopProfile := h.profile(s, "scenario10")
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
 		// Each round starts with route_A's breaker closed: an open one (left by the last
 		// round's hang) would hold route_A's calls back and hide what the workers do.
@@ -91,6 +92,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		// route_A's orders catch up before the next healthy window.
 		time.Sleep(h.pollMax)
 	}
+	stopProfile()
 	s.add("route_B polls achieved ÷ due while route_A hangs", pollRatio, AtLeast(0.95))
 	s.add("route_B quote p99 while route_A hangs ÷ healthy p99", quoteRatio, AtMost(1.05))
 	s.add(fmt.Sprintf("route_B polls achieved ÷ due while route_A answers after %s", slowProvider), slowPollRatio, AtLeast(0.95))
