@@ -30,6 +30,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/budget"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
@@ -112,6 +113,9 @@ type RoutingProviderReconciler struct {
 	// breaker); the adapters are wrapped with it and the Available condition reports it.
 	// nil leaves adapters unguarded.
 	Health *health.Tracker
+	// Budgets enforces each provider's spec.callBudget on every call made through its
+	// adapter (orders and quotes of this process alike); nil leaves calls unbudgeted.
+	Budgets *budget.Budgets
 
 	mu sync.Mutex
 	// seen records the objects reconciled at least once; Providers counts as loaded once
@@ -247,6 +251,12 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 	guarded := providermetrics.Instrument(adapter)
 	if r.Health != nil {
 		guarded = health.Guard(guarded, r.Health)
+	}
+	if r.Budgets != nil {
+		// Outermost: a call over budget is never made, so the breaker and the call metrics
+		// see only calls that reached the provider.
+		r.Budgets.Set(id, budget.LimitOf(rp.Spec.CallBudget))
+		guarded = budget.Guard(guarded, r.Budgets)
 	}
 	entry := providerset.Entry{
 		Provider: guarded,

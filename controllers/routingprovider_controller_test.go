@@ -20,6 +20,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/budget"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/simulator"
@@ -43,6 +44,10 @@ func newScriptedAdapter(_ swapv1.ProviderProtocol, cfg provider.Config) (provide
 }
 
 func (a *scriptedAdapter) ID() swapv1.ProviderID { return a.cfg.ID }
+
+func (a *scriptedAdapter) Quote(context.Context, provider.QuoteRequest) (provider.Quote, error) {
+	return provider.Quote{ProviderID: a.cfg.ID, AmountIn: "1", AmountOut: "1"}, nil
+}
 
 func (a *scriptedAdapter) Assets(context.Context) ([]provider.Asset, error) {
 	path := &provider.Upstream{Path: "GET /assets"}
@@ -81,7 +86,7 @@ type providerHarness struct {
 func startRoutingProviderManager(factory ProviderFactory) *providerHarness {
 	mgr := newTestManager()
 	h := &providerHarness{providers: providerset.New(), catalog: catalog.New()}
-	r := &RoutingProviderReconciler{Providers: h.providers, Catalog: h.catalog, NewProvider: factory}
+	r := &RoutingProviderReconciler{Providers: h.providers, Catalog: h.catalog, NewProvider: factory, Budgets: budget.New()}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
 	runTestManager(mgr)
 	return h
@@ -215,6 +220,36 @@ var _ = Describe("RoutingProvider reconciler", func() {
 			Expect(h.catalog.List("", "")).To(HaveLen(3))
 			Expect(h.catalog.ProvidersFor("eip155:1/slip44:60", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501")).
 				To(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
+		})
+
+		It("enforces spec.callBudget on the adapter's calls and lifts it when the budget is removed", func() {
+			rp := routingProvider(ns, "route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick, "http://provider.example/route_A")
+			rp.Spec.CallBudget = &swapv1.ProviderCallBudget{RequestsPerSecond: 1, Burst: 1}
+			createRoutingProvider(rp)
+			Eventually(func(g Gomega) {
+				g.Expect(readyOf(g, rp)).To(haveReady(metav1.ConditionTrue, ReasonProviderAssetsListed))
+			}).Should(Succeed())
+			// Ten quotes back to back: one token, then refusals that say why.
+			refused := func() int {
+				e, _ := h.providers.Get(swapv1.ProviderRouteA)
+				n := 0
+				for range 10 {
+					if _, err := e.Provider.Quote(ctx, provider.QuoteRequest{}); err != nil {
+						Expect(err).To(MatchError(budget.ErrExhausted))
+						Expect(provider.IsKind(err, provider.KindUnavailable)).To(BeTrue())
+						n++
+					}
+				}
+				return n
+			}
+			Expect(refused()).To(BeNumerically(">", 0))
+
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rp), rp)).To(Succeed())
+				rp.Spec.CallBudget = nil
+				g.Expect(k8sClient.Update(ctx, rp)).To(Succeed())
+			}).Should(Succeed())
+			Eventually(refused).Should(BeZero())
 		})
 
 		It("reports an unreachable provider with a stable reason and keeps it out of the catalog", func() {

@@ -46,7 +46,6 @@ const (
 	DefaultPollBackoffMax          = 5 * time.Minute
 	DefaultCallTimeout             = 30 * time.Second
 	DefaultMaxConcurrentReconciles = 8
-	DefaultProviderConcurrency     = 16
 	DefaultCreateBound             = 10 * time.Minute
 	DefaultWatchBound              = 24 * time.Hour
 	DefaultEmitRetryBase           = 5 * time.Second
@@ -114,13 +113,16 @@ type SwapOrderReconciler struct {
 	CallTimeout time.Duration
 	// MaxConcurrentReconciles is the number of orders reconciled in parallel.
 	MaxConcurrentReconciles int
-	// ProviderConcurrency caps concurrent calls to one provider across all workers.
+	// ProviderConcurrency caps concurrent calls to one provider across all workers; an order
+	// whose provider is at the cap is requeued, never parked in a worker. Below
+	// MaxConcurrentReconciles it keeps one slow provider from holding every worker; 0 means
+	// half of MaxConcurrentReconciles.
 	ProviderConcurrency int
 	// Leader, when set, is asked right before a deposit address is created: a process that
 	// no longer holds the leader lease (it was paused past it) must not create one.
 	Leader interface{ Held(context.Context) error }
 
-	limiter *providerCallLimiter
+	callSlots
 	written orderWriteGuard
 	// failures and emitFailures count consecutive failures per order in memory: counts are
 	// written to status only at threshold crossings (orders.PersistFailures), never per call.
@@ -164,6 +166,9 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			// Failures here are mostly API conflicts and provider outages: retry in seconds
 			// to minutes, never in milliseconds.
 			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](time.Second, 5*time.Minute),
+			// Every result carries the priority of the order's next step (queuePriority):
+			// new orders ahead of tracking, creates capped so tracking keeps its workers.
+			UsePriorityQueue: new(true),
 		}).
 		Complete(r)
 }
@@ -208,7 +213,7 @@ func (r *SwapOrderReconciler) applyDefaults() {
 		r.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
 	}
 	if r.ProviderConcurrency <= 0 {
-		r.ProviderConcurrency = DefaultProviderConcurrency
+		r.ProviderConcurrency = max(r.MaxConcurrentReconciles/2, 1)
 	}
 	if r.CreateBound <= 0 {
 		r.CreateBound = DefaultCreateBound
@@ -222,8 +227,8 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	if r.EmitRetryMax <= 0 {
 		r.EmitRetryMax = DefaultEmitRetryMax
 	}
-	if r.limiter == nil {
-		r.limiter = newProviderCallLimiter(r.ProviderConcurrency)
+	if r.providerSlots == nil {
+		r.callSlots = newCallSlots(r.MaxConcurrentReconciles, r.ProviderConcurrency)
 	}
 }
 
@@ -275,6 +280,8 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if !order.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+	// Registered first, so it runs last and sees the final result.
+	defer func() { res.Priority = new(queuePriority(&order.Status)) }()
 
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
 	r.carryEmitted(p)
@@ -310,6 +317,13 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if holdPaused(&order.Status, order.Generation, &controls, step, order.Annotations[swapv1.AnnotationPaused], metav1.NewTime(p.now)) {
 		log.V(1).Info("paused by an operator; no provider step", "step", step.String())
 		return ctrl.Result{}, nil
+	}
+	if step == orders.StepCreateDeposit {
+		release, ok := r.createSlots.TryAcquire(step)
+		if !ok {
+			return r.holdBack(p, heldCreatesSaturated, 0), nil
+		}
+		defer release()
 	}
 	switch step {
 	case orders.StepCreateDeposit:
@@ -441,11 +455,12 @@ func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctr
 	return providerset.Entry{}, &ctrl.Result{RequeueAfter: orders.Backoff(n, r.RetryBase, r.RetryMax, r.Rand())}
 }
 
-// call runs fn against the provider under its concurrency cap and a timeout.
+// call runs fn against the provider under its concurrency cap and a timeout. A provider at
+// its cap is not waited for: errProviderSaturated (see heldBack).
 func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry, fn func(context.Context) error) error {
-	release, err := r.limiter.acquire(ctx, entry.Provider.ID())
-	if err != nil {
-		return &provider.Error{Provider: entry.Provider.ID(), Kind: provider.KindTimeout, Detail: "waiting for a provider call slot", Err: err}
+	release, ok := r.providerSlots.TryAcquire(entry.Provider.ID())
+	if !ok {
+		return errProviderSaturated
 	}
 	defer release()
 	timeout := entry.Timeout

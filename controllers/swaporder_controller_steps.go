@@ -60,6 +60,9 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		dep, err = entry.Provider.CreateDeposit(ctx, providerDepositRequest(o))
 		return err
 	})
+	if res, held := r.heldBack(p, err); held {
+		return res, nil
+	}
 	if err != nil {
 		pe := provider.AsError(err)
 		if pe.Retryable() {
@@ -137,6 +140,9 @@ func (r *SwapOrderReconciler) forwardHint(ctx context.Context, p *orderPass) (ct
 	err := r.call(ctx, entry, func(ctx context.Context) error {
 		return entry.Provider.SubmitDeposit(ctx, providerOrderRef(o), hint)
 	})
+	if res, held := r.heldBack(p, err); held {
+		return res, nil
+	}
 	if err != nil {
 		pe := provider.AsError(err)
 		if pe.Retryable() {
@@ -168,6 +174,9 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 		got, err = entry.Provider.Status(ctx, providerOrderRef(o))
 		return err
 	})
+	if res, held := r.heldBack(p, err); held {
+		return res, nil
+	}
 	if err != nil {
 		pe := provider.AsError(err)
 		if pe.Retryable() {

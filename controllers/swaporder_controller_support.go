@@ -1,15 +1,12 @@
 package controllers
 
 import (
-	"context"
 	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
 // Reasons of unshownAddressesTotal.
@@ -54,35 +51,6 @@ var (
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(transitionsTotal, unshownAddressesTotal, stalledOrdersTotal, emitFailuresTotal, ordersCollector{})
-}
-
-// providerCallLimiter caps concurrent calls per provider, so many workers cannot overrun one
-// provider while another one is slow.
-type providerCallLimiter struct {
-	size int
-	mu   sync.Mutex
-	sems map[swapv1.ProviderID]chan struct{}
-}
-
-func newProviderCallLimiter(size int) *providerCallLimiter {
-	return &providerCallLimiter{size: size, sems: map[swapv1.ProviderID]chan struct{}{}}
-}
-
-// acquire waits for a slot of provider id; release returns it.
-func (l *providerCallLimiter) acquire(ctx context.Context, id swapv1.ProviderID) (release func(), err error) {
-	l.mu.Lock()
-	sem, ok := l.sems[id]
-	if !ok {
-		sem = make(chan struct{}, l.size)
-		l.sems[id] = sem
-	}
-	l.mu.Unlock()
-	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // orderWriteGuard remembers, per order, the resourceVersions our own writes superseded. Until

@@ -53,6 +53,25 @@ type RoutingProviderSpec struct {
 	// +kubebuilder:default=true
 	// +optional
 	Enabled bool `json:"enabled"`
+	// CallBudget caps the calls made to the provider: order calls (deposit creation, status
+	// polls, deposit hints) and quotes draw from one token bucket. A call over budget is not
+	// made: quotes list the provider in their errors, orders retry shortly. The budget is
+	// enforced per process: a separate frontend replica has its own. Absent: no budget.
+	// +optional
+	CallBudget *ProviderCallBudget `json:"callBudget,omitempty"`
+}
+
+// ProviderCallBudget is a token bucket: requestsPerSecond sustained, burst at once.
+type ProviderCallBudget struct {
+	// RequestsPerSecond is the sustained call rate.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	RequestsPerSecond int32 `json:"requestsPerSecond"`
+	// Burst is how many calls may go at once after a quiet period; at least requestsPerSecond
+	// is sensible, so a second's worth is never refused.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	Burst int32 `json:"burst"`
 }
 
 // RoutingProviderStatus is what the last probe saw.

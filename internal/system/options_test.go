@@ -39,3 +39,29 @@ func TestWebhookRetryScheduleFlag(t *testing.T) {
 		}
 	}
 }
+
+// One provider must never be able to hold every order worker: its call cap stays below the
+// worker count (0 lets the reconciler take half of it).
+func TestProviderConcurrencyBelowOrderConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		invalid bool
+	}{
+		{args: nil},
+		{args: []string{"--provider-concurrency=0"}},
+		{args: []string{"--order-concurrency=32", "--provider-concurrency=16"}},
+		{args: []string{"--provider-concurrency=16"}, invalid: true},
+		{args: []string{"--order-concurrency=4", "--provider-concurrency=8"}, invalid: true},
+		{args: []string{"--order-concurrency=1", "--provider-concurrency=1"}},
+	} {
+		o := system.DefaultOptions()
+		fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
+		o.BindFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if err := o.Validate(); (err != nil) != tc.invalid {
+			t.Errorf("%v: Validate() = %v, want invalid %v", tc.args, err, tc.invalid)
+		}
+	}
+}

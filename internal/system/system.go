@@ -33,6 +33,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
+	"github.com/swaprouter/swaprouter/internal/provider/budget"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/quotebind"
@@ -103,7 +104,8 @@ type Options struct {
 
 	// OrderConcurrency is the number of orders reconciled in parallel.
 	OrderConcurrency int
-	// ProviderConcurrency caps concurrent order calls to one provider.
+	// ProviderConcurrency caps concurrent order calls to one provider. It must stay below
+	// OrderConcurrency so one slow provider can never hold every worker; 0 means half of it.
 	ProviderConcurrency int
 	// OrderTTL keeps archived terminal orders this long in etcd.
 	OrderTTL time.Duration
@@ -157,7 +159,7 @@ func DefaultOptions() Options {
 		QuotaFlushInterval:  5 * time.Second,
 		APIShutdownTimeout:  25 * time.Second,
 		OrderConcurrency:    16,
-		ProviderConcurrency: 32,
+		ProviderConcurrency: 8,
 		OrderTTL:            time.Hour,
 		DepositExpiryGrace:  10 * time.Minute,
 		UnknownAfter:        5,
@@ -196,7 +198,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "file of quoteId signing keys, one \"<kid> <base64 secret>\" per line, the first signs, all verify (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so quoteIds only verify on the replica that issued them)")
 	fs.StringVar(&o.TiersFile, "tiers-file", os.Getenv("SWAPROUTER_TIERS_FILE"), "YAML table of Partner tiers → default requestsPerMinute and monthlyQuoteQuota (default $SWAPROUTER_TIERS_FILE; empty: free 60/10000, standard 300/unlimited, enterprise 3000/unlimited)")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
-	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider")
+	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider, below --order-concurrency (0: half of it); an order whose provider is at the cap is requeued, never waits in a worker")
 	fs.DurationVar(&o.OrderTTL, "order-ttl", o.OrderTTL, "how long an archived terminal order stays in etcd")
 	fs.StringVar(&o.ArchiveDSN, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"), "PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN; empty keeps terminal orders in etcd)")
 	fs.DurationVar(&o.ArchiveRetention, "archive-retention", o.ArchiveRetention, "delete archived orders that ended longer ago (0 keeps them forever)")
@@ -223,6 +225,10 @@ func (o Options) Validate() error {
 	// controller process and a separate frontend process instead.
 	if o.Controllers && o.Frontend && o.LeaderElection {
 		return fmt.Errorf("--leader-elect needs --frontend=false: run the frontend as its own deployment")
+	}
+	if o.OrderConcurrency > 1 && o.ProviderConcurrency >= o.OrderConcurrency {
+		return fmt.Errorf("--provider-concurrency (%d) must be below --order-concurrency (%d): one slow provider would hold every worker",
+			o.ProviderConcurrency, o.OrderConcurrency)
 	}
 	for _, d := range o.WebhookSchedule {
 		if d < 0 {
@@ -272,6 +278,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		// Each process judges providers from its own calls: quotes skip a failing provider
 		// fast, orders keep their status while it fails.
 		Health: health.NewTracker(),
+		// One budget per provider per process: the frontend's quotes and the order
+		// reconciler's calls draw from it when both run here.
+		Budgets: budget.New(),
 	}
 	if err := providers.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("routing provider controller: %w", err)
