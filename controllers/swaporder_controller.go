@@ -284,7 +284,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	defer func() { res.Priority = new(queuePriority(&order.Status)) }()
 
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
-	r.carryEmitted(p)
+	r.carryEmitted(ctx, p)
 	var controls operatorControls
 	// Registered before the status write's defer, so it runs after it: annotations are
 	// removed only once their effect is recorded.

@@ -12,6 +12,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
 // Webhook emission costs no status write of its own (counted in swaporder_writes_test.go):
@@ -24,9 +25,12 @@ import (
 //     the order's next status write as notifiedSeq, which that write makes anyway (the next
 //     transition, or the archive step). Until then the stored notifiedSeq lags.
 //  3. A lagging stored notifiedSeq is exactly the state of a crash between the status write
-//     and the delivery create: a process without the memory runs StepEmit, whose create of
-//     an existing delivery is AlreadyExists (deterministic names), and records notifiedSeq.
-//     So a transition never loses its webhook, and none is sent twice with a new id.
+//     and the delivery create. A process without the memory first looks for the deliveries
+//     in its cache (emittedEarlier): one it finds was created, and is remembered without a
+//     write, so a restart costs no write per live order. For the others it runs StepEmit,
+//     whose create of an existing delivery is AlreadyExists (deterministic names), and
+//     records notifiedSeq. So a transition never loses its webhook, and none is sent twice
+//     with a new id.
 //  4. The WebhookDelivery reconciler keeps a finished delivery past its retention until its
 //     order's stored notifiedSeq covers it (or the order is gone): deleting it earlier would
 //     let a restarted process create it again and send the event a second time.
@@ -82,14 +86,52 @@ func (e *emittedSeqs) forget(key types.NamespacedName) {
 // carryEmitted moves the pass's notifiedSeq up to what this process already emitted, so
 // NextStep does not emit again and the pass's status write (if it makes one) records it.
 // A terminal order without an archive is left to StepEmit, which writes it (point 5 above).
-func (r *SwapOrderReconciler) carryEmitted(p *orderPass) {
+func (r *SwapOrderReconciler) carryEmitted(ctx context.Context, p *orderPass) {
 	st := &p.order.Status
 	p.emitted = r.emitted.beyond(p.order)
-	if p.emitted == 0 || (st.Status.IsTerminal() && r.Archive == nil) {
+	if st.Status.IsTerminal() && r.Archive == nil {
+		return
+	}
+	if p.emitted == 0 {
+		p.emitted = r.emittedEarlier(ctx, p.order)
+	}
+	if p.emitted == 0 {
 		return
 	}
 	st.NotifiedSeq = min(p.emitted, st.LastSeq)
 	p.carried = true
+}
+
+// emittedEarlier is what a process before this one (a restart, another leader) emitted but
+// never recorded: the highest unnotified seq up to which every delivery is in the cache, or
+// the last seq when the partner wants no webhooks. Seen once per order after a restart (then
+// remembered), it spares StepEmit's create and status write for every live order. A delivery
+// the cache does not show yet is left to StepEmit, whose create is then AlreadyExists.
+func (r *SwapOrderReconciler) emittedEarlier(ctx context.Context, o *swapv1.SwapOrder) int64 {
+	st := &o.Status
+	if st.LastSeq <= st.NotifiedSeq || st.EmitRetryAt != nil {
+		return 0 // nothing to find, or a failed emission that reports and retries on its own
+	}
+	enabled, err := r.webhookEnabled(ctx, o)
+	if err != nil {
+		return 0
+	}
+	found := st.LastSeq
+	if enabled {
+		found = st.NotifiedSeq
+		for _, t := range orders.Unnotified(st) {
+			key := client.ObjectKey{Namespace: o.Namespace, Name: webhook.DeliveryName(webhooks.EventID(o.Spec.OrderID, string(o.UID), t.Seq), 0)}
+			if err := r.Get(ctx, key, &swapv1.WebhookDelivery{}); err != nil {
+				break
+			}
+			found = t.Seq
+		}
+	}
+	if found <= st.NotifiedSeq {
+		return 0
+	}
+	r.emitted.remember(o, found)
+	return found
 }
 
 // emitRecorded creates the deliveries of the transitions the pass's status write has just
