@@ -125,7 +125,7 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	if d := s.limiter.Allow(r.Context(), "redeliver/"+p.Name, redeliveriesPerMinute); !d.Allowed {
 		return tooManyRedeliveries(fmt.Sprintf("%d redeliveries per minute", redeliveriesPerMinute), d.RetryAfter)
 	}
-	d, err := webhook.CreateRedelivery(r.Context(), s.opts.Client, items)
+	d, err := webhook.CreateRedelivery(r.Context(), s.opts.Client, s.opts.APIReader, items)
 	if errors.Is(err, webhook.ErrRedeliverRace) {
 		return apierror.New(apierror.Internal, err.Error())
 	}
