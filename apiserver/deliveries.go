@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -106,12 +108,10 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r.Context()).Partner
 	eventID := r.PathValue("eventId")
-	var list swapv1.WebhookDeliveryList
-	if err := s.opts.Client.List(r.Context(), &list, client.InNamespace(s.opts.Namespace),
-		client.MatchingFields{index.DeliveryEvent: eventID}); err != nil {
+	items, err := s.eventDeliveries(r.Context(), p.Name, eventID)
+	if err != nil {
 		return err
 	}
-	items := ownDeliveries(list.Items, p.Name)
 	if len(items) == 0 {
 		return apierror.Newf(apierror.NotFound, "no delivery of event %q", eventID)
 	}
@@ -125,7 +125,7 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	if d := s.limiter.Allow(r.Context(), "redeliver/"+p.Name, redeliveriesPerMinute); !d.Allowed {
 		return tooManyRedeliveries(fmt.Sprintf("%d redeliveries per minute", redeliveriesPerMinute), d.RetryAfter)
 	}
-	d, err := webhook.CreateRedelivery(r.Context(), s.opts.Client, items)
+	d, err := webhook.CreateRedelivery(r.Context(), s.opts.Client, s.opts.APIReader, items)
 	if errors.Is(err, webhook.ErrRedeliverRace) {
 		return apierror.New(apierror.Internal, err.Error())
 	}
@@ -133,6 +133,33 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusAccepted, newDeliveryRecord(d))
+}
+
+// eventDeliveries are the partner's deliveries of one event. The first delivery's name is
+// the event's (webhook.DeliveryName), which gives the order, whose few deliveries are indexed;
+// once that first one has expired (a redelivery outlives it) the partner's deliveries are
+// searched. An index by event would cost a set per delivery in the cache for this one request.
+func (s *Server) eventDeliveries(ctx context.Context, partner, eventID string) ([]swapv1.WebhookDelivery, error) {
+	var first swapv1.WebhookDelivery
+	selector := client.MatchingFields{index.DeliveryPartner: partner}
+	err := s.opts.Client.Get(ctx, client.ObjectKey{Namespace: s.opts.Namespace, Name: webhook.DeliveryName(eventID, 0)}, &first)
+	switch {
+	case err == nil:
+		selector = client.MatchingFields{index.DeliveryOrder: first.Spec.OrderID}
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	}
+	var list swapv1.WebhookDeliveryList
+	if err := s.opts.Client.List(ctx, &list, client.InNamespace(s.opts.Namespace), selector, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	var out []swapv1.WebhookDelivery
+	for i := range list.Items {
+		if d := &list.Items[i]; d.Spec.EventID == eventID && d.Spec.Partner == partner {
+			out = append(out, *d.DeepCopy())
+		}
+	}
+	return out, nil
 }
 
 func tooManyRedeliveries(detail string, wait time.Duration) *apierror.Error {

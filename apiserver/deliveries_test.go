@@ -12,12 +12,13 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/orderid"
+	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 func delivery(partner, orderID string, seq int64) *swapv1.WebhookDelivery {
 	event := fmt.Sprintf("evt_%s%d", orderID[4:14], seq)
 	return &swapv1.WebhookDelivery{
-		ObjectMeta: metav1.ObjectMeta{Name: "whd-" + event[4:], Namespace: testNS},
+		ObjectMeta: metav1.ObjectMeta{Name: webhook.DeliveryName(event, 0), Namespace: testNS},
 		Spec: swapv1.WebhookDeliverySpec{Partner: partner, OrderID: orderID, EventID: event, Sequence: seq,
 			Payload: fmt.Sprintf(`{"id":"%s","sequence":%d}`, event, seq)},
 		Status: swapv1.WebhookDeliveryStatus{Phase: swapv1.DeliveryDelivered, AttemptCount: 2, LastCode: 200,
@@ -81,6 +82,19 @@ func TestDeliveries(t *testing.T) {
 	one = decode[list](t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=" + acmeOrder}), 200)
 	if len(one.Deliveries) != 4 {
 		t.Errorf("%d deliveries after 2 redeliveries", len(one.Deliveries))
+	}
+	// The first delivery expired before its redeliveries: the event is still found, and sent
+	// again with the same bytes under the next number.
+	if err := h.client.Delete(context.Background(), &swapv1.WebhookDelivery{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: d.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
+	var stored swapv1.WebhookDelivery
+	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: got.ID}, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if got.Redelivery != 3 || stored.Spec.Payload != fmt.Sprintf(`{"id":"%s","sequence":1}`, event) {
+		t.Errorf("redelivery after the first expired: %+v, stored %+v", got, stored.Spec)
 	}
 
 	// Another partner's event is not found, exactly like a missing one.

@@ -26,6 +26,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 const (
@@ -251,7 +252,7 @@ func newHarness(t *testing.T, extra ...client.Object) *harness {
 
 	srv, err := New(Options{
 		Namespace:   testNS,
-		Client:      h.client,
+		Client:      trimmingCache{h.client},
 		APIReader:   h.client,
 		Catalog:     newFakeCatalog(),
 		Router:      h.router,
@@ -266,6 +267,22 @@ func newHarness(t *testing.T, extra ...client.Object) *harness {
 	srv.ready.Store(true)
 	h.srv = srv
 	return h
+}
+
+// trimmingCache lists deliveries as the manager's cache holds them (webhook.CacheTransform:
+// finished ones without their payload); the API reader has them whole.
+type trimmingCache struct{ client.Client }
+
+func (c trimmingCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := c.Client.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	if l, ok := list.(*swapv1.WebhookDeliveryList); ok {
+		for i := range l.Items {
+			_, _ = webhook.CacheTransform(&l.Items[i])
+		}
+	}
+	return nil
 }
 
 // interceptCreate creates the object and, for SwapOrders, lets the fake reconciler answer

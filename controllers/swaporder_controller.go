@@ -77,6 +77,9 @@ type SwapOrderReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
+	// APIReader reads around the cache: a redelivery's payload, which the cache drops from
+	// finished deliveries (webhook.TrimFinished). mgr.GetAPIReader() when nil.
+	APIReader client.Reader
 	// Providers holds the live adapters (filled by the RoutingProvider reconciler).
 	Providers *providerset.Set
 
@@ -149,6 +152,9 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.Scheme == nil {
 		r.Scheme = mgr.GetScheme()
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	r.applyDefaults()
 	if r.Recorder == nil {

@@ -50,6 +50,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
+	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -142,8 +143,10 @@ func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithWatch) client.Client) {
 	GinkgoHelper()
 	mgr, err := manager.New(g.config, manager.Options{
-		Scheme:                 scheme.New(),
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{g.ns: {}}},
+		Scheme: scheme.New(),
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{g.ns: {}},
+			// As in production: finished deliveries are cached without their payload.
+			ByObject: map[client.Object]cache.ByObject{&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},

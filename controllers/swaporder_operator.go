@@ -187,7 +187,7 @@ func (r *SwapOrderReconciler) redeliverOrder(ctx context.Context, o *swapv1.Swap
 		byEvent[d.Spec.EventID] = append(byEvent[d.Spec.EventID], d)
 	}
 	for _, ev := range events {
-		if _, err := webhook.CreateRedelivery(ctx, r.Client, byEvent[ev]); err != nil {
+		if _, err := webhook.CreateRedelivery(ctx, r.Client, r.APIReader, byEvent[ev]); err != nil {
 			return 0, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -139,20 +140,33 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		_, err := kubectlSwaprouter("pause", o.Spec.OrderID, "-n", g.ns) // keep the history still
 		Expect(err).NotTo(HaveOccurred())
 
+		// Delivered, as the delivery reconciler (not running here) would record it.
+		var firsts swapv1.WebhookDeliveryList
+		Expect(k8sClient.List(context.Background(), &firsts, client.InNamespace(g.ns))).To(Succeed())
+		for i := range firsts.Items {
+			d := &firsts.Items[i]
+			before := d.DeepCopy()
+			d.Status.Phase, d.Status.CompletedAt = swapv1.DeliveryDelivered, ptr.To(metav1.Now())
+			Expect(k8sClient.Status().Patch(context.Background(), d, client.MergeFrom(before))).To(Succeed())
+		}
+
 		out, err := kubectlSwaprouter("redeliver", o.Spec.OrderID, "-n", g.ns)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(ContainSubstring("redelivery requested"))
-		Eventually(func() []int32 {
+		// The redelivery carries the original's bytes (read from the API server: the cache
+		// holds finished deliveries without them).
+		Eventually(func() map[int32]string {
 			var list swapv1.WebhookDeliveryList
 			Expect(k8sClient.List(context.Background(), &list, client.InNamespace(g.ns))).To(Succeed())
-			var redeliveries []int32
+			payloads := map[int32]string{}
 			for _, d := range list.Items {
 				if d.Spec.OrderID == o.Spec.OrderID {
-					redeliveries = append(redeliveries, d.Spec.Redelivery)
+					payloads[d.Spec.Redelivery] = d.Spec.Payload
 				}
 			}
-			return redeliveries
-		}).Should(ConsistOf(int32(0), int32(1)))
+			return payloads
+		}).Should(SatisfyAll(HaveLen(2), HaveKeyWithValue(int32(1), Not(BeEmpty())),
+			WithTransform(func(p map[int32]string) bool { return p[0] == p[1] }, BeTrue())))
 		Eventually(func() map[string]string { return annotationsOf(g, o) }).ShouldNot(HaveKey(swapv1.AnnotationRedeliver))
 	})
 

@@ -189,7 +189,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, nil
 	}
 	now := r.Now()
-	if isFinished(&cached) {
+	if webhook.Finished(&cached) {
 		r.written.Delete(req.NamespacedName)
 		return r.expire(ctx, &cached, now)
 	}
@@ -203,7 +203,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if isFinished(d) {
+	if webhook.Finished(d) {
 		return r.expire(ctx, d, now)
 	}
 	if wait := r.untilDue(d, now); wait > 0 {
@@ -498,10 +498,6 @@ func (r *WebhookDeliveryReconciler) finish(d *swapv1.WebhookDelivery, now time.T
 	d.Status.Reason = reason
 	setReady(d, metav1.ConditionFalse, "Failed", reason)
 	deliveriesTotal.WithLabelValues(outcome).Inc()
-}
-
-func isFinished(d *swapv1.WebhookDelivery) bool {
-	return d.Status.Phase == swapv1.DeliveryDelivered || d.Status.Phase == swapv1.DeliveryFailed
 }
 
 // recordAttempt appends a to the attempt log, keeping the latest MaxDeliveryAttempts.

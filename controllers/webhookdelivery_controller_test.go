@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -288,7 +289,11 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		})
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
 		rc.setSecret(f.secrets[0])
-		startDeliveryManager(nil)
+		// The production cache: finished deliveries are cached without their payload.
+		mgr := newTestManagerWith(cfg, func(o *ctrl.Options) {
+			o.Cache.ByObject = map[client.Object]cache.ByObject{&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform}}
+		})
+		startDeliveryManagerOn(mgr, nil)
 
 		d := f.createDelivery(ctx, 3, swapv1.OrderProcessing)
 		Eventually(func(g Gomega) {
@@ -309,12 +314,17 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			Should(ContainElement(EventReasonAttemptFailed))
 
 		// A partner-requested redelivery sends the same event again: same webhook-id, same
-		// bytes; the receiver acknowledges it without processing it twice.
-		got := &swapv1.WebhookDelivery{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), got)).To(Succeed())
-		again, err := webhook.Redeliver(got, webhook.NextRedelivery([]swapv1.WebhookDelivery{*got}))
+		// bytes, though the cache holds the delivered original without them; the receiver
+		// acknowledges it without processing it twice.
+		var cached swapv1.WebhookDeliveryList
+		Eventually(func(g Gomega) {
+			g.Expect(mgr.GetClient().List(ctx, &cached, client.InNamespace(d.Namespace))).To(Succeed())
+			g.Expect(cached.Items).To(ConsistOf(And(
+				HaveField("Status.Phase", swapv1.DeliveryDelivered), HaveField("Spec.Payload", BeEmpty()))))
+		}).WithTimeout(timeout).Should(Succeed())
+		again, err := webhook.CreateRedelivery(ctx, mgr.GetClient(), mgr.GetAPIReader(), cached.Items)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(k8sClient.Create(ctx, again)).To(Succeed())
+		Expect(again.Spec.Redelivery).To(Equal(int32(1)))
 		Eventually(func(g Gomega) swapv1.DeliveryPhase { return getDelivery(ctx, g, again).Status.Phase }).
 			WithTimeout(timeout).Should(Equal(swapv1.DeliveryDelivered))
 		reqs, processed = rc.snapshot()

@@ -23,8 +23,6 @@ const (
 	DeliveryOrder = "spec.orderId"
 	// DeliveryPartner indexes WebhookDeliveries by spec.partner.
 	DeliveryPartner = "spec.partner"
-	// DeliveryEvent indexes WebhookDeliveries by spec.eventId.
-	DeliveryEvent = "spec.eventId"
 )
 
 type definition struct {
@@ -57,9 +55,6 @@ var definitions = []definition{
 	}},
 	{&swapv1.WebhookDelivery{}, DeliveryPartner, func(o client.Object) []string {
 		return []string{o.(*swapv1.WebhookDelivery).Spec.Partner}
-	}},
-	{&swapv1.WebhookDelivery{}, DeliveryEvent, func(o client.Object) []string {
-		return []string{o.(*swapv1.WebhookDelivery).Spec.EventID}
 	}},
 }
 

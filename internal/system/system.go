@@ -455,7 +455,12 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fenc
 			DefaultNamespaces: map[string]cache.Config{o.Namespace: {}},
 			// Live orders only: an archived order leaves the cache, so memory follows the live
 			// orders, not the TTL window or an archive outage's backlog.
-			ByObject: map[client.Object]cache.ByObject{&swapv1.SwapOrder{}: {Label: liveOrders()}},
+			ByObject: map[client.Object]cache.ByObject{
+				&swapv1.SwapOrder{}: {Label: liveOrders()},
+				// Finished deliveries (one per transition, kept for days) without their payload:
+				// only a redelivery reads it, through the API reader.
+				&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
+			},
 			// managedFields are never read here and are a large share of each cached order.
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},

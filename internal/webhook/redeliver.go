@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,10 +20,16 @@ const maxRedeliverRaces = 5
 var ErrRedeliverRace = errors.New("concurrent redeliveries of this event; try again")
 
 // CreateRedelivery creates the next delivery of one event, given its existing deliveries
-// (not empty): the same event (same webhook-id and bytes) under the next redelivery number.
-// A number another writer (or a stale cache) already took moves on to the following one.
-func CreateRedelivery(ctx context.Context, c client.Client, existing []swapv1.WebhookDelivery) (*swapv1.WebhookDelivery, error) {
-	orig := slices.MinFunc(existing, func(a, b swapv1.WebhookDelivery) int { return cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery) })
+// (not empty, e.g. from the cache): the same event (same webhook-id and bytes) under the next
+// redelivery number. The bytes are read through live (the API server, GetAPIReader()): the
+// cache keeps finished deliveries without their payload (TrimFinished). A number another
+// writer (or a stale cache) already took moves on to the following one.
+func CreateRedelivery(ctx context.Context, c client.Client, live client.Reader, existing []swapv1.WebhookDelivery) (*swapv1.WebhookDelivery, error) {
+	first := slices.MinFunc(existing, func(a, b swapv1.WebhookDelivery) int { return cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery) })
+	var orig swapv1.WebhookDelivery
+	if err := live.Get(ctx, client.ObjectKeyFromObject(&first), &orig); err != nil {
+		return nil, fmt.Errorf("reading delivery %s: %w", first.Name, err)
+	}
 	next := NextRedelivery(existing)
 	for range maxRedeliverRaces {
 		d, err := Redeliver(&orig, next)
