@@ -47,7 +47,10 @@ func TestShortRun(t *testing.T) {
 				continue
 			}
 			targeted++
-			if math.IsNaN(f.Value) || math.IsInf(f.Value, 0) || f.Value < 0 {
+			// The short run's 300 orders grow RSS by a few MiB, less than what the earlier
+			// scenarios' garbage returns to the OS meanwhile: that growth may be negative.
+			memoryGrowth := s.Number == 4 && strings.Contains(f.Name, "RSS")
+			if math.IsNaN(f.Value) || math.IsInf(f.Value, 0) || (f.Value < 0 && !memoryGrowth) {
 				t.Errorf("scenario %d: %s was not measured (%v)", s.Number, f.Name, f.Value)
 			}
 		}

@@ -160,7 +160,7 @@ func (h *harness) idlePolling(ctx context.Context, s *Scenario) error {
 	s.add("provider status calls/s ÷ (N / mean poll interval)", callRatio, Within(0.85, 1.15))
 	s.add("reconciles per order per minute", reconcilesPerMin, AtMost(6))
 	s.add("manager CPU cores", managerCores, AtMost(0.5))
-	s.Figures = append(s.Figures, Figure{Scenario: 4, Name: "manager RSS per 1,000 orders (MiB)", Value: rssPer1000, Target: AtMost(10)})
+	s.Figures = append(s.Figures, Figure{Scenario: 4, Name: "manager RSS per 1,000 orders (MiB)", Value: rssPer1000, Target: AtMost(8)})
 	s.info("manager in-use heap per 1,000 orders (MiB; heap profile, simulator and harness left out by stack)", "MiB",
 		[]float64{Ratio(managerGrowth/(1<<20), float64(added)/1000)})
 	s.info("whole process CPU cores (manager + simulator + harness)", "cores", selfCores)
