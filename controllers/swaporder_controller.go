@@ -375,10 +375,12 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 			return fmt.Errorf("writing order status: %w", err)
 		}
 		r.written.wrote(key, readVersion, order.ResourceVersion)
+		// Events first: their time is when the transition was persisted (bench scenario 7
+		// times webhooks from it), not after the deliveries' creates.
+		for _, t := range p.transitions {
+			r.report(order, t)
+		}
 		r.emitRecorded(ctx, p)
-	}
-	for _, t := range p.transitions {
-		r.report(order, t)
 	}
 	if p.stalled {
 		stalledOrdersTotal.WithLabelValues(string(order.Spec.ProviderID)).Inc()

@@ -6,27 +6,29 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"sync"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	watchpkg "k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orderid"
-	"github.com/swaprouter/swaprouter/internal/scheme"
+	orderstate "github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
 // Scenario 7, latency: orders are created through the frontend and fully deposited; the
 // simulator settles them (PENDING → PROCESSING → SUCCESS) and the reconciler finds each
-// change at its next poll. A watch on SwapOrders timestamps each new status-history entry as
-// the API server publishes it; the receiver timestamps the verified webhook for the same
-// (order, seq). Latency = arrival − status change, divided by the mean poll interval.
+// change at its next poll. The status change is timed by the Kubernetes Event the reconciler
+// records right after the status write that persists it (events.k8s.io eventTime, in
+// microseconds); the receiver timestamps the verified webhook for the same (order, seq).
+// Latency = arrival − status change, divided by the mean poll interval. (A watch of the
+// harness's own saw the write later than the webhook arrived once the delivery was created
+// right after the write: its timestamps made the latency negative.)
 //
 // Scenario 7, throughput: K WebhookDeliveries are created at once (as the order reconciler
 // would) and the time until the receiver verified all K gives deliveries/s; the baseline is
@@ -39,65 +41,25 @@ func (h *harness) webhooks(ctx context.Context, s *Scenario) error {
 	return h.webhookThroughput(ctx, s)
 }
 
-type changeKey struct {
-	order string
-	seq   int64
-}
-
-// watchChanges records when each order's status-history entries first appear.
-func (h *harness) watchChanges(parent context.Context) (func() map[changeKey]time.Time, error) {
-	wc, err := client.NewWithWatch(h.env.Plane.Config, client.Options{Scheme: scheme.New()})
-	if err != nil {
+// transitionTimes returns, per order object name and event reason (the status in CamelCase,
+// e.g. "Processing"), when the reconciler recorded the transition: the eventTime of its
+// Kubernetes Event, set when the event is made, right after the status write.
+func (h *harness) transitionTimes(ctx context.Context) (map[[2]string]time.Time, error) {
+	var list eventsv1.EventList
+	if err := h.env.Client.List(ctx, &list, client.InNamespace(benchNamespace)); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(parent)
-	watch := func() (watchpkg.Interface, error) {
-		return wc.Watch(ctx, &swapv1.SwapOrderList{}, client.InNamespace(benchNamespace))
-	}
-	w, err := watch()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	var mu sync.Mutex
-	seen := map[changeKey]time.Time{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			for ev := range w.ResultChan() {
-				now := time.Now()
-				o, ok := ev.Object.(*swapv1.SwapOrder)
-				if !ok {
-					continue
-				}
-				mu.Lock()
-				for _, t := range o.Status.History {
-					k := changeKey{o.Spec.OrderID, t.Seq}
-					if _, ok := seen[k]; !ok {
-						seen[k] = now
-					}
-				}
-				mu.Unlock()
-			}
-			// The server ended the watch (timeout, error event): start another one. A change
-			// seen first on the new watch's initial list is timed late, never early.
-			if ctx.Err() != nil {
-				return
-			}
-			if w, err = watch(); err != nil {
-				return
-			}
+	at := map[[2]string]time.Time{}
+	for _, e := range list.Items {
+		if e.Regarding.Kind != "SwapOrder" || e.Action != "Transition" || e.EventTime.IsZero() {
+			continue
 		}
-	}()
-	stop := func() map[changeKey]time.Time {
-		cancel() // ends the current watch and keeps the goroutine from starting another
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		return maps.Clone(seen)
+		k := [2]string{e.Regarding.Name, e.Reason}
+		if t, ok := at[k]; !ok || e.EventTime.Time.Before(t) {
+			at[k] = e.EventTime.Time
+		}
 	}
-	return stop, nil
+	return at, nil
 }
 
 func (h *harness) webhookLatency(ctx context.Context, s *Scenario) error {
@@ -123,12 +85,6 @@ func (h *harness) addWebhookLatency(s *Scenario, lat []time.Duration, context st
 // them fully and returns, for every status change up to SUCCESS, the time from the API
 // server's watch event to the verified webhook at the bench partner's receiver.
 func (h *harness) measureWebhookLatency(ctx context.Context, s *Scenario) (lat []time.Duration, ordersMeasured int, err error) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopWatch, err := h.watchChanges(wctx)
-	if err != nil {
-		return nil, 0, err
-	}
 	m := h.cfg.count(60, 10)
 	type created struct{ id, address string }
 	var mu sync.Mutex
@@ -154,7 +110,6 @@ func (h *harness) measureWebhookLatency(ctx context.Context, s *Scenario) (lat [
 	}
 	for _, o := range orders {
 		if _, err := h.env.Simulator.Deposit(o.address, pointOneETH); err != nil {
-			stopWatch()
 			return nil, 0, fmt.Errorf("deposit to %s: %w", o.address, err)
 		}
 	}
@@ -177,21 +132,35 @@ func (h *harness) measureWebhookLatency(ctx context.Context, s *Scenario) (lat [
 		}
 		return true
 	})
-	changes := stopWatch()
-	missing := 0
+	changes, err := h.transitionTimes(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	missing, untimed := 0, 0
 	for _, o := range orders {
-		for seq := int64(1); seq <= last[o.id]; seq++ {
-			t0, ok := changes[changeKey{o.id, seq}]
-			if !ok {
+		var order swapv1.SwapOrder
+		if err := h.env.Client.Get(ctx, client.ObjectKey{Namespace: benchNamespace, Name: orderid.ObjectName(o.id)}, &order); err != nil {
+			return nil, 0, err
+		}
+		for _, t := range order.Status.History {
+			if t.Seq > last[o.id] {
 				continue
 			}
-			t1, ok := h.recv.ArrivedAt(o.id, seq)
+			t0, ok := changes[[2]string{order.Name, orderstate.CamelStatus(t.Status)}]
+			if !ok {
+				untimed++ // its Event was dropped or folded: nothing to time it by
+				continue
+			}
+			t1, ok := h.recv.ArrivedAt(o.id, t.Seq)
 			if !ok {
 				missing++
 				continue
 			}
 			lat = append(lat, t1.Sub(t0))
 		}
+	}
+	if untimed > 0 {
+		s.note("%d status changes had no transition Event to time them by and are left out", untimed)
 	}
 	if !complete {
 		s.note("not every order reached SUCCESS with its webhook within %s; %d status changes had no webhook yet", timeout, missing)
