@@ -22,13 +22,8 @@ func TestWebhookRetryScheduleFlag(t *testing.T) {
 		{args: []string{"--webhook-retry-schedule=0s,1s,5s"}, want: []time.Duration{0, time.Second, 5 * time.Second}},
 		{args: []string{"--webhook-retry-schedule=0s,-1s"}, invalid: true},
 	} {
-		o := system.DefaultOptions()
-		fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
-		o.BindFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatalf("%v: %v", tc.args, err)
-		}
-		if err := o.Validate(); (err != nil) != tc.invalid {
+		o, err := parseOptions(t, tc.args)
+		if (err != nil) != tc.invalid {
 			t.Errorf("%v: Validate() = %v, want invalid %v", tc.args, err, tc.invalid)
 		}
 		if tc.invalid {
@@ -54,14 +49,22 @@ func TestProviderConcurrencyBelowOrderConcurrency(t *testing.T) {
 		{args: []string{"--order-concurrency=4", "--provider-concurrency=8"}, invalid: true},
 		{args: []string{"--order-concurrency=1", "--provider-concurrency=1"}},
 	} {
-		o := system.DefaultOptions()
-		fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
-		o.BindFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatalf("%v: %v", tc.args, err)
-		}
-		if err := o.Validate(); (err != nil) != tc.invalid {
+		_, err := parseOptions(t, tc.args)
+		if (err != nil) != tc.invalid {
 			t.Errorf("%v: Validate() = %v, want invalid %v", tc.args, err, tc.invalid)
 		}
 	}
+}
+
+// parseOptions parses args as the manager's flags over the defaults and returns the options
+// with Validate's verdict.
+func parseOptions(t *testing.T, args []string) (system.Options, error) {
+	t.Helper()
+	o := system.DefaultOptions()
+	fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
+	o.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return o, o.Validate()
 }
