@@ -15,6 +15,8 @@ package quota
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -338,6 +340,13 @@ func (c *Counter) flush(ctx context.Context, all bool) error {
 		})
 		c.mu.Lock()
 		if err != nil {
+			if !rejected(err) {
+				// The answer was lost (timeout, cut connection): the batch may have been applied.
+				// Its quotes are sent again (counted twice at worst: fewer quotes, never more),
+				// its given-back blocks are not: given back twice, they would let the replicas
+				// claim past the cap.
+				delta.Claimed = 0
+			}
 			c.requeue(key, delta)
 		} else {
 			c.remember(key, written)
@@ -364,6 +373,18 @@ func (c *Counter) requeue(key types.NamespacedName, delta swapv1.QuotaUsage) {
 	case cur.Month < delta.Month:
 		c.pending[key] = delta
 	}
+}
+
+// rejected reports whether err is the API server's answer that a write was not applied (a
+// 4xx status). Any other error (a timeout, a cut connection, a 5xx) may come after the write
+// was applied.
+func rejected(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code >= 400 && code < 500 && code != http.StatusRequestTimeout
 }
 
 // writeBackoff spaces the retries of a conflicting status write; replicas claiming together
@@ -399,6 +420,9 @@ func (c *Counter) write(ctx context.Context, key types.NamespacedName, decide fu
 	return written, err
 }
 
+// flushTimeout bounds one periodic flush, so a hanging API server cannot hold up shutdown.
+const flushTimeout = 10 * time.Second
+
 // Run flushes every interval until ctx ends. The final Release is the caller's: it must come
 // after the last request that could count a quote has finished.
 func (c *Counter) Run(ctx context.Context, interval time.Duration) {
@@ -409,7 +433,12 @@ func (c *Counter) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = c.Flush(ctx) // failures are logged and retried next tick
+			// A flush under way when ctx ends still finishes: cutting its write would lose the
+			// answer of a write the API server may have applied. Failures are logged and
+			// retried next tick.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			_ = c.Flush(fctx)
+			cancel()
 		}
 	}
 }

@@ -2,11 +2,16 @@ package quota
 
 import (
 	"context"
+	"errors"
+	"io"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -363,5 +368,96 @@ func TestTierCap(t *testing.T) {
 	}
 	if ok, _ := take(t, counter, p, 1, march); ok {
 		t.Fatal("a third quote past the tier's cap of 2")
+	}
+}
+
+// lostAnswer applies a status patch and then reports failure, as a real client does when its
+// context ends or the connection drops after the API server committed the write.
+func lostAnswer(lose func(ctx context.Context) error) *interceptor.Funcs {
+	return &interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if err := cl.Status().Patch(ctx, obj, patch, opts...); err != nil {
+				return err
+			}
+			return lose(ctx)
+		},
+	}
+}
+
+// TestShutdownDoesNotCutAFlush: the flush under way when Run's context ends still finishes,
+// so the final Release does not send its batch a second time.
+func TestShutdownDoesNotCutAFlush(t *testing.T) {
+	flushing, shutDown := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	writes := 0
+	c := newClient(t, lostAnswer(func(ctx context.Context) error {
+		if writes++; writes == 2 { // the claim is the first write, the periodic flush the second
+			once.Do(func() { close(flushing) })
+			<-shutDown
+		}
+		return ctx.Err()
+	}), partner(100))
+	counter := NewCounter(c, c, logr.Discard())
+	take(t, counter, get(t, c), 5, march)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); counter.Run(ctx, time.Millisecond) }()
+	<-flushing
+	cancel()
+	close(shutDown)
+	<-ran
+	if err := counter.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 5, Claimed: 5}) {
+		t.Fatalf("usage %+v after shutdown, want the 5 answered quotes counted once", u)
+	}
+}
+
+// TestLostAnswerNeverGivesBackTwice: a flush whose answer was lost may have been applied, so
+// its given-back block is not sent again (that could let the replicas pass the cap); its
+// quotes are (counted twice at worst).
+func TestLostAnswerNeverGivesBackTwice(t *testing.T) {
+	ctx := context.Background()
+	lose := false
+	c := newClient(t, lostAnswer(func(context.Context) error {
+		if lose {
+			return io.ErrUnexpectedEOF
+		}
+		return nil
+	}), partner(1000))
+	counter := NewCounter(c, c, logr.Discard())
+	take(t, counter, get(t, c), 2, march) // claims a block of 100
+	lose = true
+	if err := counter.Release(ctx); err == nil {
+		t.Fatal("lost answer swallowed")
+	}
+	lose = false
+	if err := counter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := get(t, c).Status.QuotaUsage; *u != (swapv1.QuotaUsage{Month: "2026-03", Quotes: 4, Claimed: 2}) {
+		t.Fatalf("usage %+v, want the 98 given back once and the 2 quotes sent again", u)
+	}
+}
+
+func TestRejected(t *testing.T) {
+	gr := schema.GroupResource{Group: "swaprouter.io", Resource: "partners"}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{apierrors.NewConflict(gr, "acme", errors.New("changed")), true},
+		{apierrors.NewNotFound(gr, "acme"), true},
+		{apierrors.NewTooManyRequests("busy", 1), true},
+		{apierrors.NewTimeoutError("slow", 1), false},
+		{apierrors.NewInternalError(errors.New("etcd")), false},
+		{context.Canceled, false},
+		{io.ErrUnexpectedEOF, false},
+	} {
+		if got := rejected(tc.err); got != tc.want {
+			t.Errorf("rejected(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
