@@ -31,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/intern"
 	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
@@ -461,8 +462,8 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fenc
 				// only a redelivery reads it, through the API reader.
 				&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
 			},
-			// managedFields are never read here and are a large share of each cached order.
-			DefaultTransform: cache.TransformStripManagedFields(),
+			// Managed fields stripped, repeated strings and label sets shared.
+			DefaultTransform: intern.CacheTransform,
 		},
 		Client:                              client.Options{Cache: &client.CacheOptions{Unstructured: false}},
 		Metrics:                             metricsOptions(o),

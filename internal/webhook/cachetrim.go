@@ -1,9 +1,8 @@
 package webhook
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/intern"
 )
 
 // Finished reports whether d will never be attempted again: Delivered or Failed. It stays
@@ -12,13 +11,11 @@ func Finished(d *swapv1.WebhookDelivery) bool {
 	return d.Status.Phase == swapv1.DeliveryDelivered || d.Status.Phase == swapv1.DeliveryFailed
 }
 
-var stripManagedFields = cache.TransformStripManagedFields()
-
 // CacheTransform is the manager's cache transform of WebhookDeliveries
-// (cache.ByObject.Transform, which replaces the default one): managed fields stripped, as
-// for every cached object, and TrimFinished.
+// (cache.ByObject.Transform, which replaces the default one): the default transform
+// (intern.CacheTransform), then TrimFinished.
 func CacheTransform(obj any) (any, error) {
-	obj, err := stripManagedFields(obj)
+	obj, err := intern.CacheTransform(obj)
 	if err != nil {
 		return nil, err
 	}
