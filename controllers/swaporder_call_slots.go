@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -159,7 +160,28 @@ var heldBackTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		"of the provider in use; provider_budget: its spec.callBudget used up; creates_saturated: the deposit-creation share of the workers in use).",
 }, []string{"provider", "reason"})
 
-func init() { ctrlmetrics.Registry.MustRegister(heldBackTotal) }
+// parkedDesc is served from the lot of the latest reconciler set up (one per process in
+// production; tests build managers one after another), read at scrape time.
+var parkedDesc = prometheus.NewDesc("swaprouter_order_parked",
+	"Orders waiting for a released slot, by provider and reason (provider_saturated: one of the provider's call slots; "+
+		"creates_saturated: one of the deposit-creation share, provider empty). No series: nobody waits.",
+	[]string{"provider", "reason"}, nil)
+
+var currentWaiting atomic.Pointer[parking.Lot[heldKey]]
+
+type parkedCollector struct{}
+
+func (parkedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- parkedDesc }
+
+func (parkedCollector) Collect(ch chan<- prometheus.Metric) {
+	if lot := currentWaiting.Load(); lot != nil {
+		for key, n := range lot.Lens() {
+			ch <- prometheus.MustNewConstMetric(parkedDesc, prometheus.GaugeValue, float64(n), string(key.provider), key.reason)
+		}
+	}
+}
+
+func init() { ctrlmetrics.Registry.MustRegister(heldBackTotal, parkedCollector{}) }
 
 // heldReason tells a call that was never made for want of capacity from a provider failure.
 func heldReason(err error) (reason string, retryAfter time.Duration, held bool) {

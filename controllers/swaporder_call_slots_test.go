@@ -2,9 +2,12 @@ package controllers
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/apimachinery/pkg/types"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -230,5 +233,38 @@ func TestParkWakesAtOnceWhenASlotIsFree(t *testing.T) {
 	c.park(key, second) // the slot is free: nobody will release it
 	if w := <-c.waiting.Woken(); w.Object != second {
 		t.Fatalf("parking beside a free slot woke %s, want %s", w.Object, second)
+	}
+}
+
+func TestParkedGaugeCountsEachLine(t *testing.T) {
+	c := newCallSlots(4, 1)
+	defer currentWaiting.Store(currentWaiting.Swap(c.waiting))
+	a, _ := parkedOn(heldProviderSaturated, swapv1.ProviderRouteA)
+	create, _ := parkedOn(heldCreatesSaturated, swapv1.ProviderRouteA)
+	for _, name := range []string{"1", "2"} {
+		c.waiting.Park(a, types.NamespacedName{Name: name})
+	}
+	c.waiting.Park(create, types.NamespacedName{Name: "3"})
+	c.waiting.Park(create, types.NamespacedName{Name: "4"})
+	c.waiting.Remove(types.NamespacedName{Name: "4"})
+
+	ch := make(chan prometheus.Metric, 8)
+	parkedCollector{}.Collect(ch)
+	close(ch)
+	got := map[string]float64{}
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string]string{}
+		for _, l := range d.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		got[labels["provider"]+"/"+labels["reason"]] = d.GetGauge().GetValue()
+	}
+	want := map[string]float64{"route_A/provider_saturated": 2, "/creates_saturated": 1}
+	if !maps.Equal(got, want) {
+		t.Fatalf("swaprouter_order_parked = %v, want %v", got, want)
 	}
 }

@@ -164,6 +164,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := countOrders(mgr.GetCache()); err != nil {
 		return err
 	}
+	currentWaiting.Store(r.waiting)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](

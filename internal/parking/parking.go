@@ -100,14 +100,15 @@ func (l *Lot[K]) Wake(key K) bool {
 	}
 }
 
-// Len is the number of objects in key's line.
-func (l *Lot[K]) Len(key K) int {
+// Lens is the length of every line that holds an object.
+func (l *Lot[K]) Lens() map[K]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if line := l.lines[key]; line != nil {
-		return line.Len()
+	out := make(map[K]int, len(l.lines))
+	for key, line := range l.lines {
+		out[key] = line.Len()
 	}
-	return 0
+	return out
 }
 
 // Source feeds woken objects into a controller's queue. An object still queued for its own

@@ -46,8 +46,8 @@ func TestWakeIsOldestFirstPerKey(t *testing.T) {
 	if l.Wake("a") {
 		t.Fatal("Wake of an empty line reported a wake")
 	}
-	if got := l.Len("b"); got != 1 {
-		t.Fatalf("Len(b) = %d: waking a touched b", got)
+	if got := l.Lens()["b"]; got != 1 {
+		t.Fatalf("Lens()[b] = %d: waking a touched b", got)
 	}
 }
 
@@ -56,8 +56,8 @@ func TestObjectIsInOneLineAtMost(t *testing.T) {
 	l.Park("a", obj("1"))
 	l.Park("a", obj("2"))
 	l.Park("b", obj("1")) // now waits for b instead
-	if got := l.Len("a"); got != 1 {
-		t.Fatalf("Len(a) = %d after 1 moved to b, want 1", got)
+	if got := l.Lens()["a"]; got != 1 {
+		t.Fatalf("Lens()[a] = %d after 1 moved to b, want 1", got)
 	}
 	l.Remove(obj("2"))
 	l.Remove(obj("gone")) // never parked: nothing happens
@@ -78,8 +78,8 @@ func TestFullChannelLeavesTheOldestParked(t *testing.T) {
 	if !l.Wake("a") || l.Wake("a") {
 		t.Fatal("want one wake into a one-slot channel, then none")
 	}
-	if got := l.Len("a"); got != 1 {
-		t.Fatalf("Len(a) = %d, want 1: the unsent wake must leave 2 parked", got)
+	if got := l.Lens()["a"]; got != 1 {
+		t.Fatalf("Lens()[a] = %d, want 1: the unsent wake must leave 2 parked", got)
 	}
 	_ = woken(l)
 	if !l.Wake("a") {
