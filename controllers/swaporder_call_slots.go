@@ -2,21 +2,26 @@ package controllers
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
 	"github.com/swaprouter/swaprouter/internal/slots"
 )
 
 // callSlots are the order reconciler's worker shares (design.md "Provider calls that cannot
-// starve each other"). No worker ever waits for a slot: an order that finds none is requeued.
+// starve each other"). No worker ever waits for a slot: an order that finds none is parked
+// (waiting) and woken when a slot of what it waits for is released.
 //
 //   - providerSlots: concurrent calls per provider, below the worker count, so a provider that
 //     hangs holds at most that many workers and the others keep polling;
@@ -26,13 +31,77 @@ import (
 type callSlots struct {
 	providerSlots *slots.Pool[swapv1.ProviderID]
 	createSlots   *slots.Pool[orders.Step]
+	waiting       *parking.Lot[heldKey]
 }
+
+// wakeBuffer is how many wake-ups may wait for the controller; beyond it a parked order is
+// brought back by its own timer (heldParked).
+const wakeBuffer = 1024
 
 func newCallSlots(workers, perProvider int) callSlots {
 	return callSlots{
 		providerSlots: slots.New[swapv1.ProviderID](perProvider),
 		createSlots:   slots.New[orders.Step](createShare(workers)),
+		waiting:       parking.New[heldKey](wakeBuffer),
 	}
+}
+
+// heldKey is the slot a parked order waits for: one of provider's call slots
+// (provider_saturated) or one of the creation share (creates_saturated, no provider).
+type heldKey struct {
+	reason   string
+	provider swapv1.ProviderID
+}
+
+// parkedOn is where a pass held back for reason waits. A used-up budget is not parked: it
+// refills at the provider's Retry-After, not when a call ends.
+func parkedOn(reason string, provider swapv1.ProviderID) (heldKey, bool) {
+	switch reason {
+	case heldProviderSaturated:
+		return heldKey{reason: reason, provider: provider}, true
+	case heldCreatesSaturated:
+		return heldKey{reason: reason}, true
+	}
+	return heldKey{}, false
+}
+
+// takeCall takes a call slot of provider; its release wakes the provider's oldest parked order.
+func (c callSlots) takeCall(provider swapv1.ProviderID) (release func(), ok bool) {
+	release, ok = c.providerSlots.TryAcquire(provider)
+	return c.waking(release, heldKey{reason: heldProviderSaturated, provider: provider}), ok
+}
+
+// takeCreate takes a slot of the creation share; its release wakes the oldest parked creation.
+func (c callSlots) takeCreate() (release func(), ok bool) {
+	release, ok = c.createSlots.TryAcquire(orders.StepCreateDeposit)
+	return c.waking(release, heldKey{reason: heldCreatesSaturated}), ok
+}
+
+func (c callSlots) waking(release func(), key heldKey) func() {
+	if release == nil {
+		return nil
+	}
+	return func() {
+		release()
+		c.waiting.Wake(key)
+	}
+}
+
+// park lines order up for key's next released slot. A slot released between the order's
+// failed take and Park woke nobody, so a free slot found after parking wakes the oldest in
+// line now: no slot stays unused while orders wait for it.
+func (c callSlots) park(key heldKey, order types.NamespacedName) {
+	c.waiting.Park(key, order)
+	if c.free(key) {
+		c.waiting.Wake(key)
+	}
+}
+
+func (c callSlots) free(key heldKey) bool {
+	if key.reason == heldCreatesSaturated {
+		return c.createSlots.InUse(orders.StepCreateDeposit) < c.createSlots.Size()
+	}
+	return c.providerSlots.InUse(key.provider) < c.providerSlots.Size()
 }
 
 // createShare is how many workers may create deposit addresses at once: all but a quarter
@@ -71,14 +140,16 @@ const (
 	heldCreatesSaturated  = "creates_saturated"
 )
 
-// Shortest waits of a held-back order. A provider at its call cap is slow (that is how it
-// fills its slots), so a slot frees only every call time ÷ cap: retrying sooner than a second
-// only spins the waiting orders through the queue (scenario 10 measured ~190 passes/s and a
-// doubled quote p99 at 200 ms) and is still short next to a 10–15 s poll interval. The
-// creation share frees within a create's few hundred milliseconds, and a partner waits for it.
+// Shortest waits of a held-back order. A parked order (call slots or creation share in use)
+// is woken by a released slot; its timer is only the safety net for a wake-up that was
+// never sent (wakeBuffer full). Timers that were the only way back spun the waiting orders
+// through the queue (scenario 10: ~190 passes/s at 200 ms, ~57,000 passes at 1 s, the
+// healthy provider's quote p99 up by half), so the net is the shortest poll interval: a
+// missed wake-up delays an order by no more than one poll would. A used-up budget is not
+// parked and waits for its refill (Retry-After), at least heldRetryBase.
 const (
-	heldRetrySaturated = time.Second
-	heldRetryBase      = 200 * time.Millisecond
+	heldParked    = 10 * time.Second
+	heldRetryBase = 200 * time.Millisecond
 )
 
 var heldBackTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -89,7 +160,28 @@ var heldBackTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		"of the provider in use; provider_budget: its spec.callBudget used up; creates_saturated: the deposit-creation share of the workers in use).",
 }, []string{"provider", "reason"})
 
-func init() { ctrlmetrics.Registry.MustRegister(heldBackTotal) }
+// parkedDesc is served from the lot of the latest reconciler set up (one per process in
+// production; tests build managers one after another), read at scrape time.
+var parkedDesc = prometheus.NewDesc("swaprouter_order_parked",
+	"Orders waiting for a released slot, by provider and reason (provider_saturated: one of the provider's call slots; "+
+		"creates_saturated: one of the deposit-creation share, provider empty). No series: nobody waits.",
+	[]string{"provider", "reason"}, nil)
+
+var currentWaiting atomic.Pointer[parking.Lot[heldKey]]
+
+type parkedCollector struct{}
+
+func (parkedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- parkedDesc }
+
+func (parkedCollector) Collect(ch chan<- prometheus.Metric) {
+	if lot := currentWaiting.Load(); lot != nil {
+		for key, n := range lot.Lens() {
+			ch <- prometheus.MustNewConstMetric(parkedDesc, prometheus.GaugeValue, float64(n), string(key.provider), key.reason)
+		}
+	}
+}
+
+func init() { ctrlmetrics.Registry.MustRegister(heldBackTotal, parkedCollector{}) }
 
 // heldReason tells a call that was never made for want of capacity from a provider failure.
 func heldReason(err error) (reason string, retryAfter time.Duration, held bool) {
@@ -106,16 +198,16 @@ func heldReason(err error) (reason string, retryAfter time.Duration, held bool) 
 // with d the larger of the reason's shortest wait and when capacity is due back.
 func heldDelay(reason string, retryAfter time.Duration, u float64) time.Duration {
 	base := heldRetryBase
-	if reason == heldProviderSaturated {
-		base = heldRetrySaturated
+	if _, parked := parkedOn(reason, ""); parked {
+		base = heldParked
 	}
 	d := max(retryAfter, base)
 	return d + time.Duration(u*float64(d))
 }
 
 // heldBack handles a call that was not made because the provider is at its call cap or out
-// of budget: the order is requeued shortly, with no failure counted, nothing written and no
-// error backoff. It reports false for every other outcome.
+// of budget: the order is parked or requeued, with no failure counted, nothing written and
+// no error backoff. It reports false for every other outcome.
 func (r *SwapOrderReconciler) heldBack(p *orderPass, err error) (ctrl.Result, bool) {
 	reason, retryAfter, held := heldReason(err)
 	if !held {
@@ -128,7 +220,11 @@ func (r *SwapOrderReconciler) holdBack(p *orderPass, reason string, retryAfter t
 	// The pass observed nothing: a first pass of a new order must not write just for this.
 	p.order.Status.ObservedGeneration = p.orig.ObservedGeneration
 	heldBackTotal.WithLabelValues(string(p.order.Spec.ProviderID), reason).Inc()
+	if key, ok := parkedOn(reason, p.order.Spec.ProviderID); ok {
+		r.park(key, client.ObjectKeyFromObject(p.order))
+		p.parked = true
+	}
 	delay := heldDelay(reason, retryAfter, r.Rand())
-	p.log.V(1).Info("no capacity for this pass; requeued", "reason", reason, "retryIn", delay)
+	p.log.V(1).Info("no capacity for this pass; waiting", "reason", reason, "parked", p.parked, "retryIn", delay)
 	return ctrl.Result{RequeueAfter: delay}
 }

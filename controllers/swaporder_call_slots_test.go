@@ -2,8 +2,13 @@ package controllers
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/types"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -53,17 +58,33 @@ func TestHeldReasonTellsCapacityFromFailure(t *testing.T) {
 	}
 }
 
-func TestHeldDelayIsShortAndJittered(t *testing.T) {
+func TestParkedOnWaitsForTheSlotThatWasFull(t *testing.T) {
+	for _, tc := range []struct {
+		reason string
+		want   heldKey
+		parked bool
+	}{
+		{heldProviderSaturated, heldKey{reason: heldProviderSaturated, provider: swapv1.ProviderRouteA}, true},
+		{heldCreatesSaturated, heldKey{reason: heldCreatesSaturated}, true}, // one share for every provider
+		{heldProviderBudget, heldKey{}, false},
+	} {
+		if got, parked := parkedOn(tc.reason, swapv1.ProviderRouteA); got != tc.want || parked != tc.parked {
+			t.Errorf("parkedOn(%s) = %+v, %v; want %+v, %v", tc.reason, got, parked, tc.want, tc.parked)
+		}
+	}
+}
+
+func TestHeldDelayIsJitteredAndLongOnlyWhenParked(t *testing.T) {
 	for _, tc := range []struct {
 		reason     string
 		retryAfter time.Duration
 		u          float64
 		want       time.Duration
 	}{
-		{heldCreatesSaturated, 0, 0, heldRetryBase},
-		{heldCreatesSaturated, 0, 0.5, heldRetryBase * 3 / 2},
-		{heldProviderSaturated, 0, 0, time.Second},
-		{heldProviderSaturated, 0, 0.5, 1500 * time.Millisecond},
+		{heldCreatesSaturated, 0, 0, heldParked},
+		{heldCreatesSaturated, 0, 0.5, heldParked * 3 / 2},
+		{heldProviderSaturated, 0, 0, 10 * time.Second},
+		{heldProviderSaturated, 0, 0.5, 15 * time.Second},
 		{heldProviderBudget, 50 * time.Millisecond, 0, heldRetryBase},
 		{heldProviderBudget, 3 * time.Second, 0.5, 4500 * time.Millisecond},
 	} {
@@ -74,8 +95,9 @@ func TestHeldDelayIsShortAndJittered(t *testing.T) {
 }
 
 // A pass that finds no capacity (provider slots, budget, creation share) makes no call,
-// writes nothing, counts no failure and comes back within a second; the next pass with
-// capacity goes on as if nothing happened.
+// writes nothing and counts no failure; an order waiting for a slot is woken by its release,
+// one over budget comes back with the refill. The next pass with capacity goes on as if
+// nothing happened.
 func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 	heldBack := func(t *testing.T, g *unitRig, wait time.Duration, take func() func()) {
 		t.Helper()
@@ -118,7 +140,8 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 
 	t.Run("creation share in use", func(t *testing.T) {
 		g := newUnitRig(t)
-		heldBack(t, g, heldRetryBase, takeAll(func() (func(), bool) { return g.r.createSlots.TryAcquire(0) }))
+		heldBack(t, g, heldParked, takeAll(g.r.takeCreate))
+		g.woken(t)
 		if got := *g.last.Priority; got != priorityCreate {
 			t.Fatalf("a held-back new order queued at priority %d, want %d", got, priorityCreate)
 		}
@@ -132,7 +155,8 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 		g := newUnitRig(t)
 		g.settle()
 		g.advanceToPoll()
-		heldBack(t, g, heldRetrySaturated, takeAll(func() (func(), bool) { return g.r.providerSlots.TryAcquire(swapv1.ProviderRouteA) }))
+		heldBack(t, g, heldParked, takeAll(func() (func(), bool) { return g.r.takeCall(swapv1.ProviderRouteA) }))
+		g.woken(t)
 		if got := *g.last.Priority; got != priorityTrack {
 			t.Fatalf("a held-back poll queued at priority %d, want %d", got, priorityTrack)
 		}
@@ -168,4 +192,79 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 			t.Fatal("the poll did not go once the budget refilled")
 		}
 	})
+}
+
+// woken asserts that the order, parked by the pass just taken, was woken by the release of
+// the slots it waited for, once, and is no longer parked.
+func (g *unitRig) woken(t *testing.T) {
+	t.Helper()
+	select {
+	case w := <-g.r.waiting.Woken():
+		if w.Object != g.key {
+			t.Fatalf("woke %s, want %s", w.Object, g.key)
+		}
+	default:
+		t.Fatal("releasing the slots woke nobody: the held-back order was not parked")
+	}
+	select {
+	case w := <-g.r.waiting.Woken():
+		t.Fatalf("woke %s a second time", w.Object)
+	default:
+	}
+}
+
+// A slot released between an order's failed take and its parking woke nobody: park itself
+// must then wake the oldest in line, or the order would wait for its safety timer.
+func TestParkWakesAtOnceWhenASlotIsFree(t *testing.T) {
+	c := newCallSlots(4, 1)
+	key := heldKey{reason: heldProviderSaturated, provider: swapv1.ProviderRouteA}
+	first, second := types.NamespacedName{Name: "first"}, types.NamespacedName{Name: "second"}
+	release, _ := c.takeCall(swapv1.ProviderRouteA)
+	c.park(key, first)
+	select {
+	case w := <-c.waiting.Woken():
+		t.Fatalf("woke %s while the only slot was in use", w.Object)
+	default:
+	}
+	release()
+	if w := <-c.waiting.Woken(); w.Object != first {
+		t.Fatalf("the release woke %s, want %s", w.Object, first)
+	}
+	c.park(key, second) // the slot is free: nobody will release it
+	if w := <-c.waiting.Woken(); w.Object != second {
+		t.Fatalf("parking beside a free slot woke %s, want %s", w.Object, second)
+	}
+}
+
+func TestParkedGaugeCountsEachLine(t *testing.T) {
+	c := newCallSlots(4, 1)
+	defer currentWaiting.Store(currentWaiting.Swap(c.waiting))
+	a, _ := parkedOn(heldProviderSaturated, swapv1.ProviderRouteA)
+	create, _ := parkedOn(heldCreatesSaturated, swapv1.ProviderRouteA)
+	for _, name := range []string{"1", "2"} {
+		c.waiting.Park(a, types.NamespacedName{Name: name})
+	}
+	c.waiting.Park(create, types.NamespacedName{Name: "3"})
+	c.waiting.Park(create, types.NamespacedName{Name: "4"})
+	c.waiting.Remove(types.NamespacedName{Name: "4"})
+
+	ch := make(chan prometheus.Metric, 8)
+	parkedCollector{}.Collect(ch)
+	close(ch)
+	got := map[string]float64{}
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string]string{}
+		for _, l := range d.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		got[labels["provider"]+"/"+labels["reason"]] = d.GetGauge().GetValue()
+	}
+	want := map[string]float64{"route_A/provider_saturated": 2, "/creates_saturated": 1}
+	if !maps.Equal(got, want) {
+		t.Fatalf("swaprouter_order_parked = %v, want %v", got, want)
+	}
 }

@@ -25,6 +25,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
@@ -117,7 +118,7 @@ type SwapOrderReconciler struct {
 	// MaxConcurrentReconciles is the number of orders reconciled in parallel.
 	MaxConcurrentReconciles int
 	// ProviderConcurrency caps concurrent calls to one provider across all workers; an order
-	// whose provider is at the cap is requeued, never parked in a worker. Below
+	// whose provider is at the cap waits parked until a slot frees, never in a worker. Below
 	// MaxConcurrentReconciles it keeps one slow provider from holding every worker; 0 means
 	// half of MaxConcurrentReconciles.
 	ProviderConcurrency int
@@ -163,10 +164,13 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := countOrders(mgr.GetCache()); err != nil {
 		return err
 	}
+	currentWaiting.Store(r.waiting)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, hintAnnotationChanged, operatorAnnotationChanged))).
+		// A released call or creation slot wakes the oldest order parked for it.
+		WatchesRawSource(parking.Source(r.waiting.Woken())).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
 			// Failures here are mostly API conflicts and provider outages: retry in seconds
@@ -253,6 +257,8 @@ type orderPass struct {
 	writeFailed bool
 	// stalled says this pass stopped the order's watch (reported after the write).
 	stalled bool
+	// parked: the pass was held back and the order waits for a released slot (holdBack).
+	parked bool
 	// emitted is the seq this process created deliveries up to after earlier writes, not
 	// yet in the stored notifiedSeq; carried says the pass's notifiedSeq was moved up to it
 	// (swaporder_emission.go).
@@ -274,6 +280,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			r.failures.forget(req.NamespacedName)
 			r.emitFailures.forget(req.NamespacedName)
 			r.emitted.forget(req.NamespacedName)
+			r.waiting.Remove(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -290,6 +297,13 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	defer func() { res.Priority = new(queuePriority(&order.Status)) }()
 
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
+	// Any pass that is not held back ends the order's wait (it got its slot, or its next
+	// step needs none); a held-back one parked it again (holdBack).
+	defer func() {
+		if !p.parked {
+			r.waiting.Remove(req.NamespacedName)
+		}
+	}()
 	r.carryEmitted(ctx, p)
 	var controls operatorControls
 	// Registered before the status write's defer, so it runs after it: annotations are
@@ -325,7 +339,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	if step == orders.StepCreateDeposit {
-		release, ok := r.createSlots.TryAcquire(step)
+		release, ok := r.takeCreate()
 		if !ok {
 			return r.holdBack(p, heldCreatesSaturated, 0), nil
 		}
@@ -466,7 +480,7 @@ func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctr
 // call runs fn against the provider under its concurrency cap and a timeout. A provider at
 // its cap is not waited for: errProviderSaturated (see heldBack).
 func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry, fn func(context.Context) error) error {
-	release, ok := r.providerSlots.TryAcquire(entry.Provider.ID())
+	release, ok := r.takeCall(entry.Provider.ID())
 	if !ok {
 		return errProviderSaturated
 	}

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/simulator"
@@ -52,6 +53,32 @@ var _ = Describe("SwapOrder workers shared between providers and between creates
 		for _, o := range healthy {
 			Expect(g.get(o).Status.Status).To(Equal(swapv1.OrderPending))
 		}
+		g.sim.ClearFaults()
+	})
+
+	It("parks the hanging provider's waiting orders instead of spinning them through the queue", func() {
+		g := newOrderRig(orderRigOptions{sim: fastSim(), tune: func(r *SwapOrderReconciler) {
+			r.MaxConcurrentReconciles, r.ProviderConcurrency = workers, workers/2
+		}})
+		const perProvider = 6
+		tracked(g, swapv1.ProviderRouteA, perProvider)
+		tracked(g, swapv1.ProviderRouteB, perProvider)
+		heldBack := func() float64 {
+			return testutil.ToFloat64(heldBackTotal.WithLabelValues(string(swapv1.ProviderRouteA), heldProviderSaturated))
+		}
+
+		g.sim.SetFault(swapv1.ProviderRouteA, simulator.AnyCall, simulator.Fault{Hang: true})
+		held, hungCalls, healthyPolls := heldBack(), simCalls(g, swapv1.ProviderRouteA), simStatusCalls(g, swapv1.ProviderRouteB)()
+		// route_B's orders are polled 40 more times each (10 s at their 200-300 ms cadence).
+		Eventually(simStatusCalls(g, swapv1.ProviderRouteB)).WithTimeout(time.Minute).
+			Should(BeNumerically(">=", healthyPolls+40*perProvider))
+		// A parked order is held back once when it arrives and waits for a released slot, so
+		// every held-back pass but the orders' first is paid for by a call that ended. Timers
+		// alone brought each of the four waiting orders back every 1-2 s, about three passes
+		// per call made.
+		calls := simCalls(g, swapv1.ProviderRouteA) - hungCalls
+		Expect(heldBack()-held).To(BeNumerically("<=", calls+perProvider),
+			"route_A's orders were held back %.0f times for %d calls", heldBack()-held, calls)
 		g.sim.ClearFaults()
 	})
 

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/swaprouter/swaprouter/internal/parking"
 )
 
 // Defaults of EndpointOptions.
@@ -92,7 +92,10 @@ type Endpoints struct {
 
 	mu        sync.Mutex
 	byPartner map[PartnerKey]*endpoint
-	freed     chan event.TypedGenericEvent[types.NamespacedName]
+	// waiting holds the deliveries put back while their partner was saturated, oldest first
+	// per partner: each freed slot wakes the oldest at once instead of leaving it to its
+	// RetryWait. Parked and woken with e.mu held, so no freed slot is missed.
+	waiting *parking.Lot[PartnerKey]
 }
 
 // PartnerKey names a partner: deliveries of different namespaces never share a gate.
@@ -104,20 +107,17 @@ type endpoint struct {
 	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}]
 	// openUntil is when the open circuit lets one probe through (set when it opens).
 	openUntil time.Time
-	// waiting lists the deliveries put back while saturated, oldest first: each freed slot
-	// wakes the oldest at once instead of leaving it to its RetryWait.
-	waiting []types.NamespacedName
 }
 
 // NewEndpoints returns an empty gate.
 func NewEndpoints(opts EndpointOptions) *Endpoints {
 	return &Endpoints{opts: opts.withDefaults(), rand: rand.Float64, byPartner: map[PartnerKey]*endpoint{},
-		freed: make(chan event.TypedGenericEvent[types.NamespacedName], freedBuffer)}
+		waiting: parking.New[PartnerKey](freedBuffer)}
 }
 
 // Freed delivers the delivery to retry whenever a saturated partner's slot frees; the
-// controller watches it as a source.
-func (e *Endpoints) Freed() <-chan event.TypedGenericEvent[types.NamespacedName] { return e.freed }
+// controller watches it (parking.Source).
+func (e *Endpoints) Freed() <-chan parking.Wake { return e.waiting.Woken() }
 
 // Admit decides whether delivery's attempt to partner's endpoint url may dial now. A changed
 // url starts a fresh circuit: the partner fixed its endpoint, so its past failures say
@@ -134,9 +134,7 @@ func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.Namespa
 		e.resetCircuit(partner, ep, url)
 	}
 	if ep.inFlight >= e.opts.MaxInFlight {
-		if !slices.Contains(ep.waiting, delivery) {
-			ep.waiting = append(ep.waiting, delivery)
-		}
+		e.waiting.Park(partner, delivery)
 		return e.deferral(partner, VerdictSaturated, ep)
 	}
 	report, err := ep.breaker.Allow()
@@ -148,7 +146,7 @@ func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.Namespa
 		return e.deferral(partner, v, ep)
 	}
 	ep.inFlight++
-	ep.waiting = slices.DeleteFunc(ep.waiting, func(w types.NamespacedName) bool { return w == delivery })
+	e.waiting.Remove(delivery)
 	inFlight.WithLabelValues(partner.Namespace, partner.Name).Inc()
 	var once sync.Once
 	return Admission{Verdict: VerdictSend, done: func(res Result) {
@@ -156,14 +154,7 @@ func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.Namespa
 			e.mu.Lock()
 			report(BreakerOutcome(res))
 			ep.inFlight--
-			if len(ep.waiting) > 0 {
-				next := ep.waiting[0]
-				select {
-				case e.freed <- event.TypedGenericEvent[types.NamespacedName]{Object: next}:
-					ep.waiting = ep.waiting[1:]
-				default: // the buffer is full: the waiter's RetryWait brings it back
-				}
-			}
+			e.waiting.Wake(partner) // a full buffer leaves it to the waiter's RetryWait
 			e.mu.Unlock()
 			inFlight.WithLabelValues(partner.Namespace, partner.Name).Dec()
 		})
