@@ -131,6 +131,9 @@ type RoutingProviderReconciler struct {
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// RoutingProviderEventSource is the reporting controller of the Events this reconciler records.
+const RoutingProviderEventSource = "routingprovider-controller"
+
 // SetupWithManager fills defaults and registers the controller.
 func (r *RoutingProviderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Providers == nil || r.Catalog == nil {
@@ -146,7 +149,7 @@ func (r *RoutingProviderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Scheme = mgr.GetScheme()
 	}
 	if r.Recorder == nil && !r.ReadOnly {
-		r.Recorder = mgr.GetEventRecorder("routingprovider-controller")
+		r.Recorder = mgr.GetEventRecorder(RoutingProviderEventSource)
 	}
 	if r.NewProvider == nil {
 		r.NewProvider = registry.New

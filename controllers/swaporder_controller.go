@@ -142,6 +142,9 @@ type SwapOrderReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
+// SwapOrderEventSource is the reporting controller of the Events this reconciler records.
+const SwapOrderEventSource = "swaporder-controller"
+
 // SetupWithManager fills what is unset (client, scheme, recorder, tunables) from the manager
 // and the defaults, and registers the controller.
 func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -159,7 +162,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.applyDefaults()
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder("swaporder-controller")
+		r.Recorder = mgr.GetEventRecorder(SwapOrderEventSource)
 	}
 	if err := countOrders(mgr.GetCache()); err != nil {
 		return err

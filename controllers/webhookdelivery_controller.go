@@ -119,6 +119,9 @@ type WebhookDeliveryReconciler struct {
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// WebhookDeliveryEventSource is the reporting controller of the Events this reconciler records.
+const WebhookDeliveryEventSource = "webhookdelivery-controller"
+
 // SetupWithManager fills defaults and registers the controller.
 func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
@@ -131,7 +134,7 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Scheme = mgr.GetScheme()
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder("webhookdelivery-controller")
+		r.Recorder = mgr.GetEventRecorder(WebhookDeliveryEventSource)
 	}
 	if r.HTTPClient == nil {
 		r.HTTPClient = netguard.NewHTTPClient(r.Guard)

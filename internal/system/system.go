@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -30,6 +32,7 @@ import (
 	"github.com/swaprouter/swaprouter/controllers"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/eventsink"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/intern"
 	"github.com/swaprouter/swaprouter/internal/leaderfence"
@@ -271,9 +274,24 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		return nil, err
 	}
 
+	// Events written in bounded memory (eventsink's header says why not client-go's sink).
+	eventsClient, err := eventsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return nil, fmt.Errorf("events client: %w", err)
+	}
+	sink, err := eventsink.New(eventsClient, ctrl.Log.WithName("events"))
+	if err != nil {
+		return nil, fmt.Errorf("event sink: %w", err)
+	}
+	if err := mgr.Add(sink); err != nil {
+		return nil, fmt.Errorf("event sink: %w", err)
+	}
+	recorder := func(name string) events.EventRecorder { return sink.Recorder(mgr.GetScheme(), name) }
+
 	// Every process needs the live providers: the controllers to track orders, the frontend
 	// to quote. Only the controllers write RoutingProvider status.
 	providers := &controllers.RoutingProviderReconciler{
+		Recorder:  recorder(controllers.RoutingProviderEventSource),
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
 		HTTPClient: providerHTTPClient(),
 		// Each process judges providers from its own calls: quotes skip a failing provider
@@ -291,6 +309,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
 		orders := &controllers.SwapOrderReconciler{
+			Recorder:                recorder(controllers.SwapOrderEventSource),
 			Providers:               sys.Providers,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
@@ -317,6 +336,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			return nil, fmt.Errorf("order controller: %w", err)
 		}
 		deliveries := &controllers.WebhookDeliveryReconciler{
+			Recorder:                recorder(controllers.WebhookDeliveryEventSource),
 			Guard:                   netguard.Options{AllowLoopback: o.AllowLoopbackWebhooks},
 			Retention:               o.DeliveryRetention,
 			MaxConcurrentReconciles: o.WebhookConcurrency,
