@@ -13,8 +13,6 @@ import (
 
 // Field names for client.MatchingFields.
 const (
-	// OrderPartner indexes SwapOrders by spec.partner.
-	OrderPartner = "spec.partner"
 	// OrderClientReference indexes SwapOrders by ClientReferenceKey(partner, clientReference).
 	OrderClientReference = "spec.clientReference"
 	// PartnerKeyID indexes Partners by every spec.keys[].id.
@@ -32,9 +30,6 @@ type definition struct {
 }
 
 var definitions = []definition{
-	{&swapv1.SwapOrder{}, OrderPartner, func(o client.Object) []string {
-		return []string{o.(*swapv1.SwapOrder).Spec.Partner}
-	}},
 	{&swapv1.SwapOrder{}, OrderClientReference, func(o client.Object) []string {
 		spec := o.(*swapv1.SwapOrder).Spec
 		if spec.ClientReference == "" {
