@@ -35,16 +35,14 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	newest := archive.NewestMatches(live, q)
 	var archived []*swapv1.SwapOrder
 	if s.opts.Archive != nil {
-		// One more than a page tells whether another page follows.
-		aq := q
-		aq.Limit++
-		if archived, err = s.opts.Archive.List(r.Context(), aq); err != nil {
+		if archived, err = s.opts.Archive.List(r.Context(), archive.ArchiveQuery(newest, q)); err != nil {
 			return archiveError(err)
 		}
 	}
-	orders, next := archive.MergePage(live, archived, q)
+	orders, next := archive.MergePage(newest, archived, q)
 	page := orderPage{Orders: make([]orderRecord, 0, len(orders))}
 	for _, o := range orders {
 		page.Orders = append(page.Orders, newOrderRecord(o))

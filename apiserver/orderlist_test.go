@@ -83,9 +83,8 @@ func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				aq := q
-				aq.Limit++
-				page, next := archive.MergePage(liveOf(q), archiveStub(archived, aq), q)
+				newest := archive.NewestMatches(liveOf(q), q)
+				page, next := archive.MergePage(newest, archiveStub(archived, archive.ArchiveQuery(newest, q)), q)
 				for _, o := range page {
 					pos := archive.PositionOf(o)
 					if o.Spec.Partner != "acme" || seen[o.Spec.OrderID] || (last != nil && !last.Before(pos)) {

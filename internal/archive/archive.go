@@ -77,6 +77,9 @@ type Query struct {
 	From, To time.Time
 	// After, when set, starts the page after this position.
 	After *Position
+	// Above, when set, keeps only orders listed before this position (newer): the frontend
+	// sets it when live orders alone fill the page, so older archived rows are not read.
+	Above *Position
 	// Limit is the most orders returned.
 	Limit int
 }

@@ -12,13 +12,8 @@ import (
 // archived holds at most q.Limit+1 orders after q.After, as Postgres.List answers. An order
 // in both (archived, not yet deleted from etcd) is taken once, as it is live.
 func MergePage(live, archived []*swapv1.SwapOrder, q Query) ([]*swapv1.SwapOrder, *Position) {
-	keep := q.Limit + 1 // one more than a page tells whether another page follows
-	newestLive := make([]*swapv1.SwapOrder, 0, min(len(live), keep))
-	for _, o := range live {
-		if Matches(o, q) {
-			newestLive = insertNewest(newestLive, o, keep)
-		}
-	}
+	keep := q.Limit + 1
+	newestLive := NewestMatches(live, q)
 	newestArchived := make([]*swapv1.SwapOrder, 0, min(len(archived), keep))
 	for _, o := range archived {
 		newestArchived = insertNewest(newestArchived, o, keep)
@@ -48,6 +43,32 @@ func MergePage(live, archived []*swapv1.SwapOrder, q Query) ([]*swapv1.SwapOrder
 	page = page[:q.Limit]
 	next := PositionOf(page[len(page)-1])
 	return page, &next
+}
+
+// NewestMatches returns the first q.Limit+1 of live's orders matching q, in listing order
+// (one more than a page tells whether another page follows).
+func NewestMatches(live []*swapv1.SwapOrder, q Query) []*swapv1.SwapOrder {
+	keep := q.Limit + 1
+	newest := make([]*swapv1.SwapOrder, 0, min(len(live), keep))
+	for _, o := range live {
+		if Matches(o, q) {
+			newest = insertNewest(newest, o, keep)
+		}
+	}
+	return newest
+}
+
+// ArchiveQuery is what to ask the archive for q's page, given newest, the first q.Limit+1
+// live matches (NewestMatches): one more than a page, and, when live orders alone fill that,
+// only archived orders newer than the last of them, since older ones cannot make the page.
+func ArchiveQuery(newest []*swapv1.SwapOrder, q Query) Query {
+	aq := q
+	aq.Limit++
+	if len(newest) == aq.Limit {
+		floor := PositionOf(newest[len(newest)-1])
+		aq.Above = &floor
+	}
+	return aq
 }
 
 // insertNewest inserts o into sorted (listing order, at most keep long), dropping what falls
@@ -83,7 +104,8 @@ func Matches(o *swapv1.SwapOrder, q Query) bool {
 		(q.ClientReference == "" || o.Spec.ClientReference == q.ClientReference) &&
 		(q.From.IsZero() || !created.Before(q.From)) &&
 		(q.To.IsZero() || created.Before(q.To)) &&
-		(q.After == nil || q.After.Before(PositionOf(o)))
+		(q.After == nil || q.After.Before(PositionOf(o))) &&
+		(q.Above == nil || PositionOf(o).Before(*q.Above))
 }
 
 // PositionOf is o's place in a listing.

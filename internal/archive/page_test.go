@@ -106,3 +106,36 @@ func TestMergePage(t *testing.T) {
 		})
 	}
 }
+
+// The archive is asked for one more than a page, and only for orders newer than the last of
+// the live orders when those alone fill it: older archived orders cannot make the page.
+func TestArchiveQuery(t *testing.T) {
+	live := func(ns ...int) []*swapv1.SwapOrder {
+		var out []*swapv1.SwapOrder
+		for _, n := range ns {
+			o := pageOrder(n, swapv1.OrderPending)
+			out = append(out, &o)
+		}
+		return out
+	}
+	q := Query{Partner: "acme", Limit: 2}
+	for _, tc := range []struct {
+		name   string
+		newest []*swapv1.SwapOrder
+		above  *Position
+	}{
+		{"no live orders", nil, nil},
+		{"fewer live orders than a page and one", live(9, 8), nil},
+		{"live orders fill a page and one", live(9, 8, 7), &Position{CreatedAt: time.Unix(1_700_000_001, 0), OrderID: fmt.Sprintf("ord_%026d", 7)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			aq := ArchiveQuery(tc.newest, q)
+			if aq.Limit != q.Limit+1 {
+				t.Errorf("limit %d, want %d", aq.Limit, q.Limit+1)
+			}
+			if (aq.Above == nil) != (tc.above == nil) || aq.Above != nil && (!aq.Above.CreatedAt.Equal(tc.above.CreatedAt) || aq.Above.OrderID != tc.above.OrderID) {
+				t.Errorf("above %v, want %v", aq.Above, tc.above)
+			}
+		})
+	}
+}

@@ -408,6 +408,10 @@ func listSQL(q Query) (string, []any) {
 		args = append(args, q.After.CreatedAt, q.After.OrderID)
 		where = append(where, fmt.Sprintf("(created_at, order_id) < ($%d, $%d)", len(args)-1, len(args)))
 	}
+	if q.Above != nil {
+		args = append(args, q.Above.CreatedAt, q.Above.OrderID)
+		where = append(where, fmt.Sprintf("(created_at, order_id) > ($%d, $%d)", len(args)-1, len(args)))
+	}
 	args = append(args, q.Limit)
 	return fmt.Sprintf(`SELECT object FROM orders WHERE %s ORDER BY created_at DESC, order_id DESC LIMIT $%d`,
 		strings.Join(where, " AND "), len(args)), args

@@ -177,6 +177,13 @@ func TestListFiltersAndPagesWithoutGapsOrDuplicates(t *testing.T) {
 		t.Fatalf("paged through %d orders, want %d", len(seen), n)
 	}
 
+	// Above keeps the orders newer than it: here orders 9990..9999 (the last second) and
+	// 9985..9989 (the same second as 9984, with greater ids).
+	above := Position{base.Add(998 * time.Second), id(9984)}
+	if newer, err := a.List(ctx, Query{Partner: "acme", Limit: 100, Above: &above}); err != nil || len(newer) != 15 {
+		t.Fatalf("orders above %v: %d (%v), want 15", above, len(newer), err)
+	}
+
 	refunded, err := a.List(ctx, Query{Partner: "acme", Status: swapv1.OrderRefunded, Limit: 100,
 		From: base.Add(100 * time.Second), To: base.Add(130 * time.Second)})
 	if err != nil {

@@ -84,16 +84,15 @@ func (r Reader) List(ctx context.Context, q archive.Query) ([]Found, *archive.Po
 	for _, o := range live.Items {
 		liveIDs[o.Spec.OrderID] = true
 	}
+	newest := archive.NewestMatches(archive.Refs(live.Items), q)
 	var archived []*swapv1.SwapOrder
 	if r.Archive != nil {
-		aq := q
-		aq.Limit++ // one more than a page tells whether another follows
 		var err error
-		if archived, err = r.Archive.List(ctx, aq); err != nil {
+		if archived, err = r.Archive.List(ctx, archive.ArchiveQuery(newest, q)); err != nil {
 			return nil, nil, err
 		}
 	}
-	page, next := archive.MergePage(archive.Refs(live.Items), archived, q)
+	page, next := archive.MergePage(newest, archived, q)
 	out := make([]Found, len(page))
 	for i, o := range page {
 		out[i] = Found{Order: o, Source: Archived}
