@@ -33,6 +33,8 @@ import (
 // `swaprouter dev`, the whole-journey suites and the benchmarks all start it through Start.
 type Env struct {
 	Plane *ControlPlane
+	// tempDir is the data folder Start created (no EnvOptions.DataDir); Stop removes it.
+	tempDir string
 	// Postgres is the order archive's local server (data under DataDir/postgres).
 	Postgres   *postgres.Server
 	ArchiveDSN string
@@ -83,10 +85,17 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
+	tempDir := ""
 	if o.DataDir == "" {
 		if o.DataDir, err = os.MkdirTemp("", "swaprouter-env-"); err != nil {
 			return nil, err
 		}
+		tempDir = o.DataDir
+		defer func() {
+			if env == nil {
+				_ = os.RemoveAll(tempDir) // failed before there was an Env to Stop
+			}
+		}()
 	}
 	if err := EnsureBinaries(o.Out); err != nil {
 		return nil, err
@@ -100,7 +109,7 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	env = &Env{Plane: plane, Namespace: o.Manager.Namespace, done: make(chan error, 1)}
+	env = &Env{Plane: plane, Namespace: o.Manager.Namespace, done: make(chan error, 1), tempDir: tempDir}
 	defer func() {
 		if err != nil {
 			env.Stop()
@@ -361,6 +370,10 @@ func (e *Env) Stop() {
 	}
 	if e.Plane != nil {
 		_ = e.Plane.Stop()
+	}
+	if e.tempDir != "" {
+		// A bench run's archive alone is gigabytes.
+		_ = os.RemoveAll(e.tempDir)
 	}
 }
 
