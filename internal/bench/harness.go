@@ -99,7 +99,9 @@ const (
 	benchNamespace = "swaprouter-bench"
 	rawNamespace   = "bench-raw"
 	routeAToken    = "bench-route-a-token"
-	benchRPM       = 100000 // the API's maximum: the limiter must not shape the load
+	// benchPartner is the partner every scenario's requests authenticate as.
+	benchPartner = "bench"
+	benchRPM     = 100000 // the API's maximum: the limiter must not shape the load
 )
 
 // harness is one running system and what the scenarios share.
@@ -231,7 +233,7 @@ func (h *harness) start(ctx context.Context) error {
 			Logger:      slog.New(slog.DiscardHandler),
 		},
 		PollMin: h.pollMin, PollMax: h.pollMax,
-		Partner:    "bench",
+		Partner:    benchPartner,
 		WebhookURL: "http://" + ln.Addr().String() + "/hooks",
 		Out:        h.cfg.Out,
 	})
