@@ -84,18 +84,17 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	selector := client.MatchingFields{index.DeliveryPartner: partner}
-	if orderID := r.URL.Query().Get("orderId"); orderID != "" {
+	orderID := r.URL.Query().Get("orderId")
+	if orderID != "" {
 		if _, err := s.findOrder(r, orderID); err != nil {
 			return err
 		}
-		selector = client.MatchingFields{index.DeliveryOrder: orderID}
 	}
-	var list swapv1.WebhookDeliveryList
-	if err := s.opts.Client.List(r.Context(), &list, client.InNamespace(s.opts.Namespace), selector); err != nil {
+	all, err := s.deliveriesOf(r.Context(), partner, orderID)
+	if err != nil {
 		return err
 	}
-	items, next := pageOfDeliveries(ownDeliveries(list.Items, partner), page)
+	items, next := pageOfDeliveries(ownDeliveries(all, partner), page)
 	out := make([]deliveryRecord, 0, len(items))
 	for i := range items {
 		out = append(out, newDeliveryRecord(&items[i]))
@@ -141,25 +140,35 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 // searched. An index by event would cost a set per delivery in the cache for this one request.
 func (s *Server) eventDeliveries(ctx context.Context, partner, eventID string) ([]swapv1.WebhookDelivery, error) {
 	var first swapv1.WebhookDelivery
-	selector := client.MatchingFields{index.DeliveryPartner: partner}
 	err := s.opts.Client.Get(ctx, client.ObjectKey{Namespace: s.opts.Namespace, Name: webhook.DeliveryName(eventID, 0)}, &first)
-	switch {
-	case err == nil:
-		selector = client.MatchingFields{index.DeliveryOrder: first.Spec.OrderID}
-	case !apierrors.IsNotFound(err):
+	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, err
 	}
-	var list swapv1.WebhookDeliveryList
-	if err := s.opts.Client.List(ctx, &list, client.InNamespace(s.opts.Namespace), selector, client.UnsafeDisableDeepCopy); err != nil {
+	candidates, err := s.deliveriesOf(ctx, partner, first.Spec.OrderID, client.UnsafeDisableDeepCopy)
+	if err != nil {
 		return nil, err
 	}
 	var out []swapv1.WebhookDelivery
-	for i := range list.Items {
-		if d := &list.Items[i]; d.Spec.EventID == eventID && d.Spec.Partner == partner {
+	for i := range candidates {
+		if d := &candidates[i]; d.Spec.EventID == eventID && d.Spec.Partner == partner {
 			out = append(out, *d.DeepCopy())
 		}
 	}
 	return out, nil
+}
+
+// deliveriesOf lists one order's deliveries, or with orderID empty all the partner's, from
+// the cache. The order's may include another partner's (the caller filters by partner).
+func (s *Server) deliveriesOf(ctx context.Context, partner, orderID string, opts ...client.ListOption) ([]swapv1.WebhookDelivery, error) {
+	if orderID != "" {
+		return index.OrderDeliveries(ctx, s.opts.Client, s.opts.Namespace, orderID, opts...)
+	}
+	var list swapv1.WebhookDeliveryList
+	opts = append([]client.ListOption{client.InNamespace(s.opts.Namespace), client.MatchingFields{index.DeliveryPartner: partner}}, opts...)
+	if err := s.opts.Client.List(ctx, &list, opts...); err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 func tooManyRedeliveries(detail string, wait time.Duration) *apierror.Error {

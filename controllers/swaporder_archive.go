@@ -101,12 +101,12 @@ func setArchived(st *swapv1.SwapOrderStatus, gen int64, ok bool, reason, msg str
 
 // deliverySummary lists the order's webhook deliveries (from the cache, by order id).
 func deliverySummary(ctx context.Context, c client.Reader, o *swapv1.SwapOrder) ([]archive.Delivery, error) {
-	var list swapv1.WebhookDeliveryList
-	if err := c.List(ctx, &list, client.InNamespace(o.Namespace), client.MatchingFields{index.DeliveryOrder: o.Spec.OrderID}); err != nil {
+	items, err := index.OrderDeliveries(ctx, c, o.Namespace, o.Spec.OrderID, client.UnsafeDisableDeepCopy)
+	if err != nil {
 		return nil, fmt.Errorf("listing the order's deliveries: %w", err)
 	}
-	out := make([]archive.Delivery, 0, len(list.Items))
-	for _, d := range list.Items {
+	out := make([]archive.Delivery, 0, len(items))
+	for _, d := range items {
 		sum := archive.Delivery{Name: d.Name, EventID: d.Spec.EventID, Sequence: d.Spec.Sequence, Phase: d.Status.Phase,
 			Attempts: d.Status.AttemptCount, LastCode: d.Status.LastCode}
 		if d.Status.CompletedAt != nil {

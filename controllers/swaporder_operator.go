@@ -174,13 +174,13 @@ func (r *SwapOrderReconciler) redeliverOrder(ctx context.Context, o *swapv1.Swap
 	if !enabled {
 		return 0, errWebhooksDisabled
 	}
-	var list swapv1.WebhookDeliveryList
-	if err := r.List(ctx, &list, client.InNamespace(o.Namespace), client.MatchingFields{index.DeliveryOrder: o.Spec.OrderID}); err != nil {
+	items, err := index.OrderDeliveries(ctx, r.Client, o.Namespace, o.Spec.OrderID)
+	if err != nil {
 		return 0, err
 	}
 	byEvent := map[string][]swapv1.WebhookDelivery{}
 	var events []string
-	for _, d := range list.Items {
+	for _, d := range items {
 		if _, seen := byEvent[d.Spec.EventID]; !seen {
 			events = append(events, d.Spec.EventID)
 		}
