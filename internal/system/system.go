@@ -35,6 +35,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/eventsink"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/intern"
+	"github.com/swaprouter/swaprouter/internal/restmapping"
 	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
@@ -486,6 +487,7 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fenc
 			DefaultTransform: intern.CacheTransform,
 		},
 		Client:                              client.Options{Cache: &client.CacheOptions{Unstructured: false}},
+		MapperProvider:                      restmapping.NewProvider,
 		Metrics:                             metricsOptions(o),
 		HealthProbeBindAddress:              o.ProbeAddr,
 		PprofBindAddress:                    o.PprofAddr,
