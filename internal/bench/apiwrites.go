@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,16 @@ func parseAPIWrites(text string) map[string]float64 {
 		out[key] += n
 	}
 	return out
+}
+
+// writesSoFar is the kube-apiserver's write count so far, all kinds together; NaN when its
+// metrics cannot be read, so a figure built on it shows that.
+func (h *harness) writesSoFar(ctx context.Context) float64 {
+	w, err := h.apiWrites(ctx)
+	if err != nil {
+		return math.NaN()
+	}
+	return sumWrites(w)
 }
 
 // writesBetween is after − before per key, without the keys that did not move.

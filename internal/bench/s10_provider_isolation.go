@@ -42,7 +42,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	time.Sleep(h.pollMax)
 
 	quote := h.singleProviderQuote()
-	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls []float64
+	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls, calmWrites, hungWrites []float64
 	held0 := metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
 	stopProfile := h.profile(s, "scenario10")
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
@@ -58,7 +58,10 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		if err != nil {
 			return err
 		}
+		w0 := h.writesSoFar(ctx)
 		calm, calmPolls := h.pollWindow(ctx, healthy, window, quote)
+		w1 := h.writesSoFar(ctx)
+		calmWrites = append(calmWrites, w1-w0)
 		healthyPollRatio = append(healthyPollRatio, Ratio(calmPolls, due))
 
 		// Slow first: the breaker is closed and stays closed (every call succeeds).
@@ -73,9 +76,10 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		slowPollRatio = append(slowPollRatio, Ratio(slowPolls, due))
 
 		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Hang: true})
-		hung0 := h.providerCalls(hung)
+		hung0, w2 := h.providerCalls(hung), h.writesSoFar(ctx)
 		during, hangPolls := h.pollWindow(ctx, healthy, window, quote)
 		hungCalls = append(hungCalls, float64(h.providerCalls(hung)-hung0))
+		hungWrites = append(hungWrites, h.writesSoFar(ctx)-w2)
 		h.env.Simulator.ClearFaults()
 
 		for _, note := range []string{errNote("quotes, both healthy", calm), errNote("quotes, route_A hanging", during)} {
@@ -87,8 +91,8 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		c99, d99 := PercentileMs(calm.Latencies, 99), PercentileMs(during.Latencies, 99)
 		p99Healthy, p99Hung = append(p99Healthy, c99), append(p99Hung, d99)
 		quoteRatio = append(quoteRatio, Ratio(d99, c99))
-		h.logf("  round %d: route_B polls %.0f (healthy) / %.0f (route_A hanging) / %.0f (route_A slow) of %.0f due; route_B quote p99 %.1f / %.1f ms; route_A calls while hanging %.0f",
-			r+1, calmPolls, hangPolls, slowPolls, due, c99, d99, hungCalls[len(hungCalls)-1])
+		h.logf("  round %d: route_B polls %.0f (healthy) / %.0f (route_A hanging) / %.0f (route_A slow) of %.0f due; route_B quote p99 %.1f / %.1f ms; route_A calls while hanging %.0f; kube-apiserver writes %.0f / %.0f",
+			r+1, calmPolls, hangPolls, slowPolls, due, c99, d99, hungCalls[len(hungCalls)-1], calmWrites[len(calmWrites)-1], hungWrites[len(hungWrites)-1])
 		// route_A's orders catch up before the next healthy window.
 		time.Sleep(h.pollMax)
 	}
@@ -98,6 +102,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	s.add(fmt.Sprintf("route_B polls achieved ÷ due while route_A answers after %s", slowProvider), slowPollRatio, AtLeast(0.95))
 	s.info("route_B polls achieved ÷ due, both healthy", "", healthyPollRatio)
 	s.info("route_B quote p99, healthy / route_A hanging", fmt.Sprintf("ms (hanging %.1f ms)", Median(p99Hung)), p99Healthy)
+	s.info("kube-apiserver writes per window, healthy / route_A hanging", fmt.Sprintf("(hanging %.0f; every client's, Events included)", Median(hungWrites)), calmWrites)
 	s.info("route_A calls made per hanging window", "(each ends at the 5 s timeout or is held back by the breaker)", hungCalls)
 	s.info("order passes requeued for route_A's full call slots or budget", "(swaprouter_order_held_back_total, whole scenario)",
 		[]float64{metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})
