@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,18 +47,36 @@ type reads struct {
 }
 
 // readRounds measures p99s (ms) of rounds of GETs, per kind of reads its p99 of each round.
-// A round reads each kind in turn, so that kinds compared round by round ran under the same
-// background load.
+// A round interleaves the kinds request by request at readRate in all, each kind getting
+// readRate × the window's length of requests, so kinds compared round by round ran under the
+// same background load (in turn, one window each, they did not: a burst of another
+// scenario's work could fall on one kind's window only).
 func (h *harness) readRounds(ctx context.Context, s *Scenario, kinds ...reads) [][]float64 {
-	d := h.cfg.sized(3*time.Second, time.Second)
+	d := h.cfg.sized(3*time.Second, time.Second) * time.Duration(len(kinds))
 	p99 := make([][]float64, len(kinds))
+	labels := make([]string, len(kinds))
+	for i, k := range kinds {
+		labels[i] = k.label
+	}
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
-		for i, k := range kinds {
-			res := h.readRound(ctx, k.path, d)
-			if n := errNote(k.label, res); n != "" {
-				s.note("%s", n)
+		var mu sync.Mutex
+		latencies := make([][]time.Duration, len(kinds))
+		res := Open(ctx, readRate, d, 256, func(ctx context.Context, _, i int) error {
+			k := i % len(kinds)
+			t0 := time.Now()
+			if err := h.api.Do(ctx, http.MethodGet, kinds[k].path(), nil, http.StatusOK, nil); err != nil {
+				return fmt.Errorf("%s: %w", kinds[k].label, err)
 			}
-			p99[i] = append(p99[i], PercentileMs(res.Latencies, 99))
+			mu.Lock()
+			latencies[k] = append(latencies[k], time.Since(t0))
+			mu.Unlock()
+			return nil
+		})
+		if n := errNote(strings.Join(labels, ", "), res); n != "" {
+			s.note("%s", n)
+		}
+		for i := range kinds {
+			p99[i] = append(p99[i], PercentileMs(latencies[i], 99))
 		}
 	}
 	return p99

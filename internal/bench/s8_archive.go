@@ -89,10 +89,10 @@ func (h *harness) orderArchive(ctx context.Context, s *Scenario) error {
 		return out
 	}
 	s.Setup = fmt.Sprintf("%d archived orders of the bench partner bulk-loaded with COPY (%s), %d live orders read among %d in etcd; "+
-		"%d rounds, each of %s at %d GET/s (open loop) for random live orders, then random archived orders (from %d of them), then the first page of GET /v1/orders (limit %d); "+
+		"%d rounds, each of %s at %d GET/s (open loop) interleaving request by request random live orders, random archived orders (from %d of them) and the first page of GET /v1/orders (limit %d); "+
 		"figures per round ÷ the same round's live p99. RSS of this process (the manager runs in it) after a GC: after a round of the live and page reads before loading, and after loading and reading. "+
 		"The TTL window is the orders that ended within --order-ttl plus one sweep period",
-		nArchived, loaded.Round(time.Second), len(liveIDs), inEtcd, h.cfg.Rounds, h.cfg.sized(3*time.Second, time.Second), readRate, len(archivedIDs), listPageLimit)
+		nArchived, loaded.Round(time.Second), len(liveIDs), inEtcd, h.cfg.Rounds, 3*h.cfg.sized(3*time.Second, time.Second), readRate, len(archivedIDs), listPageLimit)
 	s.add("GET /v1/order p99 archived ÷ live", perRound(archived), AtMost(2))
 	s.add("GET /v1/orders page p99 ÷ live GET p99", perRound(pages), AtMost(3))
 	s.add(fmt.Sprintf("RSS with %d archived ÷ without", nArchived), []float64{Ratio(float64(rssAfter), float64(rssBefore))}, AtMost(1.2))
