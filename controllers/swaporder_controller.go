@@ -48,6 +48,7 @@ const (
 	DefaultCallTimeout             = 30 * time.Second
 	DefaultMaxConcurrentReconciles = 8
 	DefaultCreateBound             = 10 * time.Minute
+	DefaultProviderIssueAfter      = time.Minute
 	DefaultWatchBound              = 24 * time.Hour
 	DefaultEmitRetryBase           = 5 * time.Second
 	DefaultEmitRetryMax            = 5 * time.Minute
@@ -95,6 +96,12 @@ type SwapOrderReconciler struct {
 	// UnknownAfter is the number of answers in a row in which the provider does not know a
 	// tracked order after which it becomes UNKNOWN. Provider-wide failures never count.
 	UnknownAfter int32
+	// ProviderIssueAfter is how long an order's provider must have failed it as a whole
+	// (timeouts, 5xx, throttling, rejected credentials) before the order's conditions say so.
+	ProviderIssueAfter time.Duration
+	// Health, when set, is the providers' circuit breakers (the RoutingProvider reconciler's):
+	// an outage is timed from the later of the order's failures and the provider's.
+	Health *health.Tracker
 	// CreateBound is how long a new order may wait for its deposit address; then it is
 	// FAILED NoDepositAddress (no address was ever shown for it).
 	CreateBound time.Duration
@@ -230,6 +237,9 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	}
 	if r.CreateBound <= 0 {
 		r.CreateBound = DefaultCreateBound
+	}
+	if r.ProviderIssueAfter <= 0 {
+		r.ProviderIssueAfter = DefaultProviderIssueAfter
 	}
 	if r.WatchBound <= 0 {
 		r.WatchBound = DefaultWatchBound
@@ -470,7 +480,7 @@ func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctr
 	if ok {
 		return entry, nil
 	}
-	n := r.failures.inc(client.ObjectKeyFromObject(p.order))
+	n, _ := r.failures.inc(client.ObjectKeyFromObject(p.order), p.now)
 	orders.SetConditions(&p.order.Status, p.order.Generation, orders.Issue{
 		Reason:  orders.ReasonProviderNotConfigured,
 		Message: fmt.Sprintf("provider %s is not configured", p.order.Spec.ProviderID),
@@ -498,13 +508,25 @@ func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry,
 }
 
 // providerDown handles a provider-wide failure (see provider.Class): the order keeps its
-// status, its conditions say why, and it retries after a jittered backoff within [base, cap]
-// or the provider's Retry-After (an open breaker's included). Nothing about the order is
-// counted in its status, so an outage costs no write per call.
+// status and retries after a jittered backoff within [base, cap] or the provider's
+// Retry-After (an open breaker's included). Once its provider has failed it for
+// ProviderIssueAfter its conditions say why. Nothing about the order is counted in its
+// status, so an outage costs no write per call, and a shorter one none at all: its
+// RoutingProvider says it, where one condition write per order on the way in and out cost
+// every provider's orders and quotes kube-apiserver CPU (scenario 10).
 func (r *SwapOrderReconciler) providerDown(p *orderPass, pe *provider.Error, base, cap time.Duration) time.Duration {
-	n := r.failures.inc(client.ObjectKeyFromObject(p.order))
-	orders.SetConditions(&p.order.Status, p.order.Generation,
-		orders.ProviderIssue(p.order.Spec.ProviderID, health.CredentialsRejected(pe)), metav1.NewTime(p.now))
+	n, since := r.failures.inc(client.ObjectKeyFromObject(p.order), p.now)
+	if r.Health != nil {
+		// An order not polled between two outages (backed off) counts from the first; the
+		// provider's own run says when this one began.
+		if run := r.Health.State(p.order.Spec.ProviderID).FailingSince; run.After(since) {
+			since = run
+		}
+	}
+	if p.now.Sub(since) >= r.ProviderIssueAfter {
+		orders.SetConditions(&p.order.Status, p.order.Generation,
+			orders.ProviderIssue(p.order.Spec.ProviderID, health.CredentialsRejected(pe)), metav1.NewTime(p.now))
+	}
 	delay := max(orders.Backoff(n, base, cap, r.Rand()), pe.RetryAfter)
 	if n == 1 || n%20 == 0 {
 		p.log.Info("provider failing; the order keeps its status", "error", pe.Error(), "consecutive", n, "retryIn", delay)

@@ -186,7 +186,7 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 		}
 		// The provider answered, but not about this order (404, or a refusal): per-order
 		// evidence, counted in memory and written only at the crossings.
-		n := r.failures.inc(key)
+		n, _ := r.failures.inc(key, p.now)
 		if orders.PersistFailures(n, r.UnknownAfter) {
 			st.ProviderErrors = n
 		}
@@ -316,7 +316,7 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 		if err := r.ensureDelivery(ctx, p, t); err != nil {
 			// Quota, RBAC, admission: retry later, and let tracking, expiry and retention
 			// go on meanwhile (NextStep skips emission until EmitRetryAt).
-			n := r.emitFailures.inc(client.ObjectKeyFromObject(o))
+			n, _ := r.emitFailures.inc(client.ObjectKeyFromObject(o), p.now)
 			apiReason := string(apierrors.ReasonForError(err))
 			if apiReason == "" {
 				apiReason = "Unknown"

@@ -3,6 +3,7 @@ package controllers
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
@@ -93,22 +94,32 @@ func (g *orderWriteGuard) forget(key types.NamespacedName) {
 	delete(g.superseded, key)
 }
 
-// failureCounts counts consecutive failures per order in memory (a restart starts again from
-// zero, which only delays a threshold).
+// failureCounts counts consecutive failures per order in memory, with the time of the
+// first (a restart starts again from zero, which only delays a threshold).
 type failureCounts struct {
 	mu sync.Mutex
-	n  map[types.NamespacedName]int32
+	n  map[types.NamespacedName]failureRun
 }
 
-// inc counts one more failure of key and returns the count.
-func (f *failureCounts) inc(key types.NamespacedName) int32 {
+type failureRun struct {
+	n     int32
+	since time.Time
+}
+
+// inc counts one more failure of key at now and returns the count and when the run began.
+func (f *failureCounts) inc(key types.NamespacedName, now time.Time) (int32, time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n == nil {
-		f.n = map[types.NamespacedName]int32{}
+		f.n = map[types.NamespacedName]failureRun{}
 	}
-	f.n[key]++
-	return f.n[key]
+	run := f.n[key]
+	if run.n == 0 {
+		run.since = now
+	}
+	run.n++
+	f.n[key] = run
+	return run.n, run.since
 }
 
 // forget ends key's run of failures.

@@ -157,6 +157,8 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Providers: g.providers,
 		ExpiryGrace: 2 * time.Second, UnknownAfter: 3,
 		RetryBase: 100 * time.Millisecond, RetryMax: time.Second, PollBackoffMax: time.Second,
+		// The default minute at the 50× compression of the polls (200–300 ms for 10–15 s).
+		ProviderIssueAfter: 1200 * time.Millisecond, Health: g.health,
 	}
 	if wrap != nil {
 		r.Client = wrap(noWatch{mgr.GetClient()})

@@ -295,6 +295,7 @@ func TestUnitCreateRefusedFails(t *testing.T) {
 // provider's Retry-After); they are never a refusal, and the attempt count is not written.
 func TestUnitCreateRetriesTransientFailures(t *testing.T) {
 	g := newUnitRig(t)
+	var firstRV string
 	for i, pe := range []*provider.Error{
 		{Kind: provider.KindUpstream, Detail: "503"},
 		{Kind: provider.KindUpstream, Detail: "Too many requests", Upstream: &provider.Upstream{Status: 429}},
@@ -302,20 +303,33 @@ func TestUnitCreateRetriesTransientFailures(t *testing.T) {
 	} {
 		g.p.createErr = pe
 		want := orders.Backoff(int32(i+1), time.Second, time.Minute, 0.4)
-		if res := g.step(); res.RequeueAfter != want {
+		res := g.step()
+		if res.RequeueAfter != want {
 			t.Fatalf("retry %d after %v, want %v", i+1, res.RequeueAfter, want)
 		}
 		o := g.order()
 		if o.Status.Status != "" || o.Status.ProviderErrors != 0 {
 			t.Fatalf("after failure %d: %+v", i+1, o.Status)
 		}
-		if c := condition(o, swapv1.ConditionReconciling); c.Status != metav1.ConditionTrue || c.Reason != orders.ReasonProviderUnavailable {
-			t.Fatalf("Reconciling = %+v", c)
+		// Failing for less than ProviderIssueAfter: the RoutingProvider says it, the order
+		// is not written for it.
+		if c := condition(o, swapv1.ConditionReconciling); c.Reason == orders.ReasonProviderUnavailable {
+			t.Fatalf("after %s of failures: Reconciling = %+v", g.now.Sub(unitStart), c)
 		}
+		if firstRV == "" {
+			firstRV = o.ResourceVersion
+		} else if o.ResourceVersion != firstRV {
+			t.Fatalf("failure %d wrote the order", i+1)
+		}
+		g.now = g.now.Add(res.RequeueAfter)
 	}
+	g.now = unitStart.Add(g.r.ProviderIssueAfter)
 	g.p.createErr = &provider.Error{Kind: provider.KindUpstream, Upstream: &provider.Upstream{Status: 429}, RetryAfter: 30 * time.Second}
 	if res := g.step(); res.RequeueAfter != 30*time.Second {
 		t.Fatalf("retry after %v; want the provider's Retry-After", res.RequeueAfter)
+	}
+	if c := condition(g.order(), swapv1.ConditionReconciling); c.Status != metav1.ConditionTrue || c.Reason != orders.ReasonProviderUnavailable {
+		t.Fatalf("after %s of failures: Reconciling = %+v", g.r.ProviderIssueAfter, c)
 	}
 	g.p.createErr = nil
 	g.settle()
@@ -463,7 +477,8 @@ func (g *unitRig) writesCounted() *atomic.Int32 {
 }
 
 // A provider-wide failure (timeouts here) never moves an order: it keeps its status, says
-// why in a condition written once, backs off, and is back to normal with one more write.
+// why in a condition written once it has lasted ProviderIssueAfter, backs off, and is back
+// to normal with one more write.
 func TestUnitOutageKeepsStatus(t *testing.T) {
 	g := newUnitRig(t)
 	g.settle()
@@ -471,9 +486,17 @@ func TestUnitOutageKeepsStatus(t *testing.T) {
 	g.p.statusErr = &provider.Error{Kind: provider.KindTimeout}
 	writes := g.writesCounted()
 	var delays []time.Duration
-	for range 30 {
+	var first time.Time
+	for i := range 30 {
 		g.advanceToPoll()
+		if i == 0 {
+			first = g.now
+		}
 		delays = append(delays, g.settle().RequeueAfter)
+		if into := g.now.Sub(first); into < g.r.ProviderIssueAfter && writes.Load() != 0 {
+			// Shorter than ProviderIssueAfter, the outage shows on the RoutingProvider only.
+			t.Fatalf("failure %d (%s into the outage) wrote the order", i+1, into)
+		}
 	}
 	if got := g.history(); got != "1:PENDING:DepositAddressIssued" {
 		t.Fatalf("history %q", got)
@@ -830,5 +853,43 @@ func TestProviderDepositRequestCarriesAcceptedMinimum(t *testing.T) {
 	o.Spec.Quote.ProviderID = swapv1.ProviderRouteA
 	if got := providerDepositRequest(o).MinAmountOut; got != "" {
 		t.Fatalf("another provider's minimum %q was passed on", got)
+	}
+}
+
+// An order backed off through one outage, not polled while its provider recovered, meets the
+// next outage: its own failures began minutes ago, its provider's a moment ago. Timed from the
+// provider's, the new outage is short and writes nothing.
+func TestUnitOutageTimedFromTheProvider(t *testing.T) {
+	g := newUnitRig(t)
+	g.settle()
+	g.p.status = provider.Status{Status: swapv1.OrderPending, Raw: "PENDING_DEPOSIT"}
+	tracker := health.NewTracker()
+	tracker.Now = func() time.Time { return g.now }
+	guarded := health.Guard(g.p, tracker)
+	g.r.Health = tracker
+	g.r.Providers.Put(swapv1.ProviderRouteA, providerset.Entry{Provider: guarded, Enabled: true, PollMin: 10 * time.Second, PollMax: 15 * time.Second})
+	writes := g.writesCounted()
+
+	g.p.statusErr = &provider.Error{Kind: provider.KindTimeout}
+	g.advanceToPoll()
+	g.settle() // the order's first failure; it backs off
+	// The provider recovers: another order's poll is answered.
+	g.now = g.now.Add(20 * time.Second)
+	g.p.statusErr = nil
+	if _, err := guarded.Status(context.Background(), provider.OrderRef{OrderID: "ord_other"}); err != nil {
+		t.Fatal(err)
+	}
+	// The next outage, 2 minutes after this order's first failure.
+	g.now = g.now.Add(100 * time.Second)
+	g.p.statusErr = &provider.Error{Kind: provider.KindTimeout}
+	g.step()
+	if c := condition(g.order(), swapv1.ConditionReconciling); c.Reason == orders.ReasonProviderUnavailable || writes.Load() != 0 {
+		t.Fatalf("a fresh outage wrote the order (%d writes, Reconciling %+v)", writes.Load(), c)
+	}
+	// Once the provider itself has failed for ProviderIssueAfter, the order says so.
+	g.now = g.now.Add(g.r.ProviderIssueAfter)
+	g.step()
+	if c := condition(g.order(), swapv1.ConditionReconciling); c.Reason != orders.ReasonProviderUnavailable || writes.Load() != 1 {
+		t.Fatalf("after %s of the provider failing: %d writes, Reconciling %+v", g.r.ProviderIssueAfter, writes.Load(), c)
 	}
 }

@@ -35,7 +35,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/eventsink"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/intern"
-	"github.com/swaprouter/swaprouter/internal/restmapping"
 	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
@@ -44,6 +43,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/ratelimit/redislimit"
+	"github.com/swaprouter/swaprouter/internal/restmapping"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/tiers"
@@ -128,6 +128,9 @@ type Options struct {
 	// (NoDepositAddress); OrderWatchBound stops polling an order its provider gave no usable
 	// answer for after this long (Stalled WatchStopped).
 	OrderCreateBound, OrderWatchBound time.Duration
+	// ProviderIssueAfter is how long a provider must fail an order as a whole before the
+	// order's conditions say so (shorter outages show on the RoutingProvider only).
+	ProviderIssueAfter time.Duration
 
 	// WebhookConcurrency is the number of delivery workers (attempts in flight, all partners).
 	WebhookConcurrency int
@@ -170,6 +173,7 @@ func DefaultOptions() Options {
 		UnknownAfter:        5,
 		OrderCreateBound:    controllers.DefaultCreateBound,
 		OrderWatchBound:     controllers.DefaultWatchBound,
+		ProviderIssueAfter:  controllers.DefaultProviderIssueAfter,
 		WebhookConcurrency:  32,
 		WebhookPerPartner:   4,
 		DeliveryRetention:   7 * 24 * time.Hour,
@@ -211,6 +215,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.UnknownAfter, "unknown-after", o.UnknownAfter, "consecutive \"order not found\" answers of a provider before an order becomes UNKNOWN (provider-wide outages never do)")
 	fs.DurationVar(&o.OrderCreateBound, "order-create-bound", o.OrderCreateBound, "fail a new order that got no deposit address within this long (NoDepositAddress)")
 	fs.DurationVar(&o.OrderWatchBound, "order-watch-bound", o.OrderWatchBound, "stop polling an order its provider gave no usable answer for after this long (Stalled WatchStopped)")
+	fs.DurationVar(&o.ProviderIssueAfter, "provider-issue-after", o.ProviderIssueAfter, "how long a provider-wide outage lasts before each affected order's conditions say so (one status write per order on the way in and one out)")
 	fs.IntVar(&o.WebhookConcurrency, "webhook-concurrency", o.WebhookConcurrency, "webhook deliveries attempted in parallel")
 	fs.IntVar(&o.WebhookPerPartner, "webhook-partner-concurrency", o.WebhookPerPartner, "webhook deliveries attempted in parallel to one partner")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
@@ -291,13 +296,14 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 
 	// Every process needs the live providers: the controllers to track orders, the frontend
 	// to quote. Only the controllers write RoutingProvider status.
+	breakers := health.NewTracker()
 	providers := &controllers.RoutingProviderReconciler{
 		Recorder:  recorder(controllers.RoutingProviderEventSource),
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
 		HTTPClient: providerHTTPClient(),
 		// Each process judges providers from its own calls: quotes skip a failing provider
 		// fast, orders keep their status while it fails.
-		Health: health.NewTracker(),
+		Health: breakers,
 		// One budget per provider per process: the frontend's quotes and the order
 		// reconciler's calls draw from it when both run here.
 		Budgets: budget.New(),
@@ -316,6 +322,8 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			UnknownAfter:            int32(o.UnknownAfter),
 			CreateBound:             o.OrderCreateBound,
 			WatchBound:              o.OrderWatchBound,
+			ProviderIssueAfter:      o.ProviderIssueAfter,
+			Health:                  breakers,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
 		}

@@ -56,6 +56,9 @@ type State struct {
 	Class provider.Class
 	// RetryAt is, while open, when the next trial call may go.
 	RetryAt time.Time
+	// FailingSince is when the current run of provider-wide failures began (zero without
+	// failures): how long the provider has failed as a whole.
+	FailingSince time.Time
 }
 
 // Outcome is what one call said about the provider.
@@ -114,6 +117,9 @@ func Record(s State, outcome Outcome, pe *provider.Error, now time.Time, p Polic
 			s.Phase, s.RetryAt = Open, now
 		}
 		return s
+	}
+	if s.Failures == 0 {
+		s.FailingSince = now
 	}
 	s.Failures++
 	s.Class = provider.Classify(pe)

@@ -148,3 +148,25 @@ func (f failing) Status(context.Context, provider.OrderRef) (provider.Status, er
 	*f.calls++
 	return provider.Status{}, &provider.Error{Kind: provider.KindTimeout}
 }
+
+// FailingSince is the first failure of the current run: later failures keep it, an answer
+// clears it, and the next failure starts a new run.
+func TestFailingSince(t *testing.T) {
+	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	var s State
+	for _, sec := range []int{0, 5, 20, 40} {
+		s = Record(s, Failed, outage, at(sec), policy, 0.5)
+	}
+	if !s.FailingSince.Equal(at(0)) {
+		t.Fatalf("after four failures from t0: failing since %v", s.FailingSince)
+	}
+	if s = Record(s, Answered, nil, at(50), policy, 0.5); !s.FailingSince.IsZero() {
+		t.Fatalf("after an answer: failing since %v", s.FailingSince)
+	}
+	if s = Record(s, Failed, outage, at(60), policy, 0.5); !s.FailingSince.Equal(at(60)) {
+		t.Fatalf("a new run: failing since %v, want %v", s.FailingSince, at(60))
+	}
+	if s = Record(s, Abandoned, nil, at(70), policy, 0.5); !s.FailingSince.Equal(at(60)) {
+		t.Fatalf("an abandoned call ended the run: failing since %v", s.FailingSince)
+	}
+}
