@@ -120,6 +120,9 @@ type harness struct {
 	// scenario 5's measurement at 100 orders, kept for the one at N
 	smallP99   []float64
 	smallCount int
+	// smallGC is the GC work while reading at smallCount orders, over smallReadTime.
+	smallGC       gcWork
+	smallReadTime time.Duration
 }
 
 // pollMean is the mean provider poll interval (uniform jitter between min and max).

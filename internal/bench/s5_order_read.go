@@ -96,7 +96,9 @@ func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
 	if err != nil {
 		return err
 	}
+	gc0, t0 := readGCWork(), time.Now()
 	h.smallP99 = h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
+	h.smallGC, h.smallReadTime = readGCWork().since(gc0), time.Since(t0)
 	h.smallCount = len(ids)
 	return ctx.Err()
 }
@@ -152,7 +154,11 @@ func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
 			ids = append(ids, o.Spec.OrderID)
 		}
 	}
+	gc0, t0 := readGCWork(), time.Now()
+	stopProfile := h.profile(s, "scenario5")
 	large := h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
+	stopProfile()
+	gc, took := readGCWork().since(gc0), time.Since(t0)
 	base := Median(h.smallP99)
 	var ratio []float64
 	for _, v := range large {
@@ -163,6 +169,15 @@ func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
 	s.add(fmt.Sprintf("p99 at %d orders ÷ p99 at %d", len(ids), h.smallCount), ratio, AtMost(1.2))
 	s.info(fmt.Sprintf("p99 at %d orders", h.smallCount), "ms", h.smallP99)
 	s.info(fmt.Sprintf("p99 at %d orders", len(ids)), "ms", large)
+	// What grows with N besides the read path: the collector's work on the process's heap
+	// (the manager's cache, the simulator's books), part of it taken from the requests.
+	perSecond := func(v float64, d time.Duration) float64 { return v / d.Seconds() }
+	s.info(fmt.Sprintf("GC cores while reading, at %d / at %d orders", h.smallCount, len(ids)),
+		fmt.Sprintf("(at %d: %.3f)", len(ids), perSecond(gc.cpu, took)), []float64{perSecond(h.smallGC.cpu, h.smallReadTime)})
+	s.info(fmt.Sprintf("GC mark assist cores while reading, at %d / at %d orders", h.smallCount, len(ids)),
+		fmt.Sprintf("(at %d: %.4f)", len(ids), perSecond(gc.assist, took)), []float64{perSecond(h.smallGC.assist, h.smallReadTime)})
+	s.info(fmt.Sprintf("GC cycles per second while reading, at %d / at %d orders", h.smallCount, len(ids)),
+		fmt.Sprintf("(at %d: %.2f)", len(ids), perSecond(gc.cycles, took)), []float64{perSecond(h.smallGC.cycles, h.smallReadTime)})
 	return ctx.Err()
 }
 
