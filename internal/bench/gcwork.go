@@ -3,13 +3,12 @@ package bench
 import "runtime/metrics"
 
 // gcWork is this process's garbage collection so far, from runtime/metrics: CPU seconds of
-// all GC work, of which mark assists (taken from allocating goroutines, requests included),
-// and completed cycles.
+// all GC work (mark assists taken from allocating goroutines included) and completed cycles.
 type gcWork struct {
-	cpu, assist, cycles float64
+	cpu, cycles float64
 }
 
-var gcWorkMetrics = []string{"/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/gc/mark/assist:cpu-seconds", "/gc/cycles/total:gc-cycles"}
+var gcWorkMetrics = []string{"/cpu/classes/gc/total:cpu-seconds", "/gc/cycles/total:gc-cycles"}
 
 func readGCWork() gcWork {
 	samples := make([]metrics.Sample, len(gcWorkMetrics))
@@ -26,9 +25,9 @@ func readGCWork() gcWork {
 		}
 		return 0
 	}
-	return gcWork{cpu: value(samples[0]), assist: value(samples[1]), cycles: value(samples[2])}
+	return gcWork{cpu: value(samples[0]), cycles: value(samples[1])}
 }
 
 func (w gcWork) since(before gcWork) gcWork {
-	return gcWork{cpu: w.cpu - before.cpu, assist: w.assist - before.assist, cycles: w.cycles - before.cycles}
+	return gcWork{cpu: w.cpu - before.cpu, cycles: w.cycles - before.cycles}
 }

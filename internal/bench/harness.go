@@ -120,9 +120,7 @@ type harness struct {
 	// scenario 5's measurement at 100 orders, kept for the one at N
 	smallP99   []float64
 	smallCount int
-	// smallGC is the GC work while reading at smallCount orders, over smallReadTime.
-	smallGC       gcWork
-	smallReadTime time.Duration
+	smallLoad  readLoad
 }
 
 // pollMean is the mean provider poll interval (uniform jitter between min and max).

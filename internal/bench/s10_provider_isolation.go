@@ -43,6 +43,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 
 	quote := h.singleProviderQuote()
 	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls, calmWrites, hungWrites []float64
+	var calmSelf, hungSelf, calmAPI, hungAPI []float64 // cores per window
 	held0 := metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
 	stopProfile := h.profile(s, "scenario10")
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
@@ -58,10 +59,12 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		if err != nil {
 			return err
 		}
-		w0 := h.writesSoFar(ctx)
+		w0, meter := h.writesSoFar(ctx), StartCPU()
 		calm, calmPolls := h.pollWindow(ctx, healthy, window, quote)
+		calmCPU := meter.Stop()
 		w1 := h.writesSoFar(ctx)
 		calmWrites = append(calmWrites, w1-w0)
+		calmSelf, calmAPI = append(calmSelf, calmCPU.Self), append(calmAPI, calmCPU.Children["kube-apiserver"])
 		healthyPollRatio = append(healthyPollRatio, Ratio(calmPolls, due))
 
 		// Slow first: the breaker is closed and stays closed (every call succeeds).
@@ -76,10 +79,12 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 		slowPollRatio = append(slowPollRatio, Ratio(slowPolls, due))
 
 		h.env.Simulator.SetFault(hung, simulator.AnyCall, simulator.Fault{Hang: true})
-		hung0, w2 := h.providerCalls(hung), h.writesSoFar(ctx)
+		hung0, w2, meter := h.providerCalls(hung), h.writesSoFar(ctx), StartCPU()
 		during, hangPolls := h.pollWindow(ctx, healthy, window, quote)
+		hungCPU := meter.Stop()
 		hungCalls = append(hungCalls, float64(h.providerCalls(hung)-hung0))
 		hungWrites = append(hungWrites, h.writesSoFar(ctx)-w2)
+		hungSelf, hungAPI = append(hungSelf, hungCPU.Self), append(hungAPI, hungCPU.Children["kube-apiserver"])
 		h.env.Simulator.ClearFaults()
 
 		for _, note := range []string{errNote("quotes, both healthy", calm), errNote("quotes, route_A hanging", during)} {
@@ -103,6 +108,8 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	s.info("route_B polls achieved ÷ due, both healthy", "", healthyPollRatio)
 	s.info("route_B quote p99, healthy / route_A hanging", fmt.Sprintf("ms (hanging %.1f ms)", Median(p99Hung)), p99Healthy)
 	s.info("kube-apiserver writes per window, healthy / route_A hanging", fmt.Sprintf("(hanging %.0f; every client's, Events included)", Median(hungWrites)), calmWrites)
+	s.info("this process's cores per window, healthy / route_A hanging", fmt.Sprintf("(hanging %.3f)", Median(hungSelf)), calmSelf)
+	s.info("kube-apiserver cores per window, healthy / route_A hanging", fmt.Sprintf("(hanging %.3f)", Median(hungAPI)), calmAPI)
 	s.info("route_A calls made per hanging window", "(each ends at the 5 s timeout or is held back by the breaker)", hungCalls)
 	s.info("order passes requeued for route_A's full call slots or budget", "(swaprouter_order_held_back_total, whole scenario)",
 		[]float64{metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})

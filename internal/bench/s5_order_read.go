@@ -82,6 +82,31 @@ func (h *harness) readRounds(ctx context.Context, s *Scenario, kinds ...reads) [
 	return p99
 }
 
+// readLoad is what ran beside one size's reads: this process's GC work and the CPU of this
+// process and its children (kube-apiserver, etcd), over the reads.
+type readLoad struct {
+	gc  gcWork
+	cpu Usage
+}
+
+func (l readLoad) gcCores() float64  { return l.gc.cpu / l.cpu.Window.Seconds() }
+func (l readLoad) gcCycles() float64 { return l.gc.cycles / l.cpu.Window.Seconds() }
+
+// cores of proc, a child's command name, or this process for "".
+func (l readLoad) cores(proc string) float64 {
+	if proc == "" {
+		return l.cpu.Self
+	}
+	return l.cpu.Children[proc]
+}
+
+// measuredReads runs scenario 5's rounds of reads over ids and what ran beside them.
+func (h *harness) measuredReads(ctx context.Context, s *Scenario, ids []string) ([]float64, readLoad) {
+	gc0, meter := readGCWork(), StartCPU()
+	p99 := h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
+	return p99, readLoad{gc: readGCWork().since(gc0), cpu: meter.Stop()}
+}
+
 func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
 	orders, err := h.activeOrders(ctx)
 	if err != nil {
@@ -96,9 +121,7 @@ func (h *harness) orderReadSmall(ctx context.Context, s *Scenario) error {
 	if err != nil {
 		return err
 	}
-	gc0, t0 := readGCWork(), time.Now()
-	h.smallP99 = h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
-	h.smallGC, h.smallReadTime = readGCWork().since(gc0), time.Since(t0)
+	h.smallP99, h.smallLoad = h.measuredReads(ctx, s, ids)
 	h.smallCount = len(ids)
 	return ctx.Err()
 }
@@ -154,11 +177,9 @@ func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
 			ids = append(ids, o.Spec.OrderID)
 		}
 	}
-	gc0, t0 := readGCWork(), time.Now()
 	stopProfile := h.profile(s, "scenario5")
-	large := h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
+	large, load := h.measuredReads(ctx, s, ids)
 	stopProfile()
-	gc, took := readGCWork().since(gc0), time.Since(t0)
 	base := Median(h.smallP99)
 	var ratio []float64
 	for _, v := range large {
@@ -169,15 +190,21 @@ func (h *harness) orderReadLarge(ctx context.Context, s *Scenario) error {
 	s.add(fmt.Sprintf("p99 at %d orders ÷ p99 at %d", len(ids), h.smallCount), ratio, AtMost(1.2))
 	s.info(fmt.Sprintf("p99 at %d orders", h.smallCount), "ms", h.smallP99)
 	s.info(fmt.Sprintf("p99 at %d orders", len(ids)), "ms", large)
-	// What grows with N besides the read path: the collector's work on the process's heap
-	// (the manager's cache, the simulator's books), part of it taken from the requests.
-	perSecond := func(v float64, d time.Duration) float64 { return v / d.Seconds() }
+	// What grows with N besides the read path: the collector's work on this process's heap
+	// (the manager's cache, the simulator's books), and the other processes on the 2 cores.
+	small := h.smallLoad
 	s.info(fmt.Sprintf("GC cores while reading, at %d / at %d orders", h.smallCount, len(ids)),
-		fmt.Sprintf("(at %d: %.3f)", len(ids), perSecond(gc.cpu, took)), []float64{perSecond(h.smallGC.cpu, h.smallReadTime)})
-	s.info(fmt.Sprintf("GC mark assist cores while reading, at %d / at %d orders", h.smallCount, len(ids)),
-		fmt.Sprintf("(at %d: %.4f)", len(ids), perSecond(gc.assist, took)), []float64{perSecond(h.smallGC.assist, h.smallReadTime)})
+		fmt.Sprintf("(at %d: %.4f)", len(ids), load.gcCores()), []float64{small.gcCores()})
 	s.info(fmt.Sprintf("GC cycles per second while reading, at %d / at %d orders", h.smallCount, len(ids)),
-		fmt.Sprintf("(at %d: %.2f)", len(ids), perSecond(gc.cycles, took)), []float64{perSecond(h.smallGC.cycles, h.smallReadTime)})
+		fmt.Sprintf("(at %d: %.2f)", len(ids), load.gcCycles()), []float64{small.gcCycles()})
+	for _, proc := range []string{"", "kube-apiserver", "etcd"} {
+		name := proc
+		if name == "" {
+			name = "this process"
+		}
+		s.info(fmt.Sprintf("%s cores while reading, at %d / at %d orders", name, h.smallCount, len(ids)),
+			fmt.Sprintf("(at %d: %.3f)", len(ids), load.cores(proc)), []float64{small.cores(proc)})
+	}
 	return ctx.Err()
 }
 
