@@ -78,9 +78,10 @@ reliability: tools envtest ## Long fault-injection runs (in-process suite and th
 
 ##@ Build and run
 .PHONY: build
-build: ## Build bin/swaprouter and bin/provider-sim.
-	go build -ldflags "$(LDFLAGS)" -o bin/swaprouter ./cmd/swaprouter
-	go build -ldflags "$(LDFLAGS)" -o bin/provider-sim ./cmd/provider-sim
+build: ## Build bin/swaprouter (the service), bin/kubectl-swaprouter (the plugin), and the dev tools bin/swaprouter-dev and bin/provider-sim.
+	for bin in swaprouter kubectl-swaprouter swaprouter-dev provider-sim; do \
+		go build -ldflags "$(LDFLAGS)" -o bin/$$bin ./cmd/$$bin; \
+	done
 
 .PHONY: image
 image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-sim.tar (no Docker engine needed).
@@ -91,4 +92,4 @@ image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-s
 
 .PHONY: run
 run: tools envtest build ## Run the embedded dev system (control plane, PostgreSQL, simulator, controllers, frontend, swap app).
-	bin/swaprouter dev $(ARGS)
+	bin/swaprouter-dev $(ARGS)

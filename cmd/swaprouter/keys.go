@@ -39,7 +39,7 @@ func newKeysCommand() *cobra.Command {
 		},
 	}
 	create.Flags().StringVar(&partner, "partner", "", "name of the Partner")
-	create.Flags().StringVarP(&namespace, "namespace", "n", "swaprouter-system", "namespace of the Partner")
+	create.Flags().StringVarP(&namespace, "namespace", "n", defaultNamespace(), "namespace of the Partner (default: the kubeconfig context's)")
 	_ = create.MarkFlagRequired("partner")
 	keys.AddCommand(create)
 	return keys

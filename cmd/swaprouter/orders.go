@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,7 +28,7 @@ func newOrdersCommand() *cobra.Command {
 		Use:   "orders",
 		Short: "Read orders, live (API server) and archived (PostgreSQL)",
 	}
-	orders.PersistentFlags().StringVarP(&namespace, "namespace", "n", "swaprouter-system", "namespace of the SwapOrders")
+	orders.PersistentFlags().StringVarP(&namespace, "namespace", "n", defaultNamespace(), "namespace of the SwapOrders (default: the kubeconfig context's)")
 	orders.PersistentFlags().StringVar(&dsn, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"),
 		"PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN; empty reads live orders only)")
 
@@ -81,10 +82,13 @@ func newOrdersCommand() *cobra.Command {
 		limit           int
 	)
 	list := &cobra.Command{
-		Use:   "list --partner P [--status S] [--limit N]",
+		Use:   "list [--partner P] [--status S] [--limit N]",
 		Short: "List a partner's orders, live and archived, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if partner == "" {
+				return errors.New("--partner is required (or set $SWAPROUTER_PARTNER, as make run's dev.env does)")
+			}
 			if limit < 1 || limit > maxOperatorLimit {
 				return fmt.Errorf("--limit must be from 1 to %d", maxOperatorLimit)
 			}
@@ -106,10 +110,9 @@ func newOrdersCommand() *cobra.Command {
 			return nil
 		},
 	}
-	list.Flags().StringVar(&partner, "partner", "", "name of the Partner")
+	list.Flags().StringVar(&partner, "partner", os.Getenv("SWAPROUTER_PARTNER"), "name of the Partner (default $SWAPROUTER_PARTNER)")
 	list.Flags().StringVar(&status, "status", "", "only orders with this status (PENDING, PROCESSING, SUCCESS, REFUNDED, FAILED, UNKNOWN)")
 	list.Flags().IntVar(&limit, "limit", 50, fmt.Sprintf("most orders listed (at most %d)", maxOperatorLimit))
-	_ = list.MarkFlagRequired("partner")
 
 	orders.AddCommand(get, list)
 	return orders

@@ -115,6 +115,11 @@ func tarOf(files []file) ([]byte, error) {
 			return nil, err
 		}
 	}
+	// A world-writable, sticky /tmp as distroless images have: a Pod that mounts no emptyDir
+	// there still finds the directory a program's libraries may expect.
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777, ModTime: time.Unix(0, 0)}); err != nil {
+		return nil, err
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f.src)
 		if err != nil {

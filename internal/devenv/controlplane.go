@@ -1,4 +1,4 @@
-// Package devenv runs the embedded development system of `swaprouter dev`: a local
+// Package devenv runs the embedded development system of `swaprouter-dev`: a local
 // kube-apiserver and etcd (the envtest binaries) keeping their data under a folder, with the
 // CRDs installed and a kubeconfig written beside them.
 package devenv
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/swaprouter/swaprouter/internal/testenv"
@@ -57,8 +58,9 @@ func haveBinaries(dir string) bool {
 }
 
 // StartControlPlane starts etcd (data kept in dataDir/etcd, so orders survive a restart)
-// and kube-apiserver, installs the CRDs and writes dataDir/kubeconfig.
-func StartControlPlane(dataDir string, out io.Writer) (*ControlPlane, error) {
+// and kube-apiserver, installs the CRDs and writes dataDir/kubeconfig, whose context is in
+// namespace, so a plain `kubectl get swaporders` finds the dev orders.
+func StartControlPlane(dataDir, namespace string, out io.Writer) (*ControlPlane, error) {
 	env, err := testenv.New()
 	if err != nil {
 		return nil, err
@@ -84,7 +86,7 @@ func StartControlPlane(dataDir string, out io.Writer) (*ControlPlane, error) {
 	fmt.Fprintf(out, "Control plane up in %s; CRDs installed.\n", time.Since(start).Round(100*time.Millisecond))
 
 	kubeconfig := filepath.Join(dataDir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+	if err := writeKubeconfig(kubeconfig, env.KubeConfig, namespace); err != nil {
 		_ = env.Stop()
 		return nil, fmt.Errorf("writing %s: %w", kubeconfig, err)
 	}
@@ -96,4 +98,16 @@ func (c *ControlPlane) Stop() error {
 	err := c.env.Stop()
 	KillControlPlane() // whatever did not stop in time
 	return err
+}
+
+// writeKubeconfig writes raw (envtest's admin kubeconfig) with namespace set on every context.
+func writeKubeconfig(path string, raw []byte, namespace string) error {
+	cfg, err := clientcmd.Load(raw)
+	if err != nil {
+		return err
+	}
+	for _, c := range cfg.Contexts {
+		c.Namespace = namespace
+	}
+	return clientcmd.WriteToFile(*cfg, path)
 }

@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
@@ -30,7 +29,7 @@ import (
 
 // Env is a running whole system: control plane, simulator, manager (controllers and
 // frontend), RoutingProviders for route_A and route_B and a demo partner with a fresh key.
-// `swaprouter dev`, the whole-journey suites and the benchmarks all start it through Start.
+// `swaprouter-dev`, the whole-journey suites and the benchmarks all start it through Start.
 type Env struct {
 	Plane *ControlPlane
 	// tempDir is the data folder Start created (no EnvOptions.DataDir); Stop removes it.
@@ -75,7 +74,7 @@ type EnvOptions struct {
 	// Out receives progress lines.
 	Out io.Writer
 	// Redis starts a local throw-away Redis and points the frontend's --redis-url at it, as
-	// config/default does (`swaprouter dev`); off, the rate limits stay in process.
+	// config/default does (`swaprouter-dev`); off, the rate limits stay in process.
 	Redis bool
 }
 
@@ -105,7 +104,7 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	if err := os.Chmod(o.DataDir, 0o711); err != nil {
 		return nil, err
 	}
-	plane, err := StartControlPlane(o.DataDir, o.Out)
+	plane, err := StartControlPlane(o.DataDir, o.Manager.Namespace, o.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +173,7 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w (is another swaprouter dev running? pick another address with its flag)", err)
+		return nil, fmt.Errorf("%w (is another swaprouter-dev running? pick another address with its flag)", err)
 	}
 	return ln, nil
 }
@@ -235,8 +234,8 @@ func (e *Env) applyProviders(ctx context.Context, o EnvOptions) error {
 	return nil
 }
 
-// applyPartner creates or updates the demo partner, keeps its webhook secret across runs, and
-// gives it a fresh API key (the secret of an earlier run is not stored anywhere).
+// applyPartner creates or updates the demo partner and keeps its webhook secret and API key
+// across runs.
 func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
 	e.Partner = o.Partner
 	whName := o.Partner + "-webhook"
@@ -276,7 +275,7 @@ func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
 	}); err != nil {
 		return fmt.Errorf("partner %s: %w", o.Partner, err)
 	}
-	keyID, secret, err := auth.CreateKey(ctx, e.Client, e.Namespace, o.Partner)
+	keyID, secret, err := demoKey(ctx, e.Client, o.DataDir, e.Namespace, o.Partner)
 	if err != nil {
 		return fmt.Errorf("partner key: %w", err)
 	}
@@ -387,6 +386,7 @@ func (e *Env) EnvFile() map[string]string {
 		"KUBECONFIG":             e.Plane.KubeconfigPath,
 		"SWAPROUTER_NAMESPACE":   e.Namespace,
 		"SWAPROUTER_ARCHIVE_DSN": e.ArchiveDSN,
+		"SWAPROUTER_PARTNER":     e.Partner,
 	}
 	if e.Redis != nil {
 		m["SWAPROUTER_REDIS_URL"] = e.Redis.URL()

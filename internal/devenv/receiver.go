@@ -12,7 +12,7 @@ import (
 )
 
 // Receiver is a partner's webhook endpoint: it verifies every delivery, processes each
-// webhook-id once, and keeps the events in arrival order. `swaprouter dev --webhook-receiver`
+// webhook-id once, and keeps the events in arrival order. `swaprouter-dev --webhook-receiver`
 // prints them; the whole-journey suites assert on them.
 type Receiver struct {
 	// Out, when set, gets one line per new event.

@@ -23,9 +23,10 @@ import (
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
+	"github.com/swaprouter/swaprouter/internal/testenv"
 )
 
-// Options configure `swaprouter dev`.
+// Options configure `swaprouter-dev`.
 type Options struct {
 	// DataDir keeps etcd's data, the kubeconfig and dev.env.
 	DataDir string
@@ -170,7 +171,15 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 
-	if err := writeEnvFile(filepath.Join(dataDir, "dev.env"), env.EnvFile()); err != nil {
+	// The binaries beside this one (make build puts swaprouter and kubectl-swaprouter there)
+	// and the kubectl built with the control plane come first on the PATH of a shell that
+	// sources dev.env, so the README's commands find them.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	path := []string{filepath.Dir(self), testenv.AssetsDir()}
+	if err := writeEnvFile(filepath.Join(dataDir, "dev.env"), env.EnvFile(), path); err != nil {
 		return err
 	}
 	fmt.Fprint(out, summary(addrs))
@@ -215,11 +224,14 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// writeEnvFile writes export lines a shell can `source` (values single-quoted).
-func writeEnvFile(path string, env map[string]string) error {
+// writeEnvFile writes export lines a shell can `source` (values single-quoted), and one that
+// puts dirs before the shell's own PATH.
+func writeEnvFile(path string, env map[string]string, dirs []string) error {
+	quote := func(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }
 	var b strings.Builder
 	for _, k := range sortedKeys(env) {
-		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(env[k], "'", `'\''`))
+		fmt.Fprintf(&b, "export %s=%s\n", k, quote(env[k]))
 	}
+	fmt.Fprintf(&b, "export PATH=%s:\"$PATH\"\n", quote(strings.Join(dirs, ":")))
 	return os.WriteFile(path, []byte(b.String()), 0o600)
 }

@@ -11,11 +11,11 @@ type Addresses struct {
 	EnvFile, LogFile, Namespace            string
 }
 
-// summary is the screen `swaprouter dev` leaves on the terminal: where to click first, then
+// summary is the screen `swaprouter-dev` leaves on the terminal: where to click first, then
 // what a partner or an operator uses; the logs are in a file.
 func summary(a Addresses) string {
 	var b strings.Builder
-	b.WriteString("\nswaprouter dev is running. Ctrl-C stops everything.\n\n")
+	b.WriteString("\nswaprouter-dev is running. Ctrl-C stops everything.\n\n")
 	row := func(name, value, note string) {
 		if value == "" {
 			return

@@ -1,5 +1,5 @@
 // Package system assembles the swaprouter manager: the scheme, the cache indexes, the
-// controllers and the /v1 frontend, switched by Options. `swaprouter manager`, `swaprouter dev`,
+// controllers and the /v1 frontend, switched by Options. `swaprouter manager`, `swaprouter-dev`,
 // the whole-system tests and the benchmarks all build the service through here.
 package system
 

@@ -1,5 +1,5 @@
 // Package testenv starts the envtest control plane (kube-apiserver + etcd built by
-// hack/build-envtest.sh) with this project's CRDs installed, for tests and `swaprouter dev`.
+// hack/build-envtest.sh) with this project's CRDs installed, for tests and `swaprouter-dev`.
 package testenv
 
 import (

@@ -1,5 +1,5 @@
 // Package postgres runs a local PostgreSQL server (Debian's postgresql package) through
-// localproc: `swaprouter dev` keeps one under .swaprouter/postgres, the archive suites start a
+// localproc: `swaprouter-dev` keeps one under .swaprouter/postgres, the archive suites start a
 // throw-away one per suite.
 package postgres
 

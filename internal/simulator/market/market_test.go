@@ -154,16 +154,3 @@ func TestBestDiffersBySize(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatUnits(t *testing.T) {
-	tests := []struct {
-		amount string
-		dec    int
-		want   string
-	}{{"1500000", 6, "1.5"}, {"1000000000000000000", 18, "1"}, {"1", 8, "0.00000001"}, {"42", 0, "42"}, {"0", 6, "0"}}
-	for _, tt := range tests {
-		if got := FormatUnits(amt(tt.amount), tt.dec); got != tt.want {
-			t.Errorf("FormatUnits(%s, %d) = %q; want %q", tt.amount, tt.dec, got, tt.want)
-		}
-	}
-}

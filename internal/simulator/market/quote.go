@@ -123,19 +123,3 @@ func ceil(r *big.Rat) *big.Int {
 	}
 	return q
 }
-
-// FormatUnits renders a smallest-unit amount as a decimal string with the asset's decimals
-// (e.g. 1500000 USDC -> "1.5").
-func FormatUnits(amount *big.Int, decimals int) string {
-	r := new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
-	s := r.FloatString(decimals)
-	if decimals > 0 {
-		for s[len(s)-1] == '0' {
-			s = s[:len(s)-1]
-		}
-		if s[len(s)-1] == '.' {
-			s = s[:len(s)-1]
-		}
-	}
-	return s
-}

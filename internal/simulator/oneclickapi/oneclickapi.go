@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/swaprouter/swaprouter/internal/units"
 	"math/big"
 	"net/http"
 	"strings"
@@ -273,9 +274,9 @@ func (a API) quoteError(w http.ResponseWriter, err error) {
 
 func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int64, exactOut bool) quote {
 	q := quote{
-		AmountIn: p.AmountIn.String(), AmountInFormatted: market.FormatUnits(p.AmountIn, from.Decimals),
+		AmountIn: p.AmountIn.String(), AmountInFormatted: units.Format(p.AmountIn, from.Decimals),
 		AmountInUsd: usd(p.AmountIn, from), MinAmountIn: p.AmountIn.String(),
-		AmountOut: p.AmountOut.String(), AmountOutFormatted: market.FormatUnits(p.AmountOut, to.Decimals),
+		AmountOut: p.AmountOut.String(), AmountOutFormatted: units.Format(p.AmountOut, to.Decimals),
 		AmountOutUsd: usd(p.AmountOut, to), MinAmountOut: venue.Slippage(p.AmountOut, slippageBps).String(),
 		// Real estimates are fractional seconds.
 		TimeEstimate: float64(p.EstimatedSeconds) - 0.4,
@@ -365,23 +366,23 @@ func (a API) statusOf(o orders.Order) statusResponse {
 	_ = json.Unmarshal(o.Payload, &saved) // written by quote; empty only if it was not
 	d.Referral = saved.QuoteRequest.Referral
 	if p.Deposited.Sign() > 0 {
-		d.DepositedAmount, d.DepositedAmountFormatted = p.Deposited.String(), market.FormatUnits(p.Deposited, o.From.Decimals)
+		d.DepositedAmount, d.DepositedAmountFormatted = p.Deposited.String(), units.Format(p.Deposited, o.From.Decimals)
 		d.DepositedAmountUsd = usd(p.Deposited, o.From)
 	}
 	switch p.Phase {
 	case settlement.Completed:
-		d.AmountIn, d.AmountInFormatted = p.AmountIn.String(), market.FormatUnits(p.AmountIn, o.From.Decimals)
-		d.AmountOut, d.AmountOutFormatted = p.AmountOut.String(), market.FormatUnits(p.AmountOut, o.To.Decimals)
+		d.AmountIn, d.AmountInFormatted = p.AmountIn.String(), units.Format(p.AmountIn, o.From.Decimals)
+		d.AmountOut, d.AmountOutFormatted = p.AmountOut.String(), units.Format(p.AmountOut, o.To.Decimals)
 		d.AmountInUsd, d.AmountOutUsd, d.WithdrawFee = usd(p.AmountIn, o.From), usd(p.AmountOut, o.To), saved.Quote.WithdrawFee
 		slippage := 0.0 // the simulated market executes at the quoted price
 		d.Slippage = &slippage
 		d.DestinationChainTxHashes = append(d.DestinationChainTxHashes, transactionDetails{o.OutTxHash, chainaddr.ExplorerURL(o.To.Chain, o.OutTxHash)})
 		d.NearTxHashes = append(d.NearTxHashes, chainaddr.TxHash("near", o.OutTxHash))
 		if p.Refunded.Sign() > 0 {
-			d.RefundedAmount, d.RefundedAmountFormatted = p.Refunded.String(), market.FormatUnits(p.Refunded, o.From.Decimals)
+			d.RefundedAmount, d.RefundedAmountFormatted = p.Refunded.String(), units.Format(p.Refunded, o.From.Decimals)
 		}
 	case settlement.Refunded:
-		d.RefundedAmount, d.RefundedAmountFormatted = p.Refunded.String(), market.FormatUnits(p.Refunded, o.From.Decimals)
+		d.RefundedAmount, d.RefundedAmountFormatted = p.Refunded.String(), units.Format(p.Refunded, o.From.Decimals)
 		d.RefundReason = p.RefundReason
 	}
 	updated := o.CreatedAt

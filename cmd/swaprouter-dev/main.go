@@ -1,3 +1,7 @@
+// Command swaprouter-dev runs the whole system on this machine (what `make run` runs): the
+// envtest control plane, PostgreSQL, the provider simulator, the controllers, the /v1 frontend
+// and the swap app. It is a development tool and never ships in the image; the service itself
+// is cmd/swaprouter.
 package main
 
 import (
@@ -12,15 +16,21 @@ import (
 	"github.com/swaprouter/swaprouter/internal/devenv"
 )
 
-func newDevCommand() *cobra.Command {
+func main() {
+	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func newCommand() *cobra.Command {
 	opts := devenv.DefaultOptions()
 	cmd := &cobra.Command{
-		Use:   "dev",
-		Short: "Run the whole system locally: control plane, CRDs, simulator, controllers, frontend",
-		Args:  cobra.NoArgs,
-		// Instead of the root's console logger, Run sends the logs to the data folder (after
-		// --reset wiped it), so the summary stays readable.
-		PersistentPreRun: func(*cobra.Command, []string) {},
+		Use:           "swaprouter-dev",
+		Short:         "Run the whole system locally: control plane, CRDs, simulator, controllers, frontend, swap app",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// First signal: an orderly stop of every part. A second one: end the control
 			// plane at once and exit, rather than leave it running without us.
