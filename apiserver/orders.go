@@ -127,6 +127,7 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 			return nil, err
 		}
 	}
+	spec.Display = orderDisplay(spec, s.opts.Catalog.Lookup)
 	order := &swapv1.SwapOrder{
 		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
 		Spec:       spec,

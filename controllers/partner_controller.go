@@ -16,20 +16,24 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/partners"
+	"github.com/swaprouter/swaprouter/internal/tiers"
 )
 
 // partnerRecheck is how often a Partner's Secrets are looked at again: Secrets are not
 // watched here (their data is never cached), so a fixed Secret shows within this time.
 const partnerRecheck = 5 * time.Minute
 
-// PartnerReconciler keeps Partner status honest for `kubectl get partners`: how many API keys
-// are live and whether the keys and the webhook secret resolve (Ready). Quota usage in the
+// PartnerReconciler keeps Partner status honest for `kubectl get partners`: the limits in
+// effect, how many API keys are live and whether the keys and the webhook secret resolve
+// (Ready). Quota usage in the
 // same status belongs to the frontend; this reconciler patches only its own fields.
 type PartnerReconciler struct {
 	Client client.Client
 	// APIReader reads the referenced Secrets directly, so their data is never cached.
 	APIReader client.Reader
 	Now       func() time.Time
+	// Tiers gives the limits in effect (status.limits); the built-in table when nil.
+	Tiers tiers.Table
 }
 
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
@@ -46,6 +50,9 @@ func (r *PartnerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	if r.Tiers == nil {
+		r.Tiers = tiers.Default()
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("partner").
@@ -69,6 +76,8 @@ func (r *PartnerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 
 	orig := p.DeepCopy()
 	p.Status.ActiveKeys = health.ActiveKeys
+	limits := r.Tiers.InEffect(&p)
+	p.Status.Limits = &limits
 	p.Status.ObservedGeneration = p.Generation
 	status := metav1.ConditionFalse
 	if health.Ready {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +14,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/partners"
+	"github.com/swaprouter/swaprouter/internal/tiers"
 )
 
 var _ = Describe("Partner reconciler", func() {
@@ -60,6 +62,25 @@ var _ = Describe("Partner reconciler", func() {
 		Eventually(ready(ctx, "acme")).Should(And(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", partners.ReasonKeySecretMissing),
 			HaveField("Message", ContainSubstring("key_next"))))
+	})
+
+	It("shows the limits in effect: the Partner's own, else its tier's", func(ctx context.Context) {
+		p := &swapv1.Partner{
+			ObjectMeta: metav1.ObjectMeta{Name: "tiered", Namespace: ns},
+			Spec:       swapv1.PartnerSpec{Tier: "free"},
+		}
+		Expect(k8sClient.Create(ctx, p)).To(Succeed())
+		limits := func(g Gomega) *swapv1.PartnerLimits {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			return p.Status.Limits
+		}
+		free := tiers.Default()["free"]
+		Eventually(limits).Should(Equal(&swapv1.PartnerLimits{Tier: "free", RequestsPerMinute: free.RequestsPerMinute,
+			MonthlyQuoteQuota: free.MonthlyQuoteQuota, Quota: strconv.FormatInt(free.MonthlyQuoteQuota, 10)}))
+
+		p.Spec.RequestsPerMinute = 7
+		Expect(k8sClient.Update(ctx, p)).To(Succeed())
+		Eventually(limits).Should(HaveField("RequestsPerMinute", int32(7)))
 	})
 
 	It("leaves the frontend's quota usage alone", func(ctx context.Context) {

@@ -131,6 +131,9 @@ type PartnerStatus struct {
 	// ActiveKeys is the number of keys not expired.
 	// +optional
 	ActiveKeys int32 `json:"activeKeys,omitempty"`
+	// Limits are the limits in effect: the Partner's own where set, else its tier's.
+	// +optional
+	Limits *PartnerLimits `json:"limits,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +optional
@@ -139,13 +142,27 @@ type PartnerStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
+// PartnerLimits are a Partner's limits in effect.
+type PartnerLimits struct {
+	// Tier is the tier whose defaults apply: spec.tier, or the default tier when the tier
+	// table does not know it.
+	Tier string `json:"tier"`
+	// RequestsPerMinute is each key's request limit.
+	RequestsPerMinute int32 `json:"requestsPerMinute"`
+	// MonthlyQuoteQuota caps quotes per UTC month; 0 is unlimited.
+	// +optional
+	MonthlyQuoteQuota int64 `json:"monthlyQuoteQuota,omitempty"`
+	// Quota is MonthlyQuoteQuota for people: a number or "unlimited".
+	Quota string `json:"quota"`
+}
+
 // Partner is an approved partner integration: its keys, limits, origins and webhook.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=ptn,categories=swaprouter
-// +kubebuilder:printcolumn:name="Tier",type=string,JSONPath=`.spec.tier`
-// +kubebuilder:printcolumn:name="RPM",type=integer,JSONPath=`.spec.requestsPerMinute`
-// +kubebuilder:printcolumn:name="Quota",type=integer,JSONPath=`.spec.monthlyQuoteQuota`
+// +kubebuilder:printcolumn:name="Tier",type=string,JSONPath=`.status.limits.tier`
+// +kubebuilder:printcolumn:name="RPM",type=integer,JSONPath=`.status.limits.requestsPerMinute`
+// +kubebuilder:printcolumn:name="Quota",type=string,JSONPath=`.status.limits.quota`
 // +kubebuilder:printcolumn:name="Used",type=integer,JSONPath=`.status.quotaUsage.quotes`
 // +kubebuilder:printcolumn:name="Keys",type=integer,JSONPath=`.status.activeKeys`
 // +kubebuilder:printcolumn:name="Webhook",type=string,JSONPath=`.spec.webhook.url`,priority=1

@@ -89,7 +89,7 @@ type DepositHint struct {
 
 // SwapOrderSpec is the order as the partner requested it. Everything but depositHint is
 // immutable once created.
-// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote) && has(self.clientReference) == has(oldSelf.clientReference) && has(self.partnerFee) == has(oldSelf.partnerFee)",message="the order spec is immutable except depositHint"
+// +kubebuilder:validation:XValidation:rule="has(self.slippageToleranceBps) == has(oldSelf.slippageToleranceBps) && has(self.refundTo) == has(oldSelf.refundTo) && has(self.idempotencyKeyHash) == has(oldSelf.idempotencyKeyHash) && has(self.quote) == has(oldSelf.quote) && has(self.clientReference) == has(oldSelf.clientReference) && has(self.partnerFee) == has(oldSelf.partnerFee) && has(self.display) == has(oldSelf.display)",message="the order spec is immutable except depositHint"
 type SwapOrderSpec struct {
 	// OrderID is the public order id (ord_ + 26 base32 characters).
 	// +kubebuilder:validation:Pattern=`^ord_[a-z2-7]{26}$`
@@ -165,9 +165,22 @@ type SwapOrderSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	PartnerFee *OrderFee `json:"partnerFee,omitempty"`
+	// Display is the swap as a person reads it, written once at creation from the asset
+	// catalog for `kubectl get swaporders`.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
+	Display *OrderDisplay `json:"display,omitempty"`
 	// DepositHint is set by POST /v1/order/{id}/deposit; the only mutable part of the spec.
 	// +optional
 	DepositHint *DepositHint `json:"depositHint,omitempty"`
+}
+
+// OrderDisplay is an order in asset units and symbols.
+type OrderDisplay struct {
+	// Swap is the fixed amount and the pair, each asset with its chain: "0.1 ETH (eth) → SOL
+	// (sol)" for an exact input, "ETH (eth) → 2 SOL (sol)" for an exact output.
+	// +kubebuilder:validation:MaxLength=256
+	Swap string `json:"swap"`
 }
 
 // StatusTransition is one entry of the order's status history.
@@ -295,9 +308,10 @@ type SwapOrderStatus struct {
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.orderId`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.providerId`
-// +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.originAsset`
-// +kubebuilder:printcolumn:name="To",type=string,JSONPath=`.spec.destinationAsset`
-// +kubebuilder:printcolumn:name="Amount",type=string,JSONPath=`.spec.amount`
+// +kubebuilder:printcolumn:name="Swap",type=string,JSONPath=`.spec.display.swap`
+// +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.originAsset`,priority=1
+// +kubebuilder:printcolumn:name="To",type=string,JSONPath=`.spec.destinationAsset`,priority=1
+// +kubebuilder:printcolumn:name="Amount",type=string,JSONPath=`.spec.amount`,priority=1
 // +kubebuilder:printcolumn:name="Substatus",type=string,JSONPath=`.status.substatus`,priority=1
 // +kubebuilder:printcolumn:name="Partner",type=string,JSONPath=`.spec.partner`,priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.statusReason`,priority=1

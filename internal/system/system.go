@@ -311,8 +311,14 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	if err := providers.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("routing provider controller: %w", err)
 	}
+	tierTable := tiers.Default()
+	if o.TiersFile != "" {
+		if tierTable, err = tiers.Load(o.TiersFile); err != nil {
+			return nil, err
+		}
+	}
 	if o.Controllers {
-		if err := (&controllers.PartnerReconciler{}).SetupWithManager(mgr); err != nil {
+		if err := (&controllers.PartnerReconciler{Tiers: tierTable}).SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
 		orders := &controllers.SwapOrderReconciler{
@@ -368,12 +374,6 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		keys, err := quoteKeys(o)
 		if err != nil {
 			return nil, err
-		}
-		tierTable := tiers.Default()
-		if o.TiersFile != "" {
-			if tierTable, err = tiers.Load(o.TiersFile); err != nil {
-				return nil, err
-			}
 		}
 		srv, err := apiserver.New(apiserver.Options{
 			QuoteKeys:   keys,

@@ -7,6 +7,7 @@ package tiers
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"sigs.k8s.io/yaml"
 
@@ -75,4 +76,18 @@ func (t Table) For(p *swapv1.Partner) Limits {
 		l.RequestsPerMinute = Default()[DefaultTier].RequestsPerMinute
 	}
 	return l
+}
+
+// InEffect is p's limits as its status shows them: For's values and the tier they came from.
+func (t Table) InEffect(p *swapv1.Partner) swapv1.PartnerLimits {
+	tier := p.Spec.Tier
+	if _, ok := t[tier]; !ok {
+		tier = DefaultTier
+	}
+	l := t.For(p)
+	quota := "unlimited"
+	if l.MonthlyQuoteQuota > 0 {
+		quota = strconv.FormatInt(l.MonthlyQuoteQuota, 10)
+	}
+	return swapv1.PartnerLimits{Tier: tier, RequestsPerMinute: l.RequestsPerMinute, MonthlyQuoteQuota: l.MonthlyQuoteQuota, Quota: quota}
 }

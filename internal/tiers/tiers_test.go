@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -30,6 +31,25 @@ func TestFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := table.For(tt.p); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestInEffect(t *testing.T) {
+	table := Table{"standard": {300, 0}, "free": {60, 1000}}
+	tests := []struct {
+		name string
+		p    *swapv1.Partner
+		want swapv1.PartnerLimits
+	}{
+		{"tier's limits", partner("free", 0, 0), swapv1.PartnerLimits{Tier: "free", RequestsPerMinute: 60, MonthlyQuoteQuota: 1000, Quota: "1000"}},
+		{"own values override", partner("free", 120, 0), swapv1.PartnerLimits{Tier: "free", RequestsPerMinute: 120, MonthlyQuoteQuota: 1000, Quota: "1000"}},
+		{"unlimited", partner("standard", 0, 0), swapv1.PartnerLimits{Tier: "standard", RequestsPerMinute: 300, Quota: "unlimited"}},
+		{"unknown tier shows the default it gets", partner("growth", 0, 0), swapv1.PartnerLimits{Tier: "standard", RequestsPerMinute: 300, Quota: "unlimited"}},
+	}
+	for _, tt := range tests {
+		if got := table.InEffect(tt.p); got != tt.want {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
@@ -88,5 +108,40 @@ func TestShippedConfigMapLoads(t *testing.T) {
 	}
 	if !maps.Equal(table, Default()) {
 		t.Errorf("shipped %+v, built-in %+v", table, Default())
+	}
+}
+
+// TestSamplesNameKnownTiers: a Partner copied from the samples gets the limits its tier
+// promises, not the default tier's.
+func TestSamplesNameKnownTiers(t *testing.T) {
+	files, err := filepath.Glob("../../config/samples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples found (%v)", err)
+	}
+	partners := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(raw), "\n---") {
+			var obj struct {
+				Kind string             `json:"kind"`
+				Spec swapv1.PartnerSpec `json:"spec"`
+			}
+			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if obj.Kind != "Partner" {
+				continue
+			}
+			partners++
+			if _, ok := Default()[obj.Spec.Tier]; !ok {
+				t.Errorf("%s: tier %q is not in the shipped tier table", f, obj.Spec.Tier)
+			}
+		}
+	}
+	if partners == 0 {
+		t.Error("the samples hold no Partner")
 	}
 }

@@ -50,6 +50,7 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 			"CustomResourceDefinition/swaporders.swap.swaprouter.dev", "Deployment/swaprouter-redis", "Service/swaprouter-redis", "ConfigMap/swaprouter-tiers",
 		}},
 		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app"}},
+		{"config/samples", "swaprouter-system", []string{"RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme"}},
 		{"config/dev", "swaprouter-dev", []string{
 			"Deployment/provider-sim", "RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme",
 		}},
