@@ -24,6 +24,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
+	"github.com/swaprouter/swaprouter/internal/tiers"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -261,7 +262,7 @@ func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
 	p := &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: o.Partner, Namespace: e.Namespace}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, p, func() error {
 		p.Spec.DisplayName = "Demo partner"
-		p.Spec.Tier = "dev"
+		p.Spec.Tier = tiers.DefaultTier
 		if p.Spec.RequestsPerMinute == 0 {
 			p.Spec.RequestsPerMinute = 300
 		}

@@ -1,0 +1,174 @@
+// Package devsystem runs `swaprouter-dev` as `make run` runs it, from binaries built as
+// `make build` builds them, and executes the README's operator section against it in a shell
+// that has only what dev.env gives it.
+package devsystem
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/swaprouter/swaprouter/internal/testenv"
+)
+
+// systemPath is a PATH without the repo's bin/ or the built kubectl: dev.env must add them.
+const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+func TestReadmeOperatorSectionAfterMakeRun(t *testing.T) {
+	g := NewWithT(t)
+	g.SetDefaultEventuallyTimeout(5 * time.Minute)
+	g.SetDefaultEventuallyPollingInterval(200 * time.Millisecond)
+	dir := t.TempDir()
+	bin := buildBinaries(t, filepath.Join(dir, "bin"))
+
+	dev := startDev(t, bin, dir)
+	envFile := filepath.Join(dir, ".swaprouter", "dev.env")
+	g.Eventually(func() error { _, err := os.Stat(envFile); return err }).Should(Succeed(), "dev.env is written once the system is up")
+	first := readEnv(t, envFile)
+
+	out, err := runShell(dir, readmeBlock(t, "operator"))
+	g.Expect(err).NotTo(HaveOccurred(), "operator section output:\n%s", out)
+	g.Expect(out).To(MatchRegexp(`(?m)^ord-\S+\s+ord_[a-z2-7]{26}\s+PENDING\s+route_A\s+0\.1 ETH \(eth\) → SOL \(sol\)`),
+		"kubectl get swaporders finds the dev order without -n, in asset units")
+	g.Expect(out).To(MatchRegexp(`(?m)^demo\s+standard\s+300\s+unlimited\s+`), "kubectl get partners shows the limits in effect")
+	g.Expect(out).To(MatchRegexp(`(?m)^ord_[a-z2-7]{26}\s+PENDING\s+route_A\s+.*\slive$`), "swaprouter orders list defaults to the demo partner")
+	g.Expect(out).To(ContainSubstring(`{"source":"live","status":"PENDING","swap":"0.1 ETH (eth) → SOL (sol)"}`))
+	g.Expect(out).To(MatchRegexp(`(?m)^FAILED OperatorResolved$`), "the resolve took effect")
+
+	// A restart keeps the demo key: the same secret in dev.env, and still one live key.
+	stopDev(t, dev)
+	g.Expect(os.Remove(envFile)).To(Succeed())
+	startDev(t, bin, dir)
+	g.Eventually(func() error { _, err := os.Stat(envFile); return err }).Should(Succeed())
+	g.Expect(readEnv(t, envFile)).To(And(
+		HaveKeyWithValue("SWAPROUTER_KEY_ID", first["SWAPROUTER_KEY_ID"]),
+		HaveKeyWithValue("SWAPROUTER_API_SECRET", first["SWAPROUTER_API_SECRET"])))
+	out, err = runShell(dir, `source .swaprouter/dev.env
+kubectl get partner demo -o jsonpath='{.spec.keys[*].id}{"\n"}'
+curl -s -o /dev/null -w '%{http_code}\n' -H "X-Key-Id: $SWAPROUTER_KEY_ID" -H "Authorization: Bearer $SWAPROUTER_API_SECRET" "$SWAPROUTER_URL/v1/usage"`)
+	g.Expect(err).NotTo(HaveOccurred(), "%s", out)
+	g.Expect(strings.Fields(out)).To(Equal([]string{first["SWAPROUTER_KEY_ID"], "200"}), "one live key, the reused one, still accepted")
+}
+
+// buildBinaries builds what `make build` builds into dir.
+func buildBinaries(t *testing.T, dir string) string {
+	for _, name := range []string{"swaprouter", "swaprouter-dev", "kubectl-swaprouter"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
+		cmd.Dir = testenv.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", name, err, out)
+		}
+	}
+	return dir
+}
+
+// startDev runs swaprouter-dev in dir as `make run` does (data in dir/.swaprouter), on free
+// ports so it runs beside other suites; it ends with the test.
+func startDev(t *testing.T, bin, dir string) *exec.Cmd {
+	log, err := os.OpenFile(filepath.Join(dir, "swaprouter-dev.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "swaprouter-dev"),
+		"--listen-address", freeAddr(t), "--simulator-address", freeAddr(t), "--app=false",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+systemPath)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopDev(t, cmd)
+		if t.Failed() {
+			out, _ := os.ReadFile(log.Name())
+			t.Logf("swaprouter-dev output:\n%s", out)
+		}
+		_ = log.Close()
+	})
+	return cmd
+}
+
+// stopDev stops it as Ctrl-C does; it may already have stopped.
+func stopDev(t *testing.T, cmd *exec.Cmd) {
+	if cmd.ProcessState != nil {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Error("swaprouter-dev did not stop within 2 minutes of Ctrl-C")
+	}
+}
+
+// readmeBlock returns the shell block between README.md's <!-- name:start --> and end markers.
+func readmeBlock(t *testing.T, name string) string {
+	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "<!-- "+name+":start -->")
+	block, _, ok2 := strings.Cut(rest, "<!-- "+name+":end -->")
+	if !ok || !ok2 {
+		t.Fatalf("README.md lacks the %s markers", name)
+	}
+	block = strings.TrimSpace(block)
+	if !strings.HasPrefix(block, "```sh\n") {
+		t.Fatalf("the %s block is not a sh code block", name)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(block, "```sh\n"), "```")
+}
+
+// runShell runs script with bash -euo pipefail in dir, with only the system's PATH.
+func runShell(dir, script string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + systemPath, "HOME=" + dir}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+var exportLine = regexp.MustCompile(`^export ([A-Z_]+)='(.*)'$`)
+
+// readEnv reads dev.env's single-quoted export lines.
+func readEnv(t *testing.T, path string) map[string]string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	env := map[string]string{}
+	for s := bufio.NewScanner(f); s.Scan(); {
+		if m := exportLine.FindStringSubmatch(s.Text()); m != nil {
+			env[m[1]] = m[2]
+		}
+	}
+	return env
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
