@@ -29,11 +29,14 @@ func TestReadmeOperatorSectionAfterMakeRun(t *testing.T) {
 	g.SetDefaultEventuallyTimeout(5 * time.Minute)
 	g.SetDefaultEventuallyPollingInterval(200 * time.Millisecond)
 	dir := t.TempDir()
+	// PostgreSQL runs as its own user when the test is root: it must pass through to the data.
+	g.Expect(os.Chmod(filepath.Dir(dir), 0o711)).To(Succeed())
+	g.Expect(os.Chmod(dir, 0o711)).To(Succeed())
 	bin := buildBinaries(t, filepath.Join(dir, "bin"))
 
-	dev := startDev(t, bin, dir)
 	envFile := filepath.Join(dir, ".swaprouter", "dev.env")
-	g.Eventually(func() error { _, err := os.Stat(envFile); return err }).Should(Succeed(), "dev.env is written once the system is up")
+	dev := startDev(t, bin, dir)
+	g.Eventually(dev.written(envFile)).Should(Succeed(), "dev.env is written once the system is up")
 	first := readEnv(t, envFile)
 
 	out, err := runShell(dir, readmeBlock(t, "operator"))
@@ -46,10 +49,10 @@ func TestReadmeOperatorSectionAfterMakeRun(t *testing.T) {
 	g.Expect(out).To(MatchRegexp(`(?m)^FAILED OperatorResolved$`), "the resolve took effect")
 
 	// A restart keeps the demo key: the same secret in dev.env, and still one live key.
-	stopDev(t, dev)
+	dev.stop(t)
 	g.Expect(os.Remove(envFile)).To(Succeed())
-	startDev(t, bin, dir)
-	g.Eventually(func() error { _, err := os.Stat(envFile); return err }).Should(Succeed())
+	dev = startDev(t, bin, dir)
+	g.Eventually(dev.written(envFile)).Should(Succeed())
 	g.Expect(readEnv(t, envFile)).To(And(
 		HaveKeyWithValue("SWAPROUTER_KEY_ID", first["SWAPROUTER_KEY_ID"]),
 		HaveKeyWithValue("SWAPROUTER_API_SECRET", first["SWAPROUTER_API_SECRET"])))
@@ -72,9 +75,15 @@ func buildBinaries(t *testing.T, dir string) string {
 	return dir
 }
 
+// devProcess is a running swaprouter-dev.
+type devProcess struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
 // startDev runs swaprouter-dev in dir as `make run` does (data in dir/.swaprouter), on free
 // ports so it runs beside other suites; it ends with the test.
-func startDev(t *testing.T, bin, dir string) *exec.Cmd {
+func startDev(t *testing.T, bin, dir string) *devProcess {
 	log, err := os.OpenFile(filepath.Join(dir, "swaprouter-dev.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -89,30 +98,45 @@ func startDev(t *testing.T, bin, dir string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	d := &devProcess{cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(d.exited) }()
 	t.Cleanup(func() {
-		stopDev(t, cmd)
+		d.stop(t)
 		if t.Failed() {
 			out, _ := os.ReadFile(log.Name())
 			t.Logf("swaprouter-dev output:\n%s", out)
 		}
 		_ = log.Close()
 	})
-	return cmd
+	return d
 }
 
-// stopDev stops it as Ctrl-C does; it may already have stopped.
-func stopDev(t *testing.T, cmd *exec.Cmd) {
-	if cmd.ProcessState != nil {
-		return
+// written polls for path, and stops the wait at once when swaprouter-dev has exited.
+func (d *devProcess) written(path string) func(Gomega) {
+	return func(g Gomega) {
+		select {
+		case <-d.exited:
+			StopTrying("swaprouter-dev exited").Now()
+		default:
+		}
+		_, err := os.Stat(path)
+		g.Expect(err).NotTo(HaveOccurred())
 	}
-	_ = cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
+}
+
+// stop stops it as Ctrl-C does; it may already have stopped.
+func (d *devProcess) stop(t *testing.T) {
 	select {
-	case <-done:
+	case <-d.exited:
+		return
+	default:
+	}
+	_ = d.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-d.exited:
 	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		<-done
+		_ = d.cmd.Process.Kill()
+		<-d.exited
 		t.Error("swaprouter-dev did not stop within 2 minutes of Ctrl-C")
 	}
 }
