@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 
 func newAppCommand() *cobra.Command {
 	var addr, metricsAddr, keyDir string
+	var trusted []string
 	var opts consumerapp.Options
 	cmd := &cobra.Command{
 		Use:   "app",
@@ -32,6 +34,13 @@ func newAppCommand() *cobra.Command {
 				return err
 			}
 			opts.Key = key
+			for _, cidr := range trusted {
+				pfx, err := netip.ParsePrefix(cidr)
+				if err != nil {
+					return fmt.Errorf("--trusted-proxies: %w", err)
+				}
+				opts.TrustedProxies = append(opts.TrustedProxies, pfx)
+			}
 			opts.Log = ctrl.Log.WithName("app")
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -66,8 +75,11 @@ func newAppCommand() *cobra.Command {
 	fs.StringVar(&opts.APIURL, "api-url", "http://127.0.0.1:8080", "base URL of the /v1 frontend")
 	fs.StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:9092", "address of the Prometheus metrics endpoint (empty disables)")
 	fs.StringVar(&keyDir, "partner-key-dir", "/etc/swaprouter-app", "folder holding the partner key as files keyId and secret (a mounted Secret)")
-	fs.IntVar(&opts.PerSession, "per-session-per-minute", 60, "requests each end user's session may make per minute")
-	fs.IntVar(&opts.PerClientAddress, "per-client-address-per-minute", 300, "requests each client address may make per minute")
+	fs.IntVar(&opts.PerSession, "per-session-per-minute", consumerapp.DefaultPerSession, "requests each end user's session may make per minute")
+	fs.IntVar(&opts.PerClientAddress, "per-client-address-per-minute", consumerapp.DefaultPerClientAddress, "requests each client address (an IPv6 /64) may make per minute, all its sessions together")
+	fs.StringSliceVar(&trusted, "trusted-proxies", nil, "CIDRs of the reverse proxies (the ingress) whose X-Forwarded-For and X-Forwarded-Proto name the client's address and scheme")
+	fs.IntVar(&opts.StreamsPerSession, "streams-per-session", consumerapp.DefaultStreamsPerSession, "live status streams one session may hold open")
+	fs.IntVar(&opts.StreamsPerOrder, "streams-per-order", consumerapp.DefaultStreamsPerOrder, "live status streams open on one order, all sessions together")
 	fs.StringVar(&opts.SimulatorURL, "simulator-url", "", "provider simulator URL; enables the page's \"Simulate deposit\" (dev only)")
 	return cmd
 }

@@ -131,7 +131,7 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request, _ string) {
 	if len(req.Targets) > 8 {
 		req.Targets = req.Targets[:8] // a preview, not a price feed
 	}
-	resp, p, status := s.call(r, http.MethodPost, "/v1/rates", req, nil)
+	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/rates", req, nil)
 	forward(w, resp, p, status)
 }
 
@@ -149,7 +149,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request, _ string) {
 		"originAsset": req.OriginAsset, "destinationAsset": req.DestinationAsset,
 		"amount": req.Amount, "swapType": "EXACT_INPUT", "dry": true,
 	}
-	resp, p, status := s.call(r, http.MethodPost, "/v1/quote", body, nil)
+	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/quote", body, nil)
 	forward(w, resp, p, status)
 }
 

@@ -1,6 +1,7 @@
 package consumerapp
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -118,7 +119,7 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request, sid string)
 		body["refundTo"] = req.RefundTo
 	}
 	key := sha256.Sum256([]byte(sid + "\x00" + req.IdempotencyKey))
-	resp, p, status := s.call(r, http.MethodPost, "/v1/order", body, http.Header{"Idempotency-Key": {"app-" + hex.EncodeToString(key[:16])}})
+	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/order", body, http.Header{"Idempotency-Key": {"app-" + hex.EncodeToString(key[:16])}})
 	if p != nil {
 		writeProblem(w, status, *p)
 		return
@@ -135,7 +136,16 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request, sid string)
 
 // fetchOrder reads the user's order from /v1 and remembers the latest view.
 func (s *Server) fetchOrder(r *http.Request, sid, id string) (orderView, *Problem, int) {
-	resp, p, status := s.call(r, http.MethodGet, "/v1/order/"+id, nil, nil)
+	v, p, status := s.readOrder(r.Context(), id)
+	if p == nil {
+		s.recent.update(sid, v)
+	}
+	return v, p, status
+}
+
+// readOrder reads an order from /v1 as the page shows it.
+func (s *Server) readOrder(ctx context.Context, id string) (orderView, *Problem, int) {
+	resp, p, status := s.call(ctx, http.MethodGet, "/v1/order/"+id, nil, nil)
 	if p != nil {
 		return orderView{}, p, status
 	}
@@ -144,10 +154,8 @@ func (s *Server) fetchOrder(r *http.Request, sid, id string) (orderView, *Proble
 		pr := explain("upstream error", "", http.StatusBadGateway)
 		return orderView{}, &pr, http.StatusBadGateway
 	}
-	to, _ := s.assets.lookup(r.Context(), o.DestinationAsset)
-	v := view(o, to.Chain)
-	s.recent.update(sid, v)
-	return v, nil, http.StatusOK
+	to, _ := s.assets.lookup(ctx, o.DestinationAsset)
+	return view(o, to.Chain), nil, http.StatusOK
 }
 
 // owned answers 404 for an order this session did not create: ids are unguessable, and this
@@ -196,11 +204,11 @@ func (s *Server) depositHint(w http.ResponseWriter, r *http.Request, sid string)
 		writeProblem(w, http.StatusBadRequest, explain("invalid request", "enter the transaction hash of your deposit", http.StatusBadRequest))
 		return
 	}
-	_, p, status := s.call(r, http.MethodPost, "/v1/order/"+id+"/deposit", req, nil)
+	_, p, status := s.call(r.Context(), http.MethodPost, "/v1/order/"+id+"/deposit", req, nil)
 	if p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
-	s.pokes.poke(id)
+	s.feeds.pokeOrder(id)
 	writeJSON(w, http.StatusAccepted, map[string]any{"txHash": req.TxHash})
 }

@@ -13,6 +13,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -31,14 +32,20 @@ type Options struct {
 	Key    upstream.Key
 	// SimulatorURL, set only in the dev system, enables the page's "Simulate deposit".
 	SimulatorURL string
-	// PerSession and PerClientAddress are each end user's requests per minute.
+	// PerSession and PerClientAddress are each end user's requests per minute: a session's,
+	// and a client address's (an IPv6 /64) shared by its sessions, sized for one household.
 	PerSession, PerClientAddress int
+	// TrustedProxies are the reverse proxies (an ingress) whose X-Forwarded-For and
+	// X-Forwarded-Proto name the client's address and scheme.
+	TrustedProxies []netip.Prefix
 	// ThrottleClock is the throttle's time (time.Now when nil); a test holds it still so a
 	// spent budget stays spent however slowly the test runs.
 	ThrottleClock func() time.Time
-	// PollMin and PollMax bound the /v1 status poll behind each live status stream (the
-	// contract asks for 10–15 s).
+	// PollMin and PollMax bound the /v1 status poll of an order that pages follow (the
+	// contract asks for 10–15 s); one poll serves every page following the order.
 	PollMin, PollMax time.Duration
+	// StreamsPerSession and StreamsPerOrder cap open status streams.
+	StreamsPerSession, StreamsPerOrder int
 	// AssetsTTL is how long the asset list is reused before /v1 is asked again.
 	AssetsTTL time.Duration
 	Log       logr.Logger
@@ -49,18 +56,32 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
+// The defaults of the end-user limits.
+const (
+	DefaultPerSession        = 60
+	DefaultPerClientAddress  = 300
+	DefaultStreamsPerSession = 4
+	DefaultStreamsPerOrder   = 8
+)
+
 func (o Options) withDefaults() Options {
 	if o.PerSession <= 0 {
-		o.PerSession = 60
+		o.PerSession = DefaultPerSession
 	}
 	if o.PerClientAddress <= 0 {
-		o.PerClientAddress = 300
+		o.PerClientAddress = DefaultPerClientAddress
 	}
 	if o.PollMin <= 0 {
 		o.PollMin = 10 * time.Second
 	}
 	if o.PollMax < o.PollMin {
 		o.PollMax = max(o.PollMin, 15*time.Second)
+	}
+	if o.StreamsPerSession <= 0 {
+		o.StreamsPerSession = DefaultStreamsPerSession
+	}
+	if o.StreamsPerOrder <= 0 {
+		o.StreamsPerOrder = DefaultStreamsPerOrder
 	}
 	if o.ThrottleClock == nil {
 		o.ThrottleClock = time.Now
@@ -79,11 +100,12 @@ type Server struct {
 	opts     Options
 	api      *upstream.Client
 	sim      *upstream.Client // the simulated chain, without the partner key
-	csrfKey  []byte
+	key      []byte           // signs session cookies and CSRF tokens
+	proxies  proxies
 	throttle *throttle
 	assets   *assetCache
 	recent   *recentOrders
-	pokes    *pokes
+	feeds    *feeds
 	handler  http.Handler
 }
 
@@ -94,15 +116,17 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("the app needs the /v1 URL and a partner key")
 	}
 	s := &Server{
-		opts:     o,
-		api:      &upstream.Client{BaseURL: o.APIURL, Key: o.Key, HTTP: o.HTTPClient, Log: o.Log.WithName("upstream")},
-		sim:      &upstream.Client{BaseURL: o.SimulatorURL, HTTP: o.HTTPClient, Log: o.Log.WithName("simulator")},
-		csrfKey:  make([]byte, 32),
-		throttle: &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress, now: o.ThrottleClock},
-		recent:   newRecentOrders(),
-		pokes:    newPokes(),
+		opts:    o,
+		api:     &upstream.Client{BaseURL: o.APIURL, Key: o.Key, HTTP: o.HTTPClient, Log: o.Log.WithName("upstream")},
+		sim:     &upstream.Client{BaseURL: o.SimulatorURL, HTTP: o.HTTPClient, Log: o.Log.WithName("simulator")},
+		key:     make([]byte, 32),
+		proxies: o.TrustedProxies,
+		recent:  newRecentOrders(),
 	}
-	_, _ = rand.Read(s.csrfKey)
+	s.feeds = newFeeds(s.readFeed, s.pollInterval, o.StreamsPerSession, o.StreamsPerOrder)
+	_, _ = rand.Read(s.key)
+	s.throttle = &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress,
+		now: o.ThrottleClock, client: s.proxies.client}
 	s.assets = &assetCache{ttl: o.AssetsTTL, fetch: s.fetchAssets}
 
 	mux := http.NewServeMux()
@@ -132,10 +156,21 @@ func New(o Options) (*Server, error) {
 // ServeHTTP serves the page and /api/.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// The server's timeouts, as /v1's: a slow or idle client cannot hold a connection. A request
+// may wait for /v1's order creation, so writes get /v1's own bound and a margin; a status
+// stream extends the write deadline for each event.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 50 * time.Second
+	idleTimeout       = 90 * time.Second
+)
+
 // Serve answers on ln until ctx ends, then drains in-flight requests briefly (live status
 // streams end with ctx).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -152,10 +187,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // refuses before any /v1 budget is spent.
 func (s *Server) guarded(h func(http.ResponseWriter, *http.Request, string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sid := session(w, r)
+		sid := s.session(w, r)
 		w.Header().Set("Cache-Control", "no-store")
 		if r.Method == http.MethodPost && !sameOrigin(r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site"), r.Host,
-			r.Header.Get(csrfHeader), csrfToken(s.csrfKey, sid)) {
+			r.Header.Get(csrfHeader), csrfToken(s.key, sid)) {
 			writeProblem(w, http.StatusForbidden, Problem{Code: "csrf", Message: "This request did not come from the swap page.", Action: "Reload the page and try again."})
 			return
 		}
@@ -173,22 +208,23 @@ func (s *Server) guarded(h func(http.ResponseWriter, *http.Request, string)) htt
 // sessionInfo is what the page needs first: its CSRF token and what this deployment offers.
 func (s *Server) sessionInfo(w http.ResponseWriter, r *http.Request, sid string) {
 	writeJSON(w, http.StatusOK, map[string]any{
-		"csrfToken":   csrfToken(s.csrfKey, sid),
+		"csrfToken":   csrfToken(s.key, sid),
 		"simulator":   s.opts.SimulatorURL != "",
 		"pollSeconds": s.opts.PollMin.Seconds(),
 	})
 }
 
-// call sends one /v1 request on behalf of r's user. A non-2xx answer (after the contract's
-// retries) comes back as the Problem to show and the status to answer the page with.
-func (s *Server) call(r *http.Request, method, path string, body any, header http.Header) (*upstream.Response, *Problem, int) {
+// call sends one /v1 request for the request (or order feed) ctx belongs to. A non-2xx
+// answer (after the contract's retries) comes back as the Problem to show and the status to
+// answer the page with.
+func (s *Server) call(ctx context.Context, method, path string, body any, header http.Header) (*upstream.Response, *Problem, int) {
 	if header == nil {
 		header = http.Header{}
 	}
-	header.Set("X-Request-Id", requestID(r.Context()))
-	resp, err := s.api.Do(r.Context(), method, path, body, header)
+	header.Set("X-Request-Id", requestID(ctx))
+	resp, err := s.api.Do(ctx, method, path, body, header)
 	if err != nil {
-		logr.FromContextOrDiscard(r.Context()).Error(err, "/v1 unreachable", "path", path)
+		logr.FromContextOrDiscard(ctx).Error(err, "/v1 unreachable", "path", path)
 		p := explain("unreachable", "", http.StatusBadGateway)
 		return nil, &p, http.StatusBadGateway
 	}
@@ -200,7 +236,7 @@ func (s *Server) call(r *http.Request, method, path string, body any, header htt
 	status := resp.Status
 	if status >= 500 || status == http.StatusUnauthorized || status == http.StatusForbidden {
 		// The partner key or the service is at fault, not the user: log it, say "busy".
-		logr.FromContextOrDiscard(r.Context()).Info("/v1 refused", "path", path, "status", resp.Status, "error", e.Error, "detail", e.Detail)
+		logr.FromContextOrDiscard(ctx).Info("/v1 refused", "path", path, "status", resp.Status, "error", e.Error, "detail", e.Detail)
 		status = http.StatusBadGateway
 		e.Error = "upstream error"
 	}

@@ -44,10 +44,10 @@ func (s *Server) simulateDeposit(w http.ResponseWriter, r *http.Request, sid str
 		TxHash string `json:"txHash"`
 	}
 	_ = json.Unmarshal(resp.Body, &tx)
-	if _, p, status := s.call(r, http.MethodPost, "/v1/order/"+id+"/deposit", map[string]string{"txHash": tx.TxHash}, nil); p != nil {
+	if _, p, status := s.call(r.Context(), http.MethodPost, "/v1/order/"+id+"/deposit", map[string]string{"txHash": tx.TxHash}, nil); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
-	s.pokes.poke(id)
+	s.feeds.pokeOrder(id)
 	writeJSON(w, http.StatusAccepted, map[string]string{"txHash": tx.TxHash, "amount": amount.String()})
 }

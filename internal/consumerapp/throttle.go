@@ -1,8 +1,8 @@
 package consumerapp
 
 import (
-	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
@@ -15,6 +15,7 @@ type throttle struct {
 	limiter                      *ratelimit.Limiter
 	perSession, perClientAddress int
 	now                          func() time.Time
+	client                       func(*http.Request) (netip.Addr, bool)
 }
 
 // allow takes a token from both of the user's buckets; when one is empty it returns how long
@@ -24,18 +25,9 @@ func (t *throttle) allow(sid string, r *http.Request) (bool, ratelimit.Decision)
 	if d := t.limiter.Allow("session:"+sid, t.perSession, now); !d.Allowed {
 		return false, d
 	}
-	if d := t.limiter.Allow("client:"+clientAddress(r), t.perClientAddress, now); !d.Allowed {
+	addr, _ := t.client(r)
+	if d := t.limiter.Allow("client:"+bucket(addr), t.perClientAddress, now); !d.Allowed {
 		return false, d
 	}
 	return true, ratelimit.Decision{}
-}
-
-// clientAddress is the peer's IP (the app listens directly; behind a proxy put it on loopback
-// and let the proxy throttle by the real address).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
