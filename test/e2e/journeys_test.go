@@ -122,14 +122,15 @@ var _ = Describe("A partner's journey", func() {
 			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace).CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", out)
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "ID", "STATUS", "PROVIDER", "FROM", "TO", "AMOUNT", "AGE"))
-		Expect(string(out)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s+%s\s+%s\s+%s\s+%s\s`,
-			id, partnerapi.Str(best, "providerId"), regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH))
+		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "ID", "STATUS", "PROVIDER", "SWAP", "AGE"))
+		Expect(string(out)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s+%s\s+0\.1 ETH \(eth\) → SOL \(sol\)\s`,
+			id, partnerapi.Str(best, "providerId")), "the swap in asset units")
 		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
 			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", wide)
-		Expect(strings.Fields(strings.SplitN(string(wide), "\n", 2)[0])).To(ContainElement("SUBSTATUS"))
-		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\sSETTLED\s`, id))
+		Expect(strings.Fields(strings.SplitN(string(wide), "\n", 2)[0])).To(ContainElements("FROM", "TO", "AMOUNT", "SUBSTATUS"))
+		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\s%s\s+%s\s+%s\s+SETTLED\s`,
+			id, regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH), "-o wide keeps the raw ids and amount")
 	})
 
 	It("swaps an exact output amount, which only 1Click offers", func() {
