@@ -167,7 +167,7 @@ var numeric = regexp.MustCompile(`^[0-9]+$`)
 
 func (a API) quote(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	for _, b := range []string{"isVaultSwap", "isOnChain", "dcaV2Enabled"} {
+	for _, b := range []string{"isVaultSwap", "isOnChain", "dcaEnabled", "dcaV2Enabled"} {
 		if v := q.Get(b); v != "" && v != "true" && v != "false" {
 			wire.Error(w, http.StatusBadRequest, "invalid request")
 			return
@@ -192,6 +192,11 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 	mode := DCANone
 	if a.DCA != nil {
 		mode = a.DCA()
+	}
+	if mode == DCANone && (q.Get("dcaEnabled") == "true" || q.Get("dcaV2Enabled") == "true") {
+		// A client that allows DCA gets the DCA quote beside the REGULAR one, as the
+		// backend answers it.
+		mode = DCAAlso
 	}
 	switch mode {
 	case DCAOnly:

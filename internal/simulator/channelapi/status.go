@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/swaprouter/swaprouter/internal/simulator/chainaddr"
@@ -176,7 +177,7 @@ func (a API) statusOf(o orders.Order) statusResponse {
 	if !ok {
 		return s
 	}
-	s.SwapID = strconv.FormatInt(ch.IssuedBlock*100+int64(idx)+1, 10)
+	s.SwapID = swapID(o.ChannelID, idx)
 	s.Deposit = &deposit{Amount: d.Amount.String(), TxRef: d.TxHash}
 	if minIn, _ := a.V.Provider.LimitsIn(o.From, o.To); d.Amount.Cmp(minIn) < 0 {
 		s.State = "FAILED"
@@ -241,6 +242,17 @@ func (a API) statusOf(o orders.Order) statusResponse {
 	return s
 }
 
+// maxDepositsPerChannel bounds the deposits one channel numbers swaps for.
+const maxDepositsPerChannel = 1000
+
+// swapID numbers the swap of a channel's idx-th deposit. Swap ids are unique across channels,
+// as Chainflip's are: the channel's sequence number (the last part of its id, counted by the
+// venue) times maxDepositsPerChannel, plus the deposit's index.
+func swapID(channelID string, idx int) string {
+	seq, _ := strconv.ParseInt(channelID[strings.LastIndexByte(channelID, '-')+1:], 10, 64)
+	return strconv.FormatInt(seq*maxDepositsPerChannel+int64(idx)%maxDepositsPerChannel+1, 10)
+}
+
 // swapFieldsOf reports the swap of one deposit: nothing executed while swapping, everything
 // the fill allows afterwards, in one chunk or in DCA chunks.
 func (a API) swapFieldsOf(ch channel, d settlement.Deposit, in, out *big.Int, phase settlement.Phase) *swapFields {
@@ -258,11 +270,28 @@ func (a API) swapFieldsOf(ch channel, d settlement.Deposit, in, out *big.Int, ph
 		return sf
 	}
 	n := ch.Req.DcaParams.NumberOfChunks
-	sf.Dca = &dcaProgress{RemainingChunks: n, CurrentChunk: c}
+	first := *c
+	first.InputAmount = chunkOf(d.Amount, n, false).String()
+	sf.Dca = &dcaProgress{RemainingChunks: n, CurrentChunk: &first}
 	if executed {
-		sf.Dca = &dcaProgress{LastExecutedChunk: c, ExecutedChunks: n}
+		last := *c
+		last.InputAmount, last.OutputAmount = chunkOf(in, n, true).String(), chunkOf(out, n, true).String()
+		sf.Dca = &dcaProgress{LastExecutedChunk: &last, ExecutedChunks: n}
 	}
 	return sf
+}
+
+// chunkOf is one of n DCA chunks of total: every chunk takes total/n and the last one also
+// the remainder.
+func chunkOf(total *big.Int, n int64, last bool) *big.Int {
+	if n < 1 {
+		n = 1
+	}
+	q, r := new(big.Int).QuoRem(total, big.NewInt(n), new(big.Int))
+	if last {
+		q.Add(q, r)
+	}
+	return q
 }
 
 // humanPrice is getPriceFromPriceX128: the floor as whole output units per whole input unit.
