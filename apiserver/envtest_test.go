@@ -151,11 +151,11 @@ var _ = Describe("authentication from real Partner and Secret objects", func() {
 			return call(fe.url, "GET", "/v1/assets", keyID, secret, nil).status
 		}
 
-		By("a new key works once the cache has it; its SecretRef holds only the hash")
+		By("a new key works once the cache has it; the frontend's Secret holds only its hash")
 		Eventually(get).WithArguments(key1, secret1).Should(Equal(http.StatusOK))
 		var s corev1.Secret
-		Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: auth.SecretName(key1)}, &s)).To(Succeed())
-		Expect(s.Data).To(Equal(map[string][]byte{auth.SecretHashKey: []byte(auth.HashSecret(secret1))}))
+		Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: auth.FrontendSecret}, &s)).To(Succeed())
+		Expect(s.Data).To(Equal(map[string][]byte{key1: []byte(auth.HashSecret(secret1))}))
 
 		By("wrong secrets and unknown keys get the same 401")
 		wrong := call(fe.url, "GET", "/v1/assets", key1, secret1+"x", nil)

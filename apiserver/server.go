@@ -160,13 +160,14 @@ var (
 	_ manager.LeaderElectionRunnable = (*Server)(nil)
 )
 
-// The frontend reads partners, key hashes, orders and deliveries through the cache, creates
-// orders and redeliveries, patches deposit hints onto orders and quote counts onto partners.
+// The frontend reads partners, key hashes (auth.FrontendSecret, no other Secret), orders and
+// deliveries through the cache, creates orders and redeliveries, patches deposit hints onto
+// orders and quote counts onto partners.
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners/status,verbs=get;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries,verbs=get;list;watch;create
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,resourceNames=swaprouter-frontend-credentials,verbs=get;list;watch
 
 // New builds a Server; Start serves it.
 func New(opts Options) (*Server, error) {

@@ -347,7 +347,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	step := orders.NextStep(order, p.now)
 	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)
-	if holdPaused(&order.Status, order.Generation, &controls, step, order.Annotations[swapv1.AnnotationPaused], metav1.NewTime(p.now)) {
+	if holdPaused(&order.Status, order.Generation, &controls, step, pauseNote(order.Annotations), metav1.NewTime(p.now)) {
 		log.V(1).Info("paused by an operator; no provider step", "step", step.String())
 		return ctrl.Result{}, nil
 	}

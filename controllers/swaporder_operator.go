@@ -62,7 +62,7 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 	}
 	if v, ok := ann[swapv1.AnnotationResolve]; ok {
 		c.consumed = append(c.consumed, swapv1.AnnotationResolve)
-		res, change, err := resolveRequest(st.Status, v)
+		res, change, err := resolveRequest(st.Status, v, ann[swapv1.RequestedBy(swapv1.AnnotationResolve)])
 		switch {
 		case err != nil && sameResolution(st.Resolution, res):
 			// Applied by an earlier pass whose annotation removal did not happen.
@@ -133,23 +133,39 @@ func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c *operatorControls, step
 	return false
 }
 
+// pauseNote says who paused the order, as the API server stamped it, and the pause's own
+// text (why).
+func pauseNote(annotations map[string]string) string {
+	by := annotations[swapv1.RequestedBy(swapv1.AnnotationPaused)]
+	if by == "" {
+		by = "an unrecorded requester"
+	}
+	return "paused by " + by + ": " + annotations[swapv1.AnnotationPaused]
+}
+
 // sameResolution reports whether applied (the order's recorded resolution) is req.
 func sameResolution(applied *swapv1.OperatorResolution, req swapv1.OperatorResolution) bool {
 	return applied != nil && applied.Status == req.Status && applied.Reason == req.Reason && applied.By == req.By
 }
 
 // resolveRequest parses an AnnotationResolve value and decides the transition it asks for.
-// Money rules: the status must be terminal, the reason and who say it must be given (SUCCESS
-// and REFUNDED are the operator's statement about funds), the order must not be terminal
-// already, and an order that never got a deposit address can only be FAILED.
-func resolveRequest(current swapv1.OrderStatus, value string) (swapv1.OperatorResolution, orders.Change, error) {
+// Who resolves is requester, the username the API server stamped beside the annotation; a
+// "by" in the value is only the client's claim and is not recorded. Money rules: the status
+// must be terminal, the reason and who say it must be given (SUCCESS and REFUNDED are the
+// operator's statement about funds), the order must not be terminal already, and an order
+// that never got a deposit address can only be FAILED.
+func resolveRequest(current swapv1.OrderStatus, value, requester string) (swapv1.OperatorResolution, orders.Change, error) {
 	var res swapv1.OperatorResolution
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {
-		return res, orders.Change{}, fmt.Errorf(`%s must be JSON {"status","reason","by"}: %v`, swapv1.AnnotationResolve, err)
+		return res, orders.Change{}, fmt.Errorf(`%s must be JSON {"status","reason"}: %v`, swapv1.AnnotationResolve, err)
 	}
-	res.Reason, res.By, res.At = strings.TrimSpace(res.Reason), strings.TrimSpace(res.By), nil
+	if strings.TrimSpace(requester) == "" {
+		return res, orders.Change{}, fmt.Errorf("resolve: no %s names who asked (is config/admission installed?)",
+			swapv1.RequestedBy(swapv1.AnnotationResolve))
+	}
+	res.Reason, res.By, res.At = strings.TrimSpace(res.Reason), strings.TrimSpace(requester), nil
 	if err := res.Validate(); err != nil {
 		return res, orders.Change{}, err
 	}

@@ -29,13 +29,12 @@ func TestResolveRequest(t *testing.T) {
 		{"terminal stays", swapv1.OrderSuccess, `{"status":"REFUNDED","reason":"x","by":"bob"}`, "", "already SUCCESS"},
 		{"not terminal", swapv1.OrderPending, `{"status":"PROCESSING","reason":"x","by":"bob"}`, "", "not terminal"},
 		{"reason required", swapv1.OrderPending, `{"status":"REFUNDED","reason":"  ","by":"bob"}`, "", "reason is required"},
-		{"who required", swapv1.OrderPending, `{"status":"REFUNDED","reason":"x"}`, "", "by"},
 		{"not JSON", swapv1.OrderPending, `REFUNDED`, "", "must be JSON"},
 		{"unknown field", swapv1.OrderPending, `{"status":"REFUNDED","reason":"x","by":"b","amount":"1"}`, "", "must be JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, change, err := resolveRequest(tt.current, tt.value)
+			res, change, err := resolveRequest(tt.current, tt.value, "alice")
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want it to mention %q", err, tt.wantErr)
@@ -49,6 +48,20 @@ func TestResolveRequest(t *testing.T) {
 				t.Errorf("change %+v, resolution %+v", change, res)
 			}
 		})
+	}
+}
+
+// Who resolved is the API server's stamp, never the "by" the value claims; without a stamp
+// the request is refused.
+func TestResolveRequestRecordsTheRequester(t *testing.T) {
+	value := `{"status":"REFUNDED","reason":"refund tx 0xabc","by":"someone-else"}`
+	res, _, err := resolveRequest(swapv1.OrderPending, value, "system:serviceaccount:ops:oncall")
+	if err != nil || res.By != "system:serviceaccount:ops:oncall" {
+		t.Errorf("by %q, err %v; want the stamped requester", res.By, err)
+	}
+	if _, _, err := resolveRequest(swapv1.OrderPending, value, " "); err == nil ||
+		!strings.Contains(err.Error(), swapv1.RequestedBy(swapv1.AnnotationResolve)) {
+		t.Errorf("err = %v, want a refusal naming the missing stamp", err)
 	}
 }
 

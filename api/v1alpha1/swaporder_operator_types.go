@@ -28,7 +28,14 @@ const (
 )
 
 // OperatorAnnotations are the annotations whose change makes the reconciler look at once.
+// Only an identity the API server authorizes as an operator may set, change or remove them
+// (config/admission lists the same annotations; a manifest test keeps the two in step).
 var OperatorAnnotations = []string{AnnotationPaused, AnnotationPoll, AnnotationResolve, AnnotationRedeliver}
+
+// RequestedBy is the annotation beside an operator annotation that names who set it: the
+// API server writes the requester's username there (config/admission), whatever the
+// request says, so the reconciler records an identity the API server authenticated.
+func RequestedBy(annotation string) string { return annotation + ".requested-by" }
 
 // ConditionPaused is True while AnnotationPaused holds the order's provider steps.
 const ConditionPaused = "Paused"

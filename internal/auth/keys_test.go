@@ -27,15 +27,8 @@ func TestCreateKeyAuthenticatesAndRotates(t *testing.T) {
 	if !regexp.MustCompile(`^[A-Za-z0-9_-]{4,64}$`).MatchString(id1) || len(secret1) < 40 {
 		t.Fatalf("key %q secret %q", id1, secret1)
 	}
-	var s corev1.Secret
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: SecretName(id1)}, &s); err != nil {
-		t.Fatal(err)
-	}
-	if string(s.Data[SecretHashKey]) != HashSecret(secret1) || len(s.Data) != 1 {
-		t.Errorf("secret holds %v, want only the hash", s.Data)
-	}
-	if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].Name != "acme" {
-		t.Errorf("owner %v", s.OwnerReferences)
+	if got := storedHashes(t, c); len(got) != 1 || got[id1] != HashSecret(secret1) {
+		t.Errorf("%s holds %v, want only the new key's hash under its id", FrontendSecret, got)
 	}
 	if _, err := a.Authenticate(ctx, id1, "Bearer "+secret1); err != nil {
 		t.Fatalf("new key rejected: %v", err)
@@ -51,13 +44,13 @@ func TestCreateKeyAuthenticatesAndRotates(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(gitops), &corev1.Secret{}); err != nil {
 		t.Errorf("secret declared in git was deleted: %v", err)
 	}
-	// The third retires id1 and deletes the Secret CreateKey made for it.
-	if _, _, err := CreateKey(ctx, c, ns, "acme"); err != nil {
+	// The third retires id1 and removes the hash CreateKey stored for it.
+	id3, _, err := CreateKey(ctx, c, ns, "acme")
+	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.Get(ctx, client.ObjectKey{Namespace: ns, Name: SecretName(id1)}, &corev1.Secret{})
-	if !apierrors.IsNotFound(err) {
-		t.Errorf("retired key's secret still there: %v", err)
+	if got := storedHashes(t, c); len(got) != 2 || got[id1] != "" || got[id2] != HashSecret(secret2) || got[id3] == "" {
+		t.Errorf("%s holds %v, want the hashes of %s and %s only", FrontendSecret, got, id2, id3)
 	}
 	if _, err := a.Authenticate(ctx, id1, "Bearer "+secret1); err == nil {
 		t.Error("retired key still authenticates")
@@ -65,6 +58,33 @@ func TestCreateKeyAuthenticatesAndRotates(t *testing.T) {
 	if _, err := a.Authenticate(ctx, id2, "Bearer "+secret2); err != nil {
 		t.Errorf("live key rejected: %v", err)
 	}
+}
+
+// A key made by an earlier version has a Secret of its own; retiring it deletes that Secret.
+func TestCreateKeyRetiresAPerKeySecret(t *testing.T) {
+	ctx := context.Background()
+	old := keySecret("swaprouter-apikey-key-old", "old")
+	old.Labels = map[string]string{managedByLabel: managedByValue}
+	c := newFakeClient(partnerWithKeys("acme", key("key_old", old.Name, nil), key("key_mid", "declared-in-git", nil)), old)
+	if _, _, err := CreateKey(ctx, c, ns, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(old), &corev1.Secret{}); !apierrors.IsNotFound(err) {
+		t.Errorf("retired key's own Secret still there: %v", err)
+	}
+}
+
+func storedHashes(t *testing.T, c client.Client) map[string]string {
+	t.Helper()
+	var s corev1.Secret
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: FrontendSecret}, &s); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range s.Data {
+		out[k] = string(v)
+	}
+	return out
 }
 
 func TestCreateKeyUnknownPartner(t *testing.T) {

@@ -4,6 +4,7 @@
 package devenv
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,8 +14,10 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 )
 
@@ -58,8 +61,9 @@ func haveBinaries(dir string) bool {
 }
 
 // StartControlPlane starts etcd (data kept in dataDir/etcd, so orders survive a restart)
-// and kube-apiserver, installs the CRDs and writes dataDir/kubeconfig, whose context is in
-// namespace, so a plain `kubectl get swaporders` finds the dev orders.
+// and kube-apiserver, installs the CRDs and the admission policies of config/admission and
+// writes dataDir/kubeconfig, whose context is in namespace, so a plain `kubectl get
+// swaporders` finds the dev orders.
 func StartControlPlane(dataDir, namespace string, out io.Writer) (*ControlPlane, error) {
 	env, err := testenv.New()
 	if err != nil {
@@ -83,7 +87,16 @@ func StartControlPlane(dataDir, namespace string, out io.Writer) (*ControlPlane,
 		KillControlPlane()
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
-	fmt.Fprintf(out, "Control plane up in %s; CRDs installed.\n", time.Since(start).Round(100*time.Millisecond))
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err == nil {
+		err = testenv.InstallAdmission(context.Background(), c)
+	}
+	if err != nil {
+		_ = env.Stop()
+		KillControlPlane()
+		return nil, fmt.Errorf("installing the admission policies: %w", err)
+	}
+	fmt.Fprintf(out, "Control plane up in %s; CRDs and admission policies installed.\n", time.Since(start).Round(100*time.Millisecond))
 
 	kubeconfig := filepath.Join(dataDir, "kubeconfig")
 	if err := writeKubeconfig(kubeconfig, env.KubeConfig, namespace); err != nil {

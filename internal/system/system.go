@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
@@ -31,6 +33,7 @@ import (
 	"github.com/swaprouter/swaprouter/apiserver"
 	"github.com/swaprouter/swaprouter/controllers"
 	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/eventsink"
 	"github.com/swaprouter/swaprouter/internal/index"
@@ -263,9 +266,10 @@ type System struct {
 }
 
 // Frontend replicas run the RoutingProvider reconciler read-only (ReadOnly: true) to build
-// their own adapters; these are the permissions that takes beyond the apiserver package's.
+// their own adapters; these are the permissions that takes beyond the apiserver package's
+// (provider tokens live in auth.FrontendSecret, the only Secret the frontend may read).
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=routingproviders,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,resourceNames=swaprouter-frontend-credentials,verbs=get;list;watch
 
 // New builds the manager and adds the controllers and frontend that o switches on. Start it
 // with Manager.Start.
@@ -477,20 +481,26 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fenc
 		}
 		fence = &leaderfence.Fence{Lock: lock, LeaseDuration: o.LeaseDuration}
 	}
+	byObject := map[client.Object]cache.ByObject{
+		// Live orders only: an archived order leaves the cache, so memory follows the live
+		// orders, not the TTL window or an archive outage's backlog.
+		&swapv1.SwapOrder{}: {Label: liveOrders()},
+		// Finished deliveries (one per transition, kept for days) without their payload:
+		// only a redelivery reads it, through the API reader.
+		&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
+	}
+	if !o.Controllers {
+		// A frontend process holds (and its RBAC lets it read) the one Secret it needs, never
+		// the webhook signing secrets the controllers read.
+		byObject[&corev1.Secret{}] = cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", auth.FrontendSecret)}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.New(),
 		// The service keeps all its objects in one namespace; caching only it keeps memory
 		// proportional to the service's own objects.
 		Cache: cache.Options{
 			DefaultNamespaces: map[string]cache.Config{o.Namespace: {}},
-			// Live orders only: an archived order leaves the cache, so memory follows the live
-			// orders, not the TTL window or an archive outage's backlog.
-			ByObject: map[client.Object]cache.ByObject{
-				&swapv1.SwapOrder{}: {Label: liveOrders()},
-				// Finished deliveries (one per transition, kept for days) without their payload:
-				// only a redelivery reads it, through the API reader.
-				&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
-			},
+			ByObject:          byObject,
 			// Managed fields stripped, repeated strings and label sets shared.
 			DefaultTransform: intern.CacheTransform,
 		},

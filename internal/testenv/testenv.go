@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,8 +67,8 @@ type Plane struct {
 	Client client.Client
 }
 
-// Start starts a control plane with the CRDs and builds a client for it: what every envtest
-// suite needs first. Stop it with Plane.Env.Stop.
+// Start starts a control plane with the CRDs and the admission policies (InstallAdmission) and
+// builds a client for it: what every envtest suite needs first. Stop it with Plane.Env.Stop.
 func Start() (*Plane, error) {
 	env, err := New()
 	if err != nil {
@@ -78,6 +79,9 @@ func Start() (*Plane, error) {
 		return nil, err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err == nil {
+		err = InstallAdmission(context.Background(), c)
+	}
 	if err != nil {
 		_ = env.Stop()
 		return nil, err
