@@ -120,7 +120,7 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		Expect(*got.Status.Resolution).To(And(
 			// Who the API server authenticated (envtest's administrator), not the kubeconfig's
 			// user name "oncall" the plugin wrote into the request.
-			HaveField("Status", swapv1.OrderRefunded), HaveField("By", "default"),
+			HaveField("Status", swapv1.OrderRefunded), HaveField("By", "admin"),
 			HaveField("Reason", "refund 0xabc seen on chain"), HaveField("At", Not(BeNil()))))
 		Expect(meta.FindStatusCondition(got.Status.Conditions, swapv1.ConditionPaused)).To(BeNil())
 		Eventually(func() map[string]string { return annotationsOf(g, o) }).ShouldNot(HaveKey(swapv1.AnnotationResolve))
