@@ -88,33 +88,25 @@ var _ = BeforeSuite(func() {
 	receiverSrv := httptest.NewServer(receiver)
 	DeferCleanup(receiverSrv.Close)
 
-	// What an operator declares: providers (route_A's token in the frontend's Secret), a
+	// What an operator declares: route_A (its token in the frontend's Secret), a
 	// partner whose webhook secret is its own Secret, and a key.
 	Expect(admin.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: auth.FrontendSecret, Namespace: namespace},
 		Data:       map[string][]byte{"route-a-token": []byte(routeAToken)},
 	})).To(Succeed())
-	for _, p := range []struct {
-		name     string
-		id       swapv1.ProviderID
-		protocol swapv1.ProviderProtocol
-	}{{"route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick}, {"route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel}} {
-		rp := &swapv1.RoutingProvider{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: namespace},
-			Spec: swapv1.RoutingProviderSpec{
-				ProviderID: p.id, Protocol: p.protocol, Endpoint: simSrv.URL + "/" + string(p.id), Enabled: true,
-				Timeout: metav1.Duration{Duration: 5 * time.Second},
-				PollInterval: swapv1.PollInterval{
-					Min: metav1.Duration{Duration: 200 * time.Millisecond}, Max: metav1.Duration{Duration: 300 * time.Millisecond},
-				},
-				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
+	Expect(admin.Create(ctx, &swapv1.RoutingProvider{
+		ObjectMeta: metav1.ObjectMeta{Name: "route-a", Namespace: namespace},
+		Spec: swapv1.RoutingProviderSpec{
+			ProviderID: swapv1.ProviderRouteA, Protocol: swapv1.ProtocolOneClick, Enabled: true,
+			Endpoint:             simSrv.URL + "/" + string(swapv1.ProviderRouteA),
+			CredentialsSecretRef: &swapv1.SecretKeyRef{Name: auth.FrontendSecret, Key: "route-a-token"},
+			Timeout:              metav1.Duration{Duration: 5 * time.Second},
+			PollInterval: swapv1.PollInterval{
+				Min: metav1.Duration{Duration: 200 * time.Millisecond}, Max: metav1.Duration{Duration: 300 * time.Millisecond},
 			},
-		}
-		if p.id == swapv1.ProviderRouteA {
-			rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: auth.FrontendSecret, Key: "route-a-token"}
-		}
-		Expect(admin.Create(ctx, rp)).To(Succeed())
-	}
+			AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
+		},
+	})).To(Succeed())
 	Expect(admin.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "acme-webhook", Namespace: namespace},
 		Data:       map[string][]byte{"secret": []byte(whsec)},
