@@ -481,26 +481,13 @@ func newManager(cfg *rest.Config, o Options) (manager.Manager, *leaderfence.Fenc
 		}
 		fence = &leaderfence.Fence{Lock: lock, LeaseDuration: o.LeaseDuration}
 	}
-	byObject := map[client.Object]cache.ByObject{
-		// Live orders only: an archived order leaves the cache, so memory follows the live
-		// orders, not the TTL window or an archive outage's backlog.
-		&swapv1.SwapOrder{}: {Label: liveOrders()},
-		// Finished deliveries (one per transition, kept for days) without their payload:
-		// only a redelivery reads it, through the API reader.
-		&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
-	}
-	if !o.Controllers {
-		// A frontend process holds (and its RBAC lets it read) the one Secret it needs, never
-		// the webhook signing secrets the controllers read.
-		byObject[&corev1.Secret{}] = cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", auth.FrontendSecret)}
-	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.New(),
 		// The service keeps all its objects in one namespace; caching only it keeps memory
 		// proportional to the service's own objects.
 		Cache: cache.Options{
 			DefaultNamespaces: map[string]cache.Config{o.Namespace: {}},
-			ByObject:          byObject,
+			ByObject:          cacheByObject(o),
 			// Managed fields stripped, repeated strings and label sets shared.
 			DefaultTransform: intern.CacheTransform,
 		},
@@ -570,6 +557,24 @@ func metricsOptions(o Options) metricsserver.Options {
 		m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
 	}
 	return m
+}
+
+// cacheByObject narrows what the cache holds of some kinds.
+func cacheByObject(o Options) map[client.Object]cache.ByObject {
+	byObject := map[client.Object]cache.ByObject{
+		// Live orders only: an archived order leaves the cache, so memory follows the live
+		// orders, not the TTL window or an archive outage's backlog.
+		&swapv1.SwapOrder{}: {Label: liveOrders()},
+		// Finished deliveries (one per transition, kept for days) without their payload:
+		// only a redelivery reads it, through the API reader.
+		&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
+	}
+	if !o.Controllers {
+		// A frontend process holds (and its RBAC lets it read) the one Secret it needs, never
+		// the webhook signing secrets the controllers read.
+		byObject[&corev1.Secret{}] = cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", auth.FrontendSecret)}
+	}
+	return byObject
 }
 
 // liveOrders selects SwapOrders not yet archived.

@@ -1,0 +1,35 @@
+package system
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/swaprouter/swaprouter/internal/auth"
+)
+
+// A frontend process caches only the Secret its RBAC names; a process running the
+// controllers (which read webhook signing secrets) caches every Secret of the namespace.
+func TestFrontendCachesOnlyItsSecret(t *testing.T) {
+	for _, tt := range []struct {
+		name                  string
+		controllers, frontend bool
+		want                  string // field selector on Secrets; "" for all
+	}{
+		{"frontend only", false, true, "metadata.name=" + auth.FrontendSecret},
+		{"controllers only", true, false, ""},
+		{"both (swaprouter dev)", true, true, ""},
+	} {
+		o := DefaultOptions()
+		o.Controllers, o.Frontend = tt.controllers, tt.frontend
+		got := ""
+		for obj, by := range cacheByObject(o) {
+			if _, ok := obj.(*corev1.Secret); ok {
+				got = by.Field.String()
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: Secrets cached by %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
