@@ -24,14 +24,16 @@ func TestFreeTextFieldsRefuseTheSameCharacters(t *testing.T) {
 	}
 	const addr = "0x1111111111111111111111111111111111111111"
 	fields := map[string]func(v string) *apierror.Error{
-		"txHash":            func(v string) *apierror.Error { return (&depositRequest{TxHash: v}).validate() },
-		"nearSenderAccount": func(v string) *apierror.Error { return (&depositRequest{TxHash: "0xabc", NearSenderAccount: v}).validate() },
-		"sender":            func(v string) *apierror.Error { return order(v, addr, "", "", "")() },
-		"recipient":         func(v string) *apierror.Error { return order(addr, v, "", "", "")() },
-		"refundTo":          func(v string) *apierror.Error { return order(addr, addr, v, "", "")() },
-		"clientReference":   func(v string) *apierror.Error { return order(addr, addr, "", v, "")() },
-		"quoteId":           func(v string) *apierror.Error { return checkQuoteID(v) },
-		"Idempotency-Key":   checkIdempotencyKey,
+		"txHash": func(v string) *apierror.Error { return (&depositRequest{TxHash: v}).validate() },
+		"nearSenderAccount": func(v string) *apierror.Error {
+			return (&depositRequest{TxHash: "0xabc", NearSenderAccount: v}).validate()
+		},
+		"sender":          func(v string) *apierror.Error { return order(v, addr, "", "", "")() },
+		"recipient":       func(v string) *apierror.Error { return order(addr, v, "", "", "")() },
+		"refundTo":        func(v string) *apierror.Error { return order(addr, addr, v, "", "")() },
+		"clientReference": func(v string) *apierror.Error { return order(addr, addr, "", v, "")() },
+		"quoteId":         func(v string) *apierror.Error { return checkQuoteID(v) },
+		"Idempotency-Key": checkIdempotencyKey,
 	}
 	// A value each field accepts, to put the characters in.
 	plain := map[string]string{"txHash": "0xabc", "nearSenderAccount": "alice.near", "sender": addr,
