@@ -25,6 +25,9 @@ type Options struct {
 // ErrForbidden is wrapped by every refusal; test with errors.Is.
 var ErrForbidden = errors.New("destination not allowed")
 
+// ErrInvalidURL is wrapped by every ValidateURL error that is not a refused address.
+var ErrInvalidURL = errors.New("invalid webhook URL")
+
 // ForbiddenError says which address was refused and why.
 type ForbiddenError struct {
 	Addr   netip.Addr
@@ -144,15 +147,15 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
 func ValidateURL(raw string, opts Options) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("invalid webhook URL: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("invalid webhook URL: scheme %q is not http or https", u.Scheme)
+		return nil, fmt.Errorf("%w: scheme %q is not http or https", ErrInvalidURL, u.Scheme)
 	case u.User != nil:
-		return nil, errors.New("invalid webhook URL: user info is not allowed")
+		return nil, fmt.Errorf("%w: user info is not allowed", ErrInvalidURL)
 	case u.Hostname() == "":
-		return nil, errors.New("invalid webhook URL: no host")
+		return nil, fmt.Errorf("%w: no host", ErrInvalidURL)
 	}
 	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
 		if err := CheckAddr(ip, opts); err != nil {
