@@ -80,7 +80,7 @@ func newDeliveryRecord(d *swapv1.WebhookDelivery) deliveryRecord {
 // most limit (≤ 100) a page.
 func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	partner := principal(r.Context()).Partner.Name
-	page, err := parseDeliveryPage(r.URL.Query())
+	page, err := parseDeliveryPage(r.URL.Query(), s.cursors)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,12 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	for i := range items {
 		out = append(out, newDeliveryRecord(&items[i]))
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "nextCursor": optional(next)})
+	var cursor *string
+	if next != nil {
+		c := encodeCursor(s.cursors, *next)
+		cursor = &c
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "nextCursor": cursor})
 }
 
 // POST /v1/webhooks/deliveries/{eventId}/redeliver → 202 with the new delivery: the same event

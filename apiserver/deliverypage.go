@@ -7,6 +7,7 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/seal"
 )
 
 // deliveryPos is a delivery's place in the list order (order, sequence, redelivery); the
@@ -33,15 +34,15 @@ type deliveryPageQuery struct {
 	after *deliveryPos
 }
 
-// parseDeliveryPage reads limit (1–100, default 100) and cursor.
-func parseDeliveryPage(v url.Values) (deliveryPageQuery, error) {
-	limit, after, err := parsePage[deliveryPos](v, maxListLimit)
+// parseDeliveryPage reads limit (1–100, default 100) and cursor (opened with cursors).
+func parseDeliveryPage(v url.Values, cursors *seal.Sealer) (deliveryPageQuery, error) {
+	limit, after, err := parsePage[deliveryPos](cursors, v, maxListLimit)
 	return deliveryPageQuery{limit: limit, after: after}, err
 }
 
 // pageOfDeliveries sorts items into list order and returns the page after q.after, with the
-// cursor of the next page ("" when this is the last).
-func pageOfDeliveries(items []swapv1.WebhookDelivery, q deliveryPageQuery) ([]swapv1.WebhookDelivery, string) {
+// position the next page starts after (nil when this is the last).
+func pageOfDeliveries(items []swapv1.WebhookDelivery, q deliveryPageQuery) ([]swapv1.WebhookDelivery, *deliveryPos) {
 	slices.SortFunc(items, func(a, b swapv1.WebhookDelivery) int { return positionOf(&a).compare(positionOf(&b)) })
 	if q.after != nil {
 		i, _ := slices.BinarySearchFunc(items, *q.after, func(d swapv1.WebhookDelivery, p deliveryPos) int {
@@ -53,9 +54,10 @@ func pageOfDeliveries(items []swapv1.WebhookDelivery, q deliveryPageQuery) ([]sw
 		items = items[i:]
 	}
 	if len(items) <= q.limit {
-		return items, ""
+		return items, nil
 	}
-	return items[:q.limit], encodeCursor(positionOf(&items[q.limit-1]))
+	last := positionOf(&items[q.limit-1])
+	return items[:q.limit], &last
 }
 
 // Redelivery limits: each redelivery stores a copy of the event for the retention period.

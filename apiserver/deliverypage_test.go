@@ -47,11 +47,11 @@ func TestRedeliveryWait(t *testing.T) {
 func TestParseDeliveryPage(t *testing.T) {
 	for _, bad := range []string{"limit=0", "limit=101", "limit=x", "cursor=!!!", "cursor=bm90LWpzb24", "cursor=e30"} {
 		v, _ := url.ParseQuery(bad)
-		if _, err := parseDeliveryPage(v); err == nil {
+		if _, err := parseDeliveryPage(v, testCursors); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
-	q, err := parseDeliveryPage(url.Values{})
+	q, err := parseDeliveryPage(url.Values{}, testCursors)
 	if err != nil || q.limit != 100 || q.after != nil {
 		t.Fatalf("defaults: %+v %v", q, err)
 	}

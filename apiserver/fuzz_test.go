@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,8 +30,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/scheme"
 )
 
-// Fuzz targets for the /v1 frontend: every POST body, the auth headers, the Idempotency-Key and
-// the amount rule. The server runs over the fake client with a router that quotes every pair
+// Fuzz targets for the /v1 frontend: every POST body, the auth headers, the Idempotency-Key,
+// the amount rule, the listings' cursor and the quoteId. The server runs over the fake client with a router that quotes every pair
 // and a stand-in reconciler that issues a deposit address at once, so valid input always
 // succeeds and any 5xx is the frontend's own failure (a panic is answered as a 500 too).
 //
@@ -310,7 +311,8 @@ var (
 	}
 	depositSeeds = []string{
 		`{"txHash":"0xabc"}`, `{"txHash":""}`, `{}`, `{"txHash":"0xabc","nearSenderAccount":"alice.near"}`,
-		`{"txHash":["0xabc"]}`, `{"txHash":"0x\tabc"}`,
+		`{"txHash":["0xabc"]}`, `{"txHash":"0x\tabc"}`, `{"txHash":"0xab\u200bc"}`,
+		`{"txHash":"0xabc","nearSenderAccount":"alice\u202e.near"}`,
 	}
 	ratesSeeds = []string{
 		`{"from":"` + eth + `","amount":"5000","targets":["` + usdc + `","` + sol + `"]}`,
@@ -554,6 +556,66 @@ func FuzzAmount(f *testing.F) {
 			if _, err := provider.ApplySlippage(s, 100, up); err != nil {
 				t.Fatalf("ApplySlippage(%q): %v", s, err)
 			}
+		}
+	})
+}
+
+// FuzzListingCursor: whatever a partner passes as cursor, both listings answer a page or 400
+// `invalid request`, never a 5xx; and whatever position a sealed cursor could hold, one the
+// codec accepts is inside the range the archive's queries take.
+func FuzzListingCursor(f *testing.F) {
+	fs := fuzzServerFor(f)
+	c := fs.srv.cursors
+	for _, s := range []string{"", "garbage", "e30", `{"t":9999999999999,"id":"ord_x"}`, "{\"t\":1,\"id\":\"o\u0000\"}",
+		`{"o":"ord_x","s":1,"r":0}`, `{"t":1700000000,"id":"ord_x","x":1}`,
+		encodeCursor(c, orderCursor{T: 1_700_000_000, ID: "ord_x"}), encodeCursor(c, deliveryPos{OrderID: "ord_x", Sequence: 2})} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for pattern, path := range map[string]string{"GET /v1/orders": "/v1/orders", "GET /v1/webhooks/deliveries": "/v1/webhooks/deliveries"} {
+			rec := fs.serve(t, fuzzRequest{method: http.MethodGet, path: path + "?cursor=" + url.QueryEscape(s)})
+			if code := checkContract(t, pattern, rec); code != "" && code != apierror.InvalidRequest {
+				t.Fatalf("%s with cursor %q answered %q", pattern, s, code)
+			}
+		}
+		sealed := c.Seal([]byte(s))
+		if p, ok := decodeCursor[orderCursor](c, sealed); ok {
+			if y := p.position().CreatedAt.Year(); y < 1 || y > 9999 || !visibleASCII(p.ID) {
+				t.Fatalf("order cursor %q accepted with %+v", s, p)
+			}
+		}
+		if p, ok := decodeCursor[deliveryPos](c, sealed); ok && !validCursorID(p.OrderID) {
+			t.Fatalf("delivery cursor %q accepted with %+v", s, p)
+		}
+	})
+}
+
+// FuzzQuoteID: an order naming a quoteId this service did not issue is refused (400 `quote
+// mismatch` or `invalid request`) and creates nothing; one it issued for the same fields binds.
+func FuzzQuoteID(f *testing.F) {
+	fs := fuzzServerFor(f)
+	issued := fs.srv.quoteIDs.Sign(fs.srv.claimsFor(fuzzPartner, swapFields{OriginAsset: eth, DestinationAsset: usdc,
+		Amount: "5000", SwapType: swapv1.ExactInput}, candidate(swapv1.ProviderRouteB, "5000", "5000")))
+	for _, s := range []string{"", issued, issued[:len(issued)-1], "q2." + issued, "q1.local.e30.AAAA", "q2.local.", "q2..",
+		strings.Repeat("q", 1025), "q2.local.\u0000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, quoteID string) {
+		defer fs.forget(t)
+		body, _ := json.Marshal(with(orderBody(), "quoteId", quoteID))
+		rec := fs.serve(t, fuzzRequest{method: http.MethodPost, path: "/v1/order", body: body,
+			headers: map[string]string{"Content-Type": "application/json"}})
+		code := checkContract(t, "POST /v1/order", rec)
+		_, err := fs.srv.quoteIDs.Verify(quoteID)
+		switch {
+		case quoteID == "" || err == nil:
+			if code != "" {
+				t.Fatalf("quoteId %q refused: %s", quoteID, rec.Body)
+			}
+		case code != apierror.QuoteMismatch && code != apierror.InvalidRequest:
+			t.Fatalf("quoteId %q answered %d %q", quoteID, rec.Code, code)
+		case fs.createdCount() != 0:
+			t.Fatalf("quoteId %q created an order", quoteID)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/seal"
 )
 
 const (
@@ -27,7 +28,7 @@ type orderPage struct {
 
 // GET /v1/orders → the caller's orders, live (cache) and archived alike, newest first.
 func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseListQuery(r.URL.Query(), principal(r.Context()).Partner.Name)
+	q, err := parseListQuery(r.URL.Query(), principal(r.Context()).Partner.Name, s.cursors)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 		page.Orders = append(page.Orders, newOrderRecord(o))
 	}
 	if next != nil {
-		c := encodeCursor(orderCursorAt(*next))
+		c := encodeCursor(s.cursors, orderCursorAt(*next))
 		page.NextCursor = &c
 	}
 	return writeJSON(w, http.StatusOK, page)
@@ -68,12 +69,12 @@ func (s *Server) liveOrders(ctx context.Context, q archive.Query) ([]*swapv1.Swa
 	return archive.Refs(live.Items), err
 }
 
-// parseListQuery reads the filters, limit and cursor of GET /v1/orders.
-func parseListQuery(v url.Values, partner string) (archive.Query, error) {
+// parseListQuery reads the filters, limit and cursor (opened with cursors) of GET /v1/orders.
+func parseListQuery(v url.Values, partner string, cursors *seal.Sealer) (archive.Query, error) {
 	q := archive.Query{Partner: partner, Limit: defaultListLimit,
 		Status: swapv1.OrderStatus(v.Get("status")), ProviderID: swapv1.ProviderID(v.Get("providerId")),
 		ClientReference: v.Get("clientReference")}
-	limit, after, err := parsePage[orderCursor](v, defaultListLimit)
+	limit, after, err := parsePage[orderCursor](cursors, v, defaultListLimit)
 	if err != nil {
 		return q, err
 	}
@@ -117,4 +118,13 @@ func (c orderCursor) position() archive.Position {
 	return archive.Position{CreatedAt: time.Unix(c.T, 0).UTC(), OrderID: c.ID}
 }
 
-func (c orderCursor) valid() bool { return validCursorID(c.ID) }
+// A creation second is within years 1 to 9999, inside Go's and the archive's (PostgreSQL's)
+// range of times.
+const (
+	earliestCursorTime = -62135596800 // 0001-01-01T00:00:00Z
+	latestCursorTime   = 253402300799 // 9999-12-31T23:59:59Z
+)
+
+func (c orderCursor) valid() bool {
+	return validCursorID(c.ID) && c.T >= earliestCursorTime && c.T <= latestCursorTime
+}

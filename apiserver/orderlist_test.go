@@ -79,7 +79,7 @@ func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
 				if cursor != "" {
 					v.Set("cursor", cursor)
 				}
-				q, err := parseListQuery(v, "acme")
+				q, err := parseListQuery(v, "acme", testCursors)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +95,7 @@ func TestMergePagePagesWithoutGapsOrDuplicates(t *testing.T) {
 				if next == nil {
 					break
 				}
-				cursor = encodeCursor(orderCursorAt(*next))
+				cursor = encodeCursor(testCursors, orderCursorAt(*next))
 			}
 			if len(seen) != want {
 				t.Fatalf("listed %d orders, want %d", len(seen), want)
@@ -121,12 +121,12 @@ func TestParseListQuery(t *testing.T) {
 		{"clientReference=" + url.QueryEscape("has space"), false},
 	} {
 		v, _ := url.ParseQuery(tc.query)
-		if _, err := parseListQuery(v, "acme"); (err == nil) != tc.ok {
+		if _, err := parseListQuery(v, "acme", testCursors); (err == nil) != tc.ok {
 			t.Errorf("parseListQuery(%q): err %v, want ok=%v", tc.query, err, tc.ok)
 		}
 	}
 	pos := archive.Position{CreatedAt: time.Unix(1_700_000_000, 0).UTC(), OrderID: "ord_x"}
-	if got, ok := decodeCursor[orderCursor](encodeCursor(orderCursorAt(pos))); !ok || got.position() != pos {
+	if got, ok := decodeCursor[orderCursor](testCursors, encodeCursor(testCursors, orderCursorAt(pos))); !ok || got.position() != pos {
 		t.Fatalf("cursor round trip: %v, %v", got, ok)
 	}
 }

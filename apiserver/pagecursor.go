@@ -1,36 +1,45 @@
 package apiserver
 
 import (
-	"encoding/base64"
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"strconv"
 
 	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/seal"
 )
 
-// A listing's opaque nextCursor is the list position of the last item of a page, JSON in
-// base64url. One codec serves GET /v1/orders and GET /v1/webhooks/deliveries; each defines its
-// position type and what makes a decoded one sane (a forged cursor is 400, never a panic).
+// A listing's opaque nextCursor is the list position of the last item of a page, JSON sealed
+// with the service's keys (internal/seal): a partner can neither read nor forge one, so only
+// positions this service wrote reach a query, and every replica opens every replica's
+// cursors. One codec serves GET /v1/orders and GET /v1/webhooks/deliveries; each defines its
+// position type and what makes a decoded one sane, checked again after opening.
 type cursorPos interface{ valid() bool }
 
-func encodeCursor[P cursorPos](p P) string {
+func encodeCursor[P cursorPos](c *seal.Sealer, p P) string {
 	b, _ := json.Marshal(p)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return c.Seal(b)
 }
 
-func decodeCursor[P cursorPos](s string) (P, bool) {
+func decodeCursor[P cursorPos](c *seal.Sealer, s string) (P, bool) {
 	var p P
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &p) != nil || !p.valid() {
+	b, err := c.Open(s)
+	if err != nil {
+		return p, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&p) != nil || !p.valid() {
 		var zero P
 		return zero, false
 	}
 	return p, true
 }
 
-// parsePage reads a listing's limit (1–100, def when absent) and cursor (after, nil when absent).
-func parsePage[P cursorPos](v url.Values, def int) (limit int, after *P, _ error) {
+// parsePage reads a listing's limit (1–100, def when absent) and cursor (after, nil when
+// absent), opened with c.
+func parsePage[P cursorPos](c *seal.Sealer, v url.Values, def int) (limit int, after *P, _ error) {
 	limit = def
 	if l := v.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
@@ -39,8 +48,8 @@ func parsePage[P cursorPos](v url.Values, def int) (limit int, after *P, _ error
 		}
 		limit = n
 	}
-	if c := v.Get("cursor"); c != "" {
-		pos, ok := decodeCursor[P](c)
+	if s := v.Get("cursor"); s != "" {
+		pos, ok := decodeCursor[P](c, s)
 		if !ok {
 			return limit, nil, apierror.Invalid("cursor", "must be a nextCursor value from an earlier page")
 		}
@@ -49,5 +58,5 @@ func parsePage[P cursorPos](v url.Values, def int) (limit int, after *P, _ error
 	return limit, after, nil
 }
 
-// sane order ids and delivery order ids are at most 64 bytes (orderid's format).
-func validCursorID(id string) bool { return id != "" && len(id) <= 64 }
+// sane order ids and delivery order ids are at most 64 visible ASCII bytes (orderid's format).
+func validCursorID(id string) bool { return id != "" && len(id) <= 64 && visibleASCII(id) }

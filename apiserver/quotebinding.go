@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/orders"
+	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
@@ -44,14 +46,19 @@ func (s *Server) claimsFor(partner string, f swapFields, q swapv1.QuoteCandidate
 	}
 }
 
-// bindCandidates gives every candidate of res (and best) its quoteId.
+// bindCandidates gives every candidate of res its quoteId, and best the quoteId of its
+// candidate (sealing is randomized: a second signature would be another token).
 func (s *Server) bindCandidates(partner string, f swapFields, res *routing.Result) {
 	for i := range res.Candidates {
-		res.Candidates[i].QuoteID = s.opts.QuoteKeys.Sign(s.claimsFor(partner, f, res.Candidates[i]))
+		res.Candidates[i].QuoteID = s.quoteIDs.Sign(s.claimsFor(partner, f, res.Candidates[i]))
 	}
 	if res.Best != nil {
 		best := *res.Best
-		best.QuoteID = s.opts.QuoteKeys.Sign(s.claimsFor(partner, f, best))
+		if i := slices.IndexFunc(res.Candidates, func(c provider.Quote) bool { return c.ProviderID == best.ProviderID }); i >= 0 {
+			best.QuoteID = res.Candidates[i].QuoteID
+		} else {
+			best.QuoteID = s.quoteIDs.Sign(s.claimsFor(partner, f, best))
+		}
 		res.Best = &best
 	}
 }
@@ -59,7 +66,7 @@ func (s *Server) bindCandidates(partner string, f swapFields, res *routing.Resul
 // acceptQuote checks quoteID for an order of partner with fields f and, when named, provider
 // id, and returns the candidate the order is bound to.
 func (s *Server) acceptQuote(partner, quoteID string, f swapFields, id swapv1.ProviderID) (*swapv1.QuoteCandidate, *apierror.Error) {
-	c, err := s.opts.QuoteKeys.Verify(quoteID)
+	c, err := s.quoteIDs.Verify(quoteID)
 	if errors.Is(err, quotebind.ErrInvalid) {
 		return nil, apierror.New(apierror.QuoteMismatch, "quoteId: "+err.Error()+"; take the quoteId of a candidate from POST /v1/quote")
 	}
@@ -108,7 +115,7 @@ func (s *Server) quoteChanged(o *swapv1.SwapOrder) *apierror.Error {
 		if fee := o.Spec.PartnerFee; fee != nil {
 			f.FeeBps = &fee.Bps
 		}
-		fresh.QuoteID = s.opts.QuoteKeys.Sign(s.claimsFor(o.Spec.Partner, f, *fresh))
+		fresh.QuoteID = s.quoteIDs.Sign(s.claimsFor(o.Spec.Partner, f, *fresh))
 		e.Quote = fresh
 	}
 	return e

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"fmt"
 	"regexp"
-	"unicode"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/address"
@@ -166,32 +165,24 @@ func checkAssetID(field, v string) *apierror.Error {
 	switch {
 	case v == "":
 		return apierror.Invalid(field, "required")
-	case len(v) > maxAssetIDLen || !printable(v):
+	case len(v) > maxAssetIDLen || !visibleASCII(v):
 		return apierror.New(apierror.UnknownAsset, field+" is not a CAIP-19 id from the asset list")
 	}
 	return nil
 }
 
+// checkText is the one check of every free-text field: present when required, at most
+// maxLen bytes, and only visible ASCII. No hash, account, address, key or reference has a
+// space, a control, zero-width or bidi character or a letter outside ASCII, and those make
+// one value look like another.
 func checkText(field, v string, required bool, maxLen int) *apierror.Error {
 	switch {
 	case v == "" && required:
 		return apierror.Invalid(field, "required")
 	case len(v) > maxLen:
 		return apierror.Invalid(field, "too long")
-	case !printable(v):
-		return apierror.Invalid(field, "must not contain control characters or spaces")
-	}
-	return nil
-}
-
-// checkAddressText is the shape check every address gets, placeholders of dry quotes too:
-// bounded, and nothing invisible or outside ASCII (zero-width, bidi, look-alike letters).
-func checkAddressText(field, v string, required bool) *apierror.Error {
-	if err := checkText(field, v, required, maxAddressLen); err != nil {
-		return err
-	}
-	if err := address.CheckText(v); err != nil {
-		return apierror.Invalid(field, err.Error())
+	case !visibleASCII(v):
+		return apierror.Invalid(field, "must be visible ASCII: no spaces, control, zero-width or bidi characters")
 	}
 	return nil
 }
@@ -212,16 +203,6 @@ func checkAddresses(originChain, destinationChain, sender, recipient, refundTo s
 		}
 	}
 	return nil
-}
-
-// printable rejects control characters and spaces, which no address, hash or asset id has.
-func printable(s string) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) || unicode.IsSpace(r) {
-			return false
-		}
-	}
-	return true
 }
 
 func (f *swapFields) validate() *apierror.Error {
@@ -261,13 +242,13 @@ func (q *quoteRequest) validate() *apierror.Error {
 	if err := checkQuoteID(q.QuoteID); err != nil {
 		return err
 	}
-	if err := checkAddressText("sender", q.Sender, required); err != nil {
+	if err := checkText("sender", q.Sender, required, maxAddressLen); err != nil {
 		return err
 	}
-	if err := checkAddressText("recipient", q.Recipient, required); err != nil {
+	if err := checkText("recipient", q.Recipient, required, maxAddressLen); err != nil {
 		return err
 	}
-	return checkAddressText("refundTo", q.RefundTo, false)
+	return checkText("refundTo", q.RefundTo, false, maxAddressLen)
 }
 
 func (o *orderRequest) validate() *apierror.Error {
@@ -277,13 +258,13 @@ func (o *orderRequest) validate() *apierror.Error {
 	if err := checkQuoteID(o.QuoteID); err != nil {
 		return err
 	}
-	if err := checkAddressText("sender", o.Sender, true); err != nil {
+	if err := checkText("sender", o.Sender, true, maxAddressLen); err != nil {
 		return err
 	}
-	if err := checkAddressText("recipient", o.Recipient, true); err != nil {
+	if err := checkText("recipient", o.Recipient, true, maxAddressLen); err != nil {
 		return err
 	}
-	if err := checkAddressText("refundTo", o.RefundTo, false); err != nil {
+	if err := checkText("refundTo", o.RefundTo, false, maxAddressLen); err != nil {
 		return err
 	}
 	switch o.ProviderID {
@@ -332,30 +313,16 @@ func (q *ratesRequest) validate() *apierror.Error {
 // maxQuoteIDLen bounds quoteId (the CRD's bound on quote.quoteId).
 const maxQuoteIDLen = 1024
 
-func checkQuoteID(v string) *apierror.Error {
-	if len(v) > maxQuoteIDLen || !visibleASCII(v) && v != "" {
-		return apierror.Invalid("quoteId", "must be a quoteId from POST /v1/quote")
-	}
-	return nil
-}
+func checkQuoteID(v string) *apierror.Error { return checkText("quoteId", v, false, maxQuoteIDLen) }
 
-// checkClientReference validates an optional clientReference: visible ASCII, as the CRD.
+// checkClientReference validates an optional clientReference (the CRD's bound and characters).
 func checkClientReference(v string) *apierror.Error {
-	if v != "" && (len(v) > maxClientRefLen || !visibleASCII(v)) {
-		return apierror.Invalid("clientReference", "must be 1 to 64 visible ASCII characters")
-	}
-	return nil
+	return checkText("clientReference", v, false, maxClientRefLen)
 }
 
 // checkIdempotencyKey validates the Idempotency-Key header ("" when absent).
 func checkIdempotencyKey(v string) *apierror.Error {
-	if v == "" {
-		return nil
-	}
-	if len(v) > maxIdemKeyLen || !visibleASCII(v) {
-		return apierror.Invalid("Idempotency-Key", "must be 1 to 255 visible ASCII characters")
-	}
-	return nil
+	return checkText("Idempotency-Key", v, false, maxIdemKeyLen)
 }
 
 func visibleASCII(s string) bool {

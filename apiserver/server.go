@@ -31,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
+	"github.com/swaprouter/swaprouter/internal/seal"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 )
 
@@ -76,9 +77,10 @@ type Options struct {
 	RateLimiter ratelimit.Allower
 	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
 	Log logr.Logger
-	// QuoteKeys signs and verifies quoteIds; every replica needs the same keys. nil: a random
-	// key, so quoteIds only verify in this process (dev, tests).
-	QuoteKeys *quotebind.Keyring
+	// QuoteKeys seal quoteIds and listing cursors (each with its own derived key); every
+	// replica needs the same keys. nil: a random key, so quoteIds and cursors only open in
+	// this process (dev, tests).
+	QuoteKeys *seal.Keyring
 	// Tiers maps Partner.spec.tier to default limits; nil: tiers.Default().
 	Tiers tiers.Table
 
@@ -101,7 +103,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.QuoteKeys == nil {
-		o.QuoteKeys = quotebind.Random()
+		o.QuoteKeys = seal.Random()
 	}
 	if o.Tiers == nil {
 		o.Tiers = tiers.Default()
@@ -143,6 +145,9 @@ type Server struct {
 	limiter ratelimit.Allower
 	quota   *quota.Counter
 	waiter  *orderWaiter
+	// quoteIDs issues and verifies quoteIds; cursors seals the listings' nextCursor.
+	quoteIDs *quotebind.Issuer
+	cursors  *seal.Sealer
 	// book is the partners' live orders in listing order (nil without Informers).
 	book    *livebook.Book
 	handler http.Handler
@@ -187,6 +192,9 @@ func New(opts Options) (*Server, error) {
 		limiter: opts.RateLimiter,
 		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
 		waiter:  newOrderWaiter(),
+
+		quoteIDs: quotebind.NewIssuer(opts.QuoteKeys),
+		cursors:  opts.QuoteKeys.Sealer("listing cursor"),
 	}
 	if opts.Informers != nil {
 		s.book = livebook.New(opts.Namespace)

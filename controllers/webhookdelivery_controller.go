@@ -295,6 +295,11 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		DurationMillis: elapsed.Milliseconds(),
 	})
 	attemptDuration.WithLabelValues(resultClass(res)).Observe(elapsed.Seconds())
+	// The partner sees the attempt's class (status); operators get the error itself.
+	cause := decision.AttemptError
+	if res.Err != nil {
+		cause = res.Err.Error()
+	}
 	logger = logger.WithValues("attempt", d.Status.AttemptCount, "code", res.Code, "durationMillis", elapsed.Milliseconds())
 
 	switch decision.Phase {
@@ -311,8 +316,8 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		return r.requeueForExpiry(d, now), nil
 	case swapv1.DeliveryFailed:
 		r.finish(d, now, string(decision.Outcome), decision.Reason)
-		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "%s", decision.Reason)
-		logger.Info("webhook delivery failed", "reason", decision.Reason)
+		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "%s (%s)", decision.Reason, cause)
+		logger.Info("webhook delivery failed", "reason", decision.Reason, "error", cause)
 		return r.requeueForExpiry(d, now), nil
 	default:
 		next := ceilSecond(decision.NextAttemptAt)
@@ -320,8 +325,8 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		d.Status.NextAttemptAt = &metav1.Time{Time: next}
 		setReady(d, metav1.ConditionFalse, "Retrying", fmt.Sprintf("attempt %d failed: %s", d.Status.AttemptCount, decision.AttemptError))
 		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonAttemptFailed, "Deliver",
-			"attempt %d failed: %s", d.Status.AttemptCount, decision.AttemptError)
-		logger.Info("webhook attempt failed, will retry", "error", decision.AttemptError, "nextAttemptAt", next)
+			"attempt %d failed: %s", d.Status.AttemptCount, cause)
+		logger.Info("webhook attempt failed, will retry", "error", cause, "nextAttemptAt", next)
 		return ctrl.Result{RequeueAfter: max(next.Sub(now), time.Millisecond)}, nil
 	}
 }
@@ -379,16 +384,16 @@ func (r *WebhookDeliveryReconciler) readSecret(ctx context.Context, namespace st
 	var secret corev1.Secret
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &configError{fmt.Errorf("webhook signing secret %s not found", ref.Name)}
+			return "", &configError{fmt.Errorf("%w: %s not found", webhook.ErrSigningSecret, ref.Name)}
 		}
 		return "", fmt.Errorf("reading webhook signing secret %s: %w", ref.Name, err)
 	}
 	value := strings.TrimSpace(string(secret.Data[ref.Key]))
 	if value == "" {
-		return "", &configError{fmt.Errorf("webhook signing secret %s has no key %q", ref.Name, ref.Key)}
+		return "", &configError{fmt.Errorf("%w: %s has no key %q", webhook.ErrSigningSecret, ref.Name, ref.Key)}
 	}
 	if _, err := webhooks.DecodeSecret(value); err != nil {
-		return "", &configError{fmt.Errorf("webhook signing secret %s/%s: %w", ref.Name, ref.Key, err)}
+		return "", &configError{fmt.Errorf("%w: %s/%s: %w", webhook.ErrSigningSecret, ref.Name, ref.Key, err)}
 	}
 	return value, nil
 }

@@ -449,7 +449,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			got := getDelivery(ctx, g, d)
 			g.Expect(got.Status.Phase).To(Equal(swapv1.DeliveryFailed))
 			g.Expect(got.Status.AttemptCount).To(Equal(int32(2)))
-			g.Expect(got.Status.Attempts[0].Error).To(Equal("webhook signing secret acme-webhook not found"))
+			g.Expect(got.Status.Attempts[0].Error).To(Equal("signing secret unavailable"))
 		}).WithTimeout(timeout).Should(Succeed())
 		Expect(rc.count()).To(BeZero())
 	})
@@ -468,8 +468,13 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			got := getDelivery(ctx, g, d)
 			g.Expect(got.Status.Phase).To(Equal(swapv1.DeliveryFailed))
 			g.Expect(got.Status.Attempts).To(HaveLen(1))
-			g.Expect(got.Status.Attempts[0].Error).To(ContainSubstring("destination not allowed"))
-			g.Expect(got.Status.Attempts[0].Error).To(ContainSubstring("loopback"))
+			// The partner sees the class; the operator's Event says what was refused.
+			g.Expect(got.Status.Attempts[0].Error).To(Equal("destination not allowed"))
+			g.Expect(got.Status.Reason).To(Equal("gave up after 1 attempts: destination not allowed"))
+			var events eventsv1.EventList
+			g.Expect(k8sClient.List(ctx, &events, client.InNamespace(d.Namespace))).To(Succeed())
+			g.Expect(events.Items).To(ContainElement(And(
+				HaveField("Regarding.Name", d.Name), HaveField("Note", ContainSubstring("127.0.0.1 is loopback")))))
 		}).WithTimeout(timeout).Should(Succeed())
 		Expect(rc.count()).To(BeZero())
 	})

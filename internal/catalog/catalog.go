@@ -44,11 +44,22 @@ func New() *Catalog {
 
 // SetProviderAssets replaces everything provider id lists and returns how many distinct assets
 // it now routes. Assets whose id is not a valid CAIP-19 id are ignored: every id the catalog
-// answers with can be used as an asset id.
+// answers with can be used as an asset id. Symbols and names are cleaned (cleanAssetText);
+// an asset left without a symbol is ignored too.
 func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asset) int {
+	clean := make([]provider.Asset, 0, len(assets))
+	for _, a := range assets {
+		a, changed, ok := cleanAssetText(a)
+		if changed || !ok {
+			textSanitized.WithLabelValues(string(id)).Inc()
+		}
+		if ok {
+			clean = append(clean, a)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.store(id, listing{assets: slices.Clone(assets)})
+	return c.store(id, listing{assets: clean})
 }
 
 // ProviderFailed records that provider id's asset list could not be fetched (err): its last

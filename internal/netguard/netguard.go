@@ -25,6 +25,9 @@ type Options struct {
 // ErrForbidden is wrapped by every refusal; test with errors.Is.
 var ErrForbidden = errors.New("destination not allowed")
 
+// ErrInvalidURL is wrapped by every ValidateURL error that is not a refused address.
+var ErrInvalidURL = errors.New("invalid webhook URL")
+
 // ForbiddenError says which address was refused and why.
 type ForbiddenError struct {
 	Addr   netip.Addr
@@ -63,15 +66,19 @@ var forbidden4 = []rangeRule{
 	rule("240.0.0.0/4", "reserved or broadcast"),
 }
 
-// forbidden6 are IPv6 ranges refused outright. IPv4-mapped, NAT64 (64:ff9b::/96) and 6to4
-// addresses are judged by the IPv4 address they embed, before this list.
+// forbidden6 are IPv6 ranges refused outright. IPv4-mapped, IPv4-translated, NAT64
+// (64:ff9b::/96) and 6to4 addresses are judged by the IPv4 address they embed, before this
+// list; the other forms that carry one (IPv4-compatible, local-use NAT64, Teredo) are in it.
 var forbidden6 = []rangeRule{
 	rule("::1/128", "loopback"), // before ::/96, which contains it
 	rule("::/96", "unspecified or IPv4-compatible (deprecated)"),
 	rule("64:ff9b:1::/48", "local-use NAT64 (RFC 8215; embedding is operator-defined)"),
 	rule("100::/64", "discard-only"),
+	rule("100:0:0:1::/64", "dummy prefix (RFC 9780)"),
 	rule("2001::/23", "IETF protocol assignments (Teredo, benchmarking, ORCHID)"),
 	rule("2001:db8::/32", "documentation"),
+	rule("3fff::/20", "documentation (RFC 9637)"),
+	rule("5f00::/16", "segment routing SIDs (RFC 9602)"),
 	rule("fc00::/7", "unique-local"),
 	rule("fe80::/10", "link-local"),
 	rule("fec0::/10", "site-local (deprecated)"),
@@ -79,6 +86,8 @@ var forbidden6 = []rangeRule{
 }
 
 var (
+	// ipv4Translated is SIIT's ::ffff:0:a.b.c.d (RFC 2765), distinct from IPv4-mapped ::ffff:a.b.c.d.
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
 	nat64WellKnown = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour      = netip.MustParsePrefix("2002::/16")
 )
@@ -118,11 +127,13 @@ func CheckAddr(addr netip.Addr, opts Options) error {
 	return nil
 }
 
-// embeddedIPv4 extracts the IPv4 address a NAT64 (64:ff9b::/96) or 6to4 (2002::/16)
-// address routes to.
+// embeddedIPv4 extracts the IPv4 address an IPv4-translated (::ffff:0:0:0/96), NAT64
+// (64:ff9b::/96) or 6to4 (2002::/16) address routes to.
 func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
 	b := a.As16()
 	switch {
+	case ipv4Translated.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), "IPv4-translated form", true
 	case nat64WellKnown.Contains(a):
 		return netip.AddrFrom4([4]byte(b[12:16])), "NAT64 form", true
 	case sixToFour.Contains(a):
@@ -136,15 +147,15 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
 func ValidateURL(raw string, opts Options) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("invalid webhook URL: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("invalid webhook URL: scheme %q is not http or https", u.Scheme)
+		return nil, fmt.Errorf("%w: scheme %q is not http or https", ErrInvalidURL, u.Scheme)
 	case u.User != nil:
-		return nil, errors.New("invalid webhook URL: user info is not allowed")
+		return nil, fmt.Errorf("%w: user info is not allowed", ErrInvalidURL)
 	case u.Hostname() == "":
-		return nil, errors.New("invalid webhook URL: no host")
+		return nil, fmt.Errorf("%w: no host", ErrInvalidURL)
 	}
 	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
 		if err := CheckAddr(ip, opts); err != nil {

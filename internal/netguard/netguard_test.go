@@ -82,6 +82,7 @@ func TestValidateURL(t *testing.T) {
 		{"https:///path-only", "no host"},
 		{"https://10.0.0.5/hook", "private"},
 		{"http://[::1]:8080/", "loopback"},
+		{"http://[::ffff:0:7f00:1]:8080/", "loopback"},
 		{"http://169.254.169.254/latest/meta-data", "link-local"},
 		{"https://%zz", "invalid"},
 	}

@@ -2,14 +2,14 @@ package quotebind
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/seal"
 )
 
 var (
@@ -23,14 +23,23 @@ func claims() Claims {
 		AmountIn: "1000", AmountOut: "990", Bound: "980", ExpiresAt: 1_900_000_000}
 }
 
+func issuer(t *testing.T, pairs ...[2]string) *Issuer {
+	t.Helper()
+	k, err := seal.NewKeyring(pairs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewIssuer(k)
+}
+
 func TestSignVerifyAndRotation(t *testing.T) {
-	old, _ := NewKeyring([2]string{"k1", keyA})
-	rotating, _ := NewKeyring([2]string{"k1", keyA}, [2]string{"k2", keyB})
-	rotated, _ := NewKeyring([2]string{"k2", keyB}, [2]string{"k1", keyA})
-	done, _ := NewKeyring([2]string{"k2", keyB})
+	old := issuer(t, [2]string{"k1", keyA})
+	rotating := issuer(t, [2]string{"k1", keyA}, [2]string{"k2", keyB})
+	rotated := issuer(t, [2]string{"k2", keyB}, [2]string{"k1", keyA})
+	done := issuer(t, [2]string{"k2", keyB})
 
 	tok := old.Sign(claims())
-	for name, k := range map[string]*Keyring{"old": old, "rotating": rotating, "rotated": rotated} {
+	for name, k := range map[string]*Issuer{"old": old, "rotating": rotating, "rotated": rotated} {
 		if c, err := k.Verify(tok); err != nil || c != claims() {
 			t.Errorf("%s keyring: %v %+v", name, err, c)
 		}
@@ -41,26 +50,70 @@ func TestSignVerifyAndRotation(t *testing.T) {
 	if _, err := old.Verify(rotated.Sign(claims())); !errors.Is(err, ErrInvalid) {
 		t.Errorf("a key the replica does not have verifies: %v", err)
 	}
+	if !strings.HasPrefix(rotated.Sign(claims()), "q2.k2.") {
+		t.Error("the first key does not sign")
+	}
 }
 
 func TestTamperingIsRefused(t *testing.T) {
-	k, _ := NewKeyring([2]string{"k1", keyA})
+	k := issuer(t, [2]string{"k1", keyA})
 	tok := k.Sign(claims())
 	parts := strings.Split(tok, ".")
 	better := claims()
 	better.Bound = "1"
-	forged := k.Sign(better)
+	forged := strings.Split(k.Sign(better), ".")
+	flipped := []byte(tok)
+	flipped[len(flipped)-5] ^= 1
+	plain, _ := json.Marshal(better)
 	for name, bad := range map[string]string{
-		"other body":   parts[0] + "." + parts[1] + "." + strings.Split(forged, ".")[2] + "." + parts[3],
-		"unknown kid":  parts[0] + ".k9." + parts[2] + "." + parts[3],
-		"no signature": strings.Join(parts[:3], "."),
-		"empty":        "",
-		"other format": "q2." + strings.Join(parts[1:], "."),
-		"other key":    func() string { o, _ := NewKeyring([2]string{"k1", keyB}); return o.Sign(claims()) }(),
+		"other body's sealed bytes under a copied kid": parts[0] + "." + parts[1] + "." + forged[2][:len(forged[2])/2] + parts[2][len(parts[2])/2:],
+		"one bit changed":   string(flipped),
+		"unknown kid":       parts[0] + ".k9." + parts[2],
+		"truncated":         tok[:len(tok)-3],
+		"empty":             "",
+		"other format":      "q1." + strings.Join(parts[1:], "."),
+		"other key":         issuer(t, [2]string{"k1", keyB}).Sign(claims()),
+		"plain claims":      "q2.k1." + base64.RawURLEncoding.EncodeToString(plain),
+		"another purpose's": "q2." + mustKeyring(t, [2]string{"k1", keyA}).Sealer("listing cursor").Seal(plain),
 	} {
 		if _, err := k.Verify(bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: verified", name)
 		}
+	}
+}
+
+func mustKeyring(t *testing.T, pairs ...[2]string) *seal.Keyring {
+	t.Helper()
+	k, err := seal.NewKeyring(pairs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestQuoteIDRevealsNothing: nothing a quoteId carries, decoded however a browser might, names
+// the partner or shows the quote's amounts or assets.
+func TestQuoteIDRevealsNothing(t *testing.T) {
+	c := claims()
+	c.Partner = "internal-partner-name"
+	tok := issuer(t, [2]string{"k1", keyA}).Sign(c)
+	texts := []string{tok}
+	for _, part := range strings.Split(tok, ".") {
+		for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.StdEncoding} {
+			if b, err := enc.DecodeString(part); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	for _, secret := range []string{c.Partner, c.OriginAsset, c.DestinationAsset, c.AmountOut, c.Bound, `"p"`} {
+		for _, text := range texts {
+			if strings.Contains(text, secret) {
+				t.Errorf("the quoteId shows %q", secret)
+			}
+		}
+	}
+	if tok == issuer(t, [2]string{"k1", keyA}).Sign(c) {
+		t.Error("two quoteIds of the same quote are equal: the token is deterministic, so comparable")
 	}
 }
 
@@ -94,23 +147,5 @@ func TestWorse(t *testing.T) {
 		if got := Worse(tt.st, tt.bound, tt.fresh); got != tt.worse {
 			t.Errorf("%s: Worse = %v", tt.name, got)
 		}
-	}
-}
-
-func TestLoad(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "keys")
-	enc := base64.StdEncoding.EncodeToString
-	_ = os.WriteFile(p, []byte("# signing key first\nk2 "+enc([]byte(keyB))+"\n\nk1 "+enc([]byte(keyA))+"\n"), 0o600)
-	k, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(k.Sign(claims()), "q1.k2.") {
-		t.Error("the first line does not sign")
-	}
-	_ = os.WriteFile(p, []byte("k1 "+enc([]byte("short"))+"\n"), 0o600)
-	if _, err := Load(p); err == nil {
-		t.Error("a short key was accepted")
 	}
 }

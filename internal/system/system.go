@@ -43,12 +43,12 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
-	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/ratelimit/redislimit"
 	"github.com/swaprouter/swaprouter/internal/restmapping"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/seal"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
@@ -103,8 +103,9 @@ type Options struct {
 	// RedisURL, when set, keeps the per-key rate limits in that Redis, shared by every
 	// frontend replica; empty keeps them per replica.
 	RedisURL string
-	// QuoteKeysFile holds the quoteId signing keys ("<kid> <base64 secret>" per line, the first
-	// signs); empty: a random key, so quoteIds only verify in this process.
+	// QuoteKeysFile holds the keys that seal quoteIds and listing cursors ("<kid> <base64
+	// secret>" per line, the first seals); empty: a random key, so quoteIds and cursors only
+	// open in this process.
 	QuoteKeysFile string
 	// TiersFile is the tier table (tier → requestsPerMinute, monthlyQuoteQuota); empty: the
 	// built-in one (internal/tiers).
@@ -207,7 +208,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.QuotaFlushInterval, "quota-flush-interval", o.QuotaFlushInterval, "how often quote counts are written to Partner status")
 	fs.DurationVar(&o.APIShutdownTimeout, "api-shutdown-timeout", o.APIShutdownTimeout, "how long in-flight requests may finish on shutdown")
 	fs.StringVar(&o.RedisURL, "redis-url", os.Getenv("SWAPROUTER_REDIS_URL"), "Redis holding the per-key rate limits shared by all frontend replicas, e.g. redis://redis:6379/0 (default $SWAPROUTER_REDIS_URL; empty keeps them per replica)")
-	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "file of quoteId signing keys, one \"<kid> <base64 secret>\" per line, the first signs, all verify (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so quoteIds only verify on the replica that issued them)")
+	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "file of the keys that seal quoteIds and listing cursors, one \"<kid> <base64 secret>\" per line, the first seals, all open (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so quoteIds and cursors only open on the replica that issued them)")
 	fs.StringVar(&o.TiersFile, "tiers-file", os.Getenv("SWAPROUTER_TIERS_FILE"), "YAML table of Partner tiers → default requestsPerMinute and monthlyQuoteQuota (default $SWAPROUTER_TIERS_FILE; empty: free 60/10000, standard 300/unlimited, enterprise 3000/unlimited)")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
 	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider, below --order-concurrency (0: half of it); an order whose provider is at the cap is requeued, never waits in a worker")
@@ -424,12 +425,12 @@ func rateLimiter(o Options) (ratelimit.Allower, error) {
 }
 
 // quoteKeys loads --quote-keys-file; without it, a random key (fine for one process).
-func quoteKeys(o Options) (*quotebind.Keyring, error) {
+func quoteKeys(o Options) (*seal.Keyring, error) {
 	if o.QuoteKeysFile == "" {
-		ctrl.Log.WithName("setup").Info("no --quote-keys-file: quoteIds are signed with a random key and only verify in this process")
-		return quotebind.Random(), nil
+		ctrl.Log.WithName("setup").Info("no --quote-keys-file: quoteIds and listing cursors are sealed with a random key and only open in this process")
+		return seal.Random(), nil
 	}
-	return quotebind.Load(o.QuoteKeysFile)
+	return seal.Load(o.QuoteKeysFile)
 }
 
 // addArchive opens the archive (without connecting: the service starts while PostgreSQL is

@@ -28,8 +28,6 @@ const (
 	// DefaultMaxRetryAfter caps a receiver's Retry-After: one step of the longest delay, so a
 	// hostile or buggy header cannot park a delivery for ever.
 	DefaultMaxRetryAfter = 10 * time.Hour
-	// maxErrorLen is the CRD's bound on status.attempts[].error.
-	maxErrorLen = 512
 )
 
 // Policy decides what follows an attempt. The zero value is not usable; start from
@@ -103,7 +101,7 @@ func (p Policy) Decide(attempt int32, res Result, now time.Time) Decision {
 	}
 	if attempt >= p.MaxAttempts() {
 		return Decision{Outcome: OutcomeExhausted, Phase: swapv1.DeliveryFailed, AttemptError: attemptErr,
-			Reason: truncate(fmt.Sprintf("gave up after %d attempts: %s", attempt, attemptErr))}
+			Reason: fmt.Sprintf("gave up after %d attempts: %s", attempt, attemptErr)}
 	}
 	delay := p.jittered(p.Schedule[attempt])
 	if res.Err == nil {
@@ -144,29 +142,3 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
-
-// describe is the attempt's error text: short and stable (no timestamps or request ids).
-func describe(res Result) string {
-	switch {
-	case res.Err != nil:
-		return truncate(res.Err.Error())
-	case res.Code >= 300 && res.Code < 400:
-		return fmt.Sprintf("redirect not followed (HTTP %d)", res.Code)
-	default:
-		return fmt.Sprintf("HTTP %d", res.Code)
-	}
-}
-
-func truncate(s string) string {
-	if len(s) <= maxErrorLen {
-		return s
-	}
-	// Cut on a rune boundary so the stored string stays valid UTF-8.
-	cut := maxErrorLen - len("…")
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
