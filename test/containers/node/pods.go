@@ -49,7 +49,6 @@ type Node struct {
 
 	mu   sync.Mutex
 	pods []*Pod
-
 }
 
 // Pod is a Pod running on the node.

@@ -29,8 +29,8 @@ func ProbeOnce(podIP string, c corev1.Container, p *corev1.Probe) error {
 		return conn.Close()
 	}
 	client := &http.Client{
-		Timeout:       timeout,
-		Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true},
+		Timeout:   timeout,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true},
 	}
 	resp, err := client.Get(target.URL)
 	if err != nil {
