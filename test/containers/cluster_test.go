@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -52,9 +54,21 @@ const (
 	archiveDB = "swaprouter-archive-db"
 )
 
-// overlays are what a user applies: config/default, the swap app, and the simulator the
-// RoutingProviders point at.
-var overlays = []string{"config/default", "config/app", "config/simulator"}
+// overlays are what a user applies: config/default and the swap app.
+var overlays = []string{"config/default", "config/app"}
+
+// simulatorOverlay deploys config/simulator beside them as config/dev does, with its image
+// named as `make image` tags it.
+const simulatorOverlay = `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: ` + namespace + `
+resources: [%s]
+images: [{name: provider-sim, newName: swaprouter/provider-sim, newTag: latest}]
+`
+
+// runsOnNode are the Deployments run as servers on the node instead of containers, with
+// their Service: Redis's image (redis:7.4-alpine) cannot be fetched on this machine.
+var runsOnNode = map[string]string{"swaprouter-redis": "swaprouter-redis"}
 
 // images are the tarballs `make image` writes, by the reference the manifests use.
 var images = map[string]string{
@@ -82,6 +96,7 @@ type cluster struct {
 
 func startCluster(t *testing.T, g *WithT) *cluster {
 	ctx := context.Background()
+	log.SetLogger(logr.Discard())
 	c := &cluster{t: t, dir: t.TempDir(), pods: map[string][]*node.Pod{}, clusterIPs: map[string]netip.Addr{}, receiver: &devenv.Receiver{}}
 	t.Cleanup(c.dumpLogsOnFailure)
 	root := testenv.RepoRoot()
@@ -122,18 +137,34 @@ func startCluster(t *testing.T, g *WithT) *cluster {
 	kubeconfig := filepath.Join(c.dir, "admin.kubeconfig")
 	g.Expect(testenv.WriteKubeconfig(kubeconfig, cfg)).To(Succeed())
 
+	simulator := filepath.Join(c.dir, "simulator")
+	g.Expect(os.MkdirAll(simulator, 0o755)).To(Succeed())
+	base, err := filepath.Rel(simulator, filepath.Join(root, "config", "simulator"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(os.WriteFile(filepath.Join(simulator, "kustomization.yaml"), []byte(fmt.Sprintf(simulatorOverlay, base)), 0o644)).To(Succeed())
+	var dirs []string
 	for _, overlay := range overlays {
-		rendered, err := testenv.Kubectl("", nil, "kustomize", filepath.Join(root, overlay))
+		dirs = append(dirs, filepath.Join(root, overlay))
+	}
+	for _, overlay := range append(dirs, simulator) {
+		rendered, err := testenv.Kubectl("", nil, "kustomize", overlay)
 		g.Expect(err).NotTo(HaveOccurred())
 		_, err = testenv.Kubectl(kubeconfig, rendered, "apply", "--server-side", "--force-conflicts", "--field-manager=containers-test", "-n", namespace, "-f", "-")
 		g.Expect(err).NotTo(HaveOccurred(), "apply %s", overlay)
-		c.deployments = append(c.deployments, deploymentsOf(g, rendered)...)
+		// The simulator's Pod starts first, as the providers the others call.
+		if overlay == simulator {
+			c.deployments = append(deploymentsOf(g, rendered), c.deployments...)
+		} else {
+			c.deployments = append(c.deployments, deploymentsOf(g, rendered)...)
+		}
 	}
-	// What kube-controller-manager publishes in every namespace: the cluster's CA.
+	// What kube-controller-manager makes in every namespace: the cluster's CA and the
+	// default ServiceAccount.
 	g.Expect(c.admin.Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", Namespace: namespace},
 		Data:       map[string]string{"ca.crt": string(cfg.CAData)},
 	})).To(Succeed())
+	g.Expect(c.admin.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: namespace}})).To(Succeed())
 
 	pg, stop, err := postgres.StartThrowaway(ctx, c.logFile("postgres"))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -152,10 +183,10 @@ func startCluster(t *testing.T, g *WithT) *cluster {
 	c.node = &node.Node{
 		Dir: filepath.Join(c.dir, "node"), Net: network, Runc: node.Runc{Root: filepath.Join(c.dir, "runc")},
 		Kube: c.kube, Images: unpacked, APIServer: netip.AddrPortFrom(network.NodeIP, uint16(apiPort)),
+		CgroupParent: node.NewCgroupParent(),
 	}
-	// Every Service of the namespace. Redis runs on the node (its image, redis:7.4-alpine,
-	// cannot be fetched here), so its Service's endpoint is that server, as is the archive's.
-	onNode := map[string]string{"swaprouter-redis": rd.Addr, archiveDB: pg.Addr}
+	// Every Service of the namespace; those of the servers on the node have them as endpoints.
+	onNode := map[string]string{runsOnNode["swaprouter-redis"]: rd.Addr, archiveDB: pg.Addr}
 	var svcs corev1.ServiceList
 	g.Expect(c.admin.List(ctx, &svcs, client.InNamespace(namespace))).To(Succeed())
 	for _, svc := range svcs.Items {
@@ -181,10 +212,10 @@ func startCluster(t *testing.T, g *WithT) *cluster {
 }
 
 // runDeployments runs every Deployment's replicas as Pods named <deployment>-<suffix><n>,
-// as its ReplicaSet would, except those whose image is not on the node (Redis).
+// as its ReplicaSet would, except Redis (runsOnNode).
 func (c *cluster) runDeployments(ctx context.Context, g *WithT, suffix string) {
 	for _, d := range c.deployments {
-		if _, ok := c.node.Images[d.Spec.Template.Spec.Containers[0].Image]; !ok {
+		if _, ok := runsOnNode[d.Name]; ok {
 			continue
 		}
 		replicas := 1

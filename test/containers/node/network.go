@@ -30,18 +30,22 @@ func Unavailable() string {
 	return ""
 }
 
-// RunInOwnNetwork runs this test binary again in a network namespace of its own and returns
-// its exit code, or returns ok in that copy, once its loopback is up. Every fixed port of
-// the Pods, and the servers they reach, are then this binary's alone: suites running beside
-// it on the machine's loopback cannot collide with them, and nothing leaves the namespace.
+// RunInOwnNetwork runs this test binary again in a network namespace of its own (and a
+// mount namespace, so the containers' root file system mounts end with it) and returns its
+// exit code, or returns ok in that copy, once its loopback is up. Every fixed port of the
+// Pods, and the servers they reach, are then this binary's alone: suites running beside it
+// on the machine's loopback cannot collide with them, and nothing leaves the namespace.
 func RunInOwnNetwork() (code int, ok bool, err error) {
 	if os.Getenv(inOwnNetwork) == "1" {
+		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			return 0, true, fmt.Errorf("make / private: %w", err)
+		}
 		return 0, true, run("ip", "link", "set", "lo", "up")
 	}
 	cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
 	cmd.Env = append(os.Environ(), inOwnNetwork+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

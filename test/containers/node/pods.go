@@ -46,6 +46,8 @@ type Node struct {
 	Images map[string]Image // by the Pod spec's image reference
 	// APIServer is where Pods reach the kube-apiserver: KUBERNETES_SERVICE_HOST and _PORT.
 	APIServer netip.AddrPort
+	// CgroupParent holds the containers' cgroups (NewCgroupParent).
+	CgroupParent string
 
 	mu   sync.Mutex
 	pods []*Pod
@@ -265,7 +267,7 @@ func (n *Node) startContainer(pod *Pod, c corev1.Container, objs kubelet.Objects
 		Argv: kubelet.Command(img.Config, c, vars), Env: env, Cwd: img.Config.WorkingDir, User: user,
 		Hostname: pod.Object.Name, Mounts: mounts,
 		NetNS:       "/proc/" + strconv.Itoa(pod.pause.Process.Pid) + "/ns/net",
-		CgroupsPath: "/swaprouter-node/" + id,
+		CgroupsPath: n.CgroupParent + "/" + id,
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -102,4 +104,31 @@ func (c *Container) Pid() (int, error) {
 		Pid int `json:"pid"`
 	}
 	return state.Pid, json.Unmarshal(out, &state)
+}
+
+// cgroupPrefix starts the name of each test run's cgroup, under which its containers' are.
+const cgroupPrefix = "swaprouter-node-"
+
+// NewCgroupParent returns this run's cgroup for the containers, after ending the containers
+// of earlier runs whose test process died without removing them (killed on a timeout).
+func NewCgroupParent() string {
+	hierarchies, _ := filepath.Glob("/sys/fs/cgroup/*/" + cgroupPrefix + "*")
+	for _, parent := range hierarchies {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(parent), cgroupPrefix))
+		if err != nil || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		leaves, _ := filepath.Glob(filepath.Join(parent, "*", "cgroup.procs"))
+		for _, procs := range leaves {
+			b, _ := os.ReadFile(procs)
+			for _, f := range strings.Fields(string(b)) {
+				if p, err := strconv.Atoi(f); err == nil {
+					_ = syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+			_ = os.Remove(filepath.Dir(procs))
+		}
+		_ = os.Remove(parent)
+	}
+	return "/" + cgroupPrefix + strconv.Itoa(os.Getpid())
 }
