@@ -45,6 +45,8 @@ const (
 	namespace = "swaprouter-system"
 	partner   = "acme"
 	podCIDR   = "10.88.0.0/16"
+	// simulatorDeployment is config/simulator's Deployment: the providers.
+	simulatorDeployment = "provider-sim"
 	// The partner's webhook endpoint has a public address, as a partner's has: the shipped
 	// controllers refuse private ones. It lives on the node, whose network namespace has no
 	// route out, so the address reaches nothing else.
@@ -207,15 +209,15 @@ func startCluster(t *testing.T, g *WithT) *cluster {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
-	c.runDeployments(ctx, g, "")
+	c.runDeployments(ctx, g, "", func(string) bool { return true })
 	return c
 }
 
-// runDeployments runs every Deployment's replicas as Pods named <deployment>-<suffix><n>,
-// as its ReplicaSet would, except Redis (runsOnNode).
-func (c *cluster) runDeployments(ctx context.Context, g *WithT, suffix string) {
+// runDeployments runs the replicas of the Deployments picked as Pods named
+// <deployment>-<suffix><n>, as their ReplicaSets would; never Redis (runsOnNode).
+func (c *cluster) runDeployments(ctx context.Context, g *WithT, suffix string, pick func(deployment string) bool) {
 	for _, d := range c.deployments {
-		if _, ok := runsOnNode[d.Name]; ok {
+		if _, ok := runsOnNode[d.Name]; ok || !pick(d.Name) {
 			continue
 		}
 		replicas := 1

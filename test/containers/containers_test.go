@@ -87,7 +87,7 @@ func TestContainers(t *testing.T) {
 				g.Expect(status["NoNewPrivs"]).To(Equal("1"), "%s: allowPrivilegeEscalation: false", name)
 				g.Expect(status["Seccomp"]).To(Equal("2"), "%s: seccomp RuntimeDefault filters syscalls", name)
 				g.Expect(rootMountOptions(g, pid)).To(ContainElement("ro"), "%s: readOnlyRootFilesystem", name)
-				limit, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/memory/swaprouter-node", pod.Containers[ctr.Name].ID, "memory.limit_in_bytes"))
+				limit, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/memory", c.node.CgroupParent, pod.Containers[ctr.Name].ID, "memory.limit_in_bytes"))
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(strings.TrimSpace(string(limit))).To(Equal(strconv.FormatInt(ctr.Resources.Limits.Memory().Value(), 10)), "%s: memory limit", name)
 			}
@@ -112,21 +112,34 @@ func TestContainers(t *testing.T) {
 		id := partnerapi.Str(order.Body, "id")
 		partnerapi.Deposit(c.simulator(), partnerapi.Str(order.Body, "depositAddress"), partnerapi.PointOneETH)
 
-		// A rollout: every Pod deleted, each container sent SIGTERM, then new Pods.
+		// A rollout: every swaprouter Pod deleted, each container sent SIGTERM, then new Pods.
 		ctx := context.Background()
-		for _, pod := range c.allPods() {
-			for _, r := range pod.Terminate(ctx) {
-				g.Expect(r.Killed).To(BeFalse(), "%s/%s still ran terminationGracePeriodSeconds after SIGTERM", pod.Object.Name, r.Container)
-				g.Expect(r.ExitCode).To(BeZero(), "%s/%s exit code after SIGTERM\n%s", pod.Object.Name, r.Container, tail(pod.LogPath(r.Container)))
-			}
-		}
-		c.pods = map[string][]*node.Pod{}
-		c.runDeployments(ctx, g, "b")
+		c.terminate(g, func(deployment string) bool { return deployment != simulatorDeployment })
+		c.runDeployments(ctx, g, "b", func(deployment string) bool { return deployment != simulatorDeployment })
 
 		api = c.awaitFrontend()
 		api.AwaitStatus(id, "SUCCESS")
 		g.Eventually(func() []string { return statuses(c, id) }).Should(ContainElement("SUCCESS"), "the signed SUCCESS webhook")
+		// The simulator last: it holds the providers' side of the order, as a provider would.
+		c.terminate(g, func(deployment string) bool { return deployment == simulatorDeployment })
 	})
+}
+
+// terminate deletes the Pods of the Deployments picked, as the kubelet ends them, and
+// expects each container to exit by itself, with status 0, within its grace period.
+func (c *cluster) terminate(g *WithT, pick func(deployment string) bool) {
+	for name, pods := range c.pods {
+		if !pick(name) {
+			continue
+		}
+		for _, pod := range pods {
+			for _, r := range pod.Terminate(context.Background()) {
+				g.Expect(r.Killed).To(BeFalse(), "%s/%s still ran terminationGracePeriodSeconds after SIGTERM", pod.Object.Name, r.Container)
+				g.Expect(r.ExitCode).To(BeZero(), "%s/%s exit code after SIGTERM\n%s", pod.Object.Name, r.Container, tail(pod.LogPath(r.Container)))
+			}
+		}
+		delete(c.pods, name)
+	}
 }
 
 // exited is an error naming the container and its output's end once it has exited.

@@ -17,13 +17,24 @@ import (
 // awaitFrontend returns the partner's client of the frontend Service once a ready replica
 // knows the partner's key and both providers quote.
 func (c *cluster) awaitFrontend() *partnerapi.Client {
-	api := partnerapi.New(c.serviceURL("swaprouter-frontend", 80), c.keyID, c.secret)
+	base := c.serviceURL("swaprouter-frontend", 80)
 	Eventually(func(g Gomega) {
-		r := api.Post("/v1/quote", quoteRequest())
-		g.Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Raw)
-		g.Expect(partnerapi.List(r.Body, "candidates")).To(HaveLen(2), "%s", r.Raw)
+		body, _ := json.Marshal(quoteRequest())
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/quote", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Key-Id", c.keyID)
+		req.Header.Set("Authorization", "Bearer "+c.secret)
+		resp, err := http.DefaultClient.Do(req)
+		g.Expect(err).NotTo(HaveOccurred())
+		defer func() { _ = resp.Body.Close() }()
+		var quote struct {
+			Candidates []any `json:"candidates"`
+		}
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		g.Expect(json.NewDecoder(resp.Body).Decode(&quote)).To(Succeed())
+		g.Expect(quote.Candidates).To(HaveLen(2))
 	}).Should(Succeed())
-	return api
+	return partnerapi.New(base, c.keyID, c.secret)
 }
 
 func quoteRequest() map[string]any {

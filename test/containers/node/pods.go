@@ -81,6 +81,10 @@ func (p *Pod) LogPath(container string) string { return filepath.Join(p.dir, con
 func (n *Node) RunPod(ctx context.Context, namespace, name string, template corev1.PodTemplateSpec) (*Pod, error) {
 	obj := &corev1.Pod{ObjectMeta: template.ObjectMeta, Spec: *template.Spec.DeepCopy()}
 	obj.Name, obj.Namespace, obj.Spec.NodeName = name, namespace, Name
+	// What the ServiceAccount admission plugin (off in this kube-apiserver) defaults.
+	if obj.Spec.ServiceAccountName == "" {
+		obj.Spec.ServiceAccountName = "default"
+	}
 	created, err := n.Kube.CoreV1().Pods(namespace).Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("create pod %s: %w", name, err)
@@ -93,9 +97,6 @@ func (n *Node) RunPod(ctx context.Context, namespace, name string, template core
 		return pod, err
 	}
 	sa := created.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
 	var saAutomount *bool
 	if acct, err := n.Kube.CoreV1().ServiceAccounts(namespace).Get(ctx, sa, metav1.GetOptions{}); err == nil {
 		saAutomount = acct.AutomountServiceAccountToken
@@ -188,11 +189,7 @@ func (n *Node) writeVolumes(ctx context.Context, pod *Pod, objs kubelet.Objects)
 		if audience != "" {
 			req.Spec.Audiences = []string{audience}
 		}
-		sa := pod.Object.Spec.ServiceAccountName
-		if sa == "" {
-			sa = "default"
-		}
-		tr, err := n.Kube.CoreV1().ServiceAccounts(pod.Object.Namespace).CreateToken(ctx, sa, req, metav1.CreateOptions{})
+		tr, err := n.Kube.CoreV1().ServiceAccounts(pod.Object.Namespace).CreateToken(ctx, pod.Object.Spec.ServiceAccountName, req, metav1.CreateOptions{})
 		if err != nil {
 			return "", err
 		}
