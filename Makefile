@@ -86,7 +86,7 @@ build: ## Build bin/swaprouter (the service), bin/kubectl-swaprouter (the plugin
 .PHONY: image
 image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-sim.tar (no Docker engine needed).
 	for bin in swaprouter provider-sim; do \
-		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/linux/$$bin ./cmd/$$bin; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/linux/$$bin ./cmd/$$bin; \
 		(cd hack/image && go run . -binary $(CURDIR)/bin/linux/$$bin -name swaprouter/$$bin:$(IMAGE_TAG) -out $(CURDIR)/dist/$$bin.tar); \
 	done
 

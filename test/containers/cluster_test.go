@@ -30,15 +30,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
-	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
-	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/containers/node"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
 const (
@@ -187,6 +185,7 @@ func startCluster(t *testing.T, g *WithT) *cluster {
 		Kube: c.kube, Images: unpacked, APIServer: netip.AddrPortFrom(network.NodeIP, uint16(apiPort)),
 		CgroupParent: node.NewCgroupParent(),
 	}
+	t.Cleanup(func() { node.RemoveCgroupParent(c.node.CgroupParent) })
 	// Every Service of the namespace; those of the servers on the node have them as endpoints.
 	onNode := map[string]string{runsOnNode["swaprouter-redis"]: rd.Addr, archiveDB: pg.Addr}
 	var svcs corev1.ServiceList
@@ -238,43 +237,19 @@ func (c *cluster) runDeployments(ctx context.Context, g *WithT, suffix string, p
 // seed declares what an operator declares: the Secrets the manifests name, the providers
 // (the simulator's Service), the partner with its webhook and key, and the app's key.
 func (c *cluster) seed(ctx context.Context, g *WithT) {
-	whSecret, err := webhooks.NewSecret()
-	g.Expect(err).NotTo(HaveOccurred())
-	c.receiver.SetSecret(whSecret)
 	quoteKey := make([]byte, 32)
 	_, _ = rand.Read(quoteKey)
 	svc := func(name string) string { return name + "." + namespace + ".svc." + node.ClusterDomain }
 	for name, data := range map[string]map[string]string{
 		"swaprouter-archive":    {"dsn": "postgres://postgres@" + svc(archiveDB) + ":5432/swaprouter?sslmode=disable"},
 		"swaprouter-quote-keys": {"keys": "k1 " + base64.StdEncoding.EncodeToString(quoteKey)},
-		partner + "-webhook":    {"secret": whSecret},
 	} {
 		g.Expect(c.admin.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, StringData: data})).To(Succeed())
 	}
-	for _, p := range []struct {
-		name     string
-		id       swapv1.ProviderID
-		protocol swapv1.ProviderProtocol
-	}{{"route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick}, {"route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel}} {
-		g.Expect(c.admin.Create(ctx, &swapv1.RoutingProvider{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: namespace},
-			Spec: swapv1.RoutingProviderSpec{
-				ProviderID: p.id, Protocol: p.protocol, Endpoint: "http://" + svc("provider-sim") + ":18080/" + string(p.id), Enabled: true,
-				Timeout:              metav1.Duration{Duration: 5 * time.Second},
-				PollInterval:         swapv1.PollInterval{Min: metav1.Duration{Duration: time.Second}, Max: metav1.Duration{Duration: 2 * time.Second}},
-				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
-			},
-		})).To(Succeed())
-	}
-	g.Expect(c.admin.Create(ctx, &swapv1.Partner{
-		ObjectMeta: metav1.ObjectMeta{Name: partner, Namespace: namespace},
-		Spec: swapv1.PartnerSpec{
-			DisplayName: "Containers partner", RequestsPerMinute: 100000,
-			Webhook: &swapv1.PartnerWebhook{URL: "http://" + receiverAddr, Enabled: true, SecretRef: swapv1.SecretKeyRef{Name: partner + "-webhook", Key: "secret"}},
-		},
-	})).To(Succeed())
-	c.keyID, c.secret, err = auth.CreateKey(ctx, c.admin, namespace, partner)
+	key, err := partnerapi.Declare(ctx, c.admin, namespace, partner, "http://"+svc("provider-sim")+":18080", "http://"+receiverAddr,
+		time.Second, 2*time.Second, c.receiver)
 	g.Expect(err).NotTo(HaveOccurred())
+	c.keyID, c.secret = key.KeyID, key.Secret
 	// config/app's key Secret, as its kustomization tells the operator to create it.
 	g.Expect(c.admin.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "swap-app-key", Namespace: namespace},

@@ -132,3 +132,11 @@ func NewCgroupParent() string {
 	}
 	return "/" + cgroupPrefix + strconv.Itoa(os.Getpid())
 }
+
+// RemoveCgroupParent removes parent (from NewCgroupParent) once its containers are gone.
+func RemoveCgroupParent(parent string) {
+	dirs, _ := filepath.Glob("/sys/fs/cgroup/*" + parent)
+	for _, d := range dirs {
+		_ = os.Remove(d)
+	}
+}
