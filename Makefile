@@ -55,13 +55,13 @@ $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl:
 	ENVTEST_DIR=$(ENVTEST_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-envtest.sh >/dev/null
 
 .PHONY: tools
-tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium).
-	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && test -x /usr/bin/redis-server || { \
-		echo "installing curl, jq, postgresql, redis-server and chromium with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql redis-server chromium >/dev/null; }
+tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium, runc and iproute2 for the containers).
+	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && test -x /usr/bin/redis-server && test -x /usr/sbin/runc && command -v ip >/dev/null || { \
+		echo "installing curl, jq, postgresql, redis-server, chromium, runc and iproute2 with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql redis-server chromium runc iproute2 >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the OpenAPI generators).
+test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
@@ -86,7 +86,7 @@ build: ## Build bin/swaprouter (the service), bin/kubectl-swaprouter (the plugin
 .PHONY: image
 image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-sim.tar (no Docker engine needed).
 	for bin in swaprouter provider-sim; do \
-		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/linux/$$bin ./cmd/$$bin; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/linux/$$bin ./cmd/$$bin; \
 		(cd hack/image && go run . -binary $(CURDIR)/bin/linux/$$bin -name swaprouter/$$bin:$(IMAGE_TAG) -out $(CURDIR)/dist/$$bin.tar); \
 	done
 

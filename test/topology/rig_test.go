@@ -38,14 +38,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/devenv"
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 	"github.com/swaprouter/swaprouter/internal/webhook"
-	"github.com/swaprouter/swaprouter/pkg/webhooks"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
 const (
@@ -329,37 +328,9 @@ func (r *rig) run(name, path string, args, env []string) *proc {
 // seed declares what an operator declares in git: the providers (the simulator) and the
 // partner with its webhook, and issues the partner's key.
 func (r *rig) seed(ctx context.Context, g *WithT, receiverURL string) {
-	whSecret, err := webhooks.NewSecret()
+	key, err := partnerapi.Declare(ctx, r.admin, namespace, partner, r.simURL, receiverURL, pollMin, pollMax, r.receiver)
 	g.Expect(err).NotTo(HaveOccurred())
-	r.receiver.SetSecret(whSecret)
-	g.Expect(r.admin.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: partner + "-webhook", Namespace: namespace},
-		Data:       map[string][]byte{"secret": []byte(whSecret)},
-	})).To(Succeed())
-	for _, p := range []struct {
-		name     string
-		id       swapv1.ProviderID
-		protocol swapv1.ProviderProtocol
-	}{{"route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick}, {"route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel}} {
-		g.Expect(r.admin.Create(ctx, &swapv1.RoutingProvider{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: namespace},
-			Spec: swapv1.RoutingProviderSpec{
-				ProviderID: p.id, Protocol: p.protocol, Endpoint: r.simURL + "/" + string(p.id), Enabled: true,
-				Timeout:              metav1.Duration{Duration: 5 * time.Second},
-				PollInterval:         swapv1.PollInterval{Min: metav1.Duration{Duration: pollMin}, Max: metav1.Duration{Duration: pollMax}},
-				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
-			},
-		})).To(Succeed())
-	}
-	g.Expect(r.admin.Create(ctx, &swapv1.Partner{
-		ObjectMeta: metav1.ObjectMeta{Name: partner, Namespace: namespace},
-		Spec: swapv1.PartnerSpec{
-			DisplayName: "Topology partner", RequestsPerMinute: 100000,
-			Webhook: &swapv1.PartnerWebhook{URL: receiverURL, Enabled: true, SecretRef: swapv1.SecretKeyRef{Name: partner + "-webhook", Key: "secret"}},
-		},
-	})).To(Succeed())
-	r.keyID, r.secret, err = auth.CreateKey(ctx, r.admin, namespace, partner)
-	g.Expect(err).NotTo(HaveOccurred())
+	r.keyID, r.secret = key.KeyID, key.Secret
 }
 
 // metricsReader is a Prometheus-like identity: a ServiceAccount bound to the shipped
