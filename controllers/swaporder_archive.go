@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -75,9 +76,13 @@ func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) (c
 	}
 	o.Labels[swapv1.LabelArchived] = "true"
 	readVersion := base.ResourceVersion
+	// The patch answers the stored status; this pass's (Archived, a lifted pause) is
+	// written after it, on the labelled version.
+	pass := o.Status.DeepCopy()
 	if err := r.Patch(ctx, o, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return ctrl.Result{}, fmt.Errorf("labelling the archived order: %w", err)
 	}
+	o.Status = *pass
 	r.written.wrote(client.ObjectKeyFromObject(o), readVersion, o.ResourceVersion)
 	p.log.Info("order archived", "status", o.Status.Status)
 	return r.wake(p), nil
@@ -151,11 +156,15 @@ var ttlDeletions = prometheus.NewCounter(prometheus.CounterOpts{
 // WebhookDeliveries) once their TTL has passed, as Argo Workflows' TTL controller does.
 // Archived orders are outside the cache, so it lists them from the API server by label,
 // page by page. Before deleting it writes the order again with its final delivery summary;
-// while the archive is down nothing is deleted. It runs on the leader only.
+// while the archive is down nothing is deleted. As the only component that sees archived
+// orders, it also answers operator requests written on them (settleArchivedRequests). It
+// runs on the leader only.
 type OrderTTLSweeper struct {
 	// Client deletes and reads deliveries (cached); Reader lists archived orders (uncached).
 	Client client.Client
 	Reader client.Reader
+	// Recorder reports what became of operator requests on archived orders.
+	Recorder events.EventRecorder
 	// Archive confirms the final record before a delete.
 	Archive   OrderArchiver
 	Namespace string
@@ -220,6 +229,11 @@ func (s *OrderTTLSweeper) Sweep(ctx context.Context) (int, error) {
 			return deleted, errors.Join(append(errs, err)...)
 		}
 		for i := range list.Items {
+			if o := &list.Items[i]; hasOperatorRequest(o) {
+				if err := settleArchivedRequests(ctx, s.Client, s.Reader, s.Recorder, s.Log, o); err != nil {
+					errs = append(errs, fmt.Errorf("order %s: operator request: %w", o.Spec.OrderID, err))
+				}
+			}
 			ok, err := s.sweepOne(ctx, &list.Items[i], ttl, now())
 			if err != nil {
 				errs = append(errs, fmt.Errorf("order %s: %w", list.Items[i].Spec.OrderID, err))

@@ -219,6 +219,7 @@ func (r *SwapOrderReconciler) heldBack(p *orderPass, err error) (ctrl.Result, bo
 func (r *SwapOrderReconciler) holdBack(p *orderPass, reason string, retryAfter time.Duration) ctrl.Result {
 	// The pass observed nothing: a first pass of a new order must not write just for this.
 	p.order.Status.ObservedGeneration = p.orig.ObservedGeneration
+	p.held = true
 	heldBackTotal.WithLabelValues(string(p.order.Spec.ProviderID), reason).Inc()
 	if key, ok := parkedOn(reason, p.order.Spec.ProviderID); ok {
 		r.park(key, client.ObjectKeyFromObject(p.order))

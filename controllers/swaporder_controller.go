@@ -272,6 +272,8 @@ type orderPass struct {
 	stalled bool
 	// parked: the pass was held back and the order waits for a released slot (holdBack).
 	parked bool
+	// held: the pass was held back for capacity and made no provider call (holdBack).
+	held bool
 	// emitted is the seq this process created deliveries up to after earlier writes, not
 	// yet in the stored notifiedSeq; carried says the pass's notifiedSeq was moved up to it
 	// (swaporder_emission.go).
@@ -323,10 +325,11 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	// removed only once their effect is recorded.
 	defer func() {
 		if !p.writeFailed {
-			err = errors.Join(err, r.consumeOperatorControls(ctx, order, controls))
+			err = errors.Join(err, r.consumeOperatorControls(ctx, p, controls))
 		}
 	}()
 	defer func() {
+		r.settleOperatorControls(p, &controls)
 		ferr := r.finish(ctx, p)
 		switch {
 		case ferr == nil:
@@ -345,7 +348,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if controls, err = r.applyOperatorControls(ctx, p); err != nil {
 		return ctrl.Result{}, err
 	}
-	step := orders.NextStep(order, p.now)
+	step := controls.stepFor(orders.NextStep(order, p.now))
 	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)
 	if holdPaused(&order.Status, order.Generation, &controls, step, pauseNote(order.Annotations), metav1.NewTime(p.now)) {
 		log.V(1).Info("paused by an operator; no provider step", "step", step.String())

@@ -14,6 +14,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // maxTxHashes is the CRD's bound on status.inTxHashes and status.outTxHashes.
@@ -341,8 +342,12 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 // webhookEnabled reports whether the order's partner wants status webhooks. A missing partner
 // wants none: there is nowhere to send them.
 func (r *SwapOrderReconciler) webhookEnabled(ctx context.Context, o *swapv1.SwapOrder) (bool, error) {
+	return partnerWebhookEnabled(ctx, r.Client, o)
+}
+
+func partnerWebhookEnabled(ctx context.Context, c client.Reader, o *swapv1.SwapOrder) (bool, error) {
 	partner := &swapv1.Partner{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Spec.Partner}, partner)
+	err := c.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Spec.Partner}, partner)
 	if apierrors.IsNotFound(err) {
 		ctrl.LoggerFrom(ctx).Info("partner not found; no webhooks for this order", "partner", o.Spec.Partner)
 		return false, nil
@@ -350,7 +355,7 @@ func (r *SwapOrderReconciler) webhookEnabled(ctx context.Context, o *swapv1.Swap
 	if err != nil {
 		return false, fmt.Errorf("reading partner %s: %w", o.Spec.Partner, err)
 	}
-	return partner.Spec.Webhook != nil && partner.Spec.Webhook.Enabled, nil
+	return webhook.Enabled(partner), nil
 }
 
 func clipHashes(hashes []string) []string {

@@ -24,6 +24,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -145,8 +147,12 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 	mgr, err := manager.New(g.config, manager.Options{
 		Scheme: scheme.New(),
 		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{g.ns: {}},
-			// As in production: finished deliveries are cached without their payload.
-			ByObject: map[client.Object]cache.ByObject{&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform}}},
+			// As in production: finished deliveries are cached without their payload, and
+			// archived orders are not cached at all.
+			ByObject: map[client.Object]cache.ByObject{
+				&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
+				&swapv1.SwapOrder{}:       {Label: liveOrders},
+			}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
@@ -176,10 +182,20 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 	if g.archive != nil {
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
 		Expect(mgr.Add(&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
+			Recorder:  mgr.GetEventRecorder(SwapOrderEventSource),
 			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log})).To(Succeed())
 	}
 	g.stop = runTestManager(mgr)
 }
+
+// liveOrders selects the SwapOrders the production caches hold: those not archived.
+var liveOrders = func() labels.Selector {
+	req, err := labels.NewRequirement(swapv1.LabelArchived, selection.NotEquals, []string{"true"})
+	if err != nil {
+		panic(err)
+	}
+	return labels.NewSelector().Add(*req)
+}()
 
 // noWatch lets the manager's client go through interceptor.NewClient, which wants a
 // WithWatch; the reconciler never watches through its client.

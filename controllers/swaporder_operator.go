@@ -3,35 +3,46 @@ package controllers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // ReasonOperatorResolved is the status reason (and history reason) of an order an operator
 // ended with AnnotationResolve; status.resolution says who and why.
-const ReasonOperatorResolved = "OperatorResolved"
+const ReasonOperatorResolved = verbs.ReasonResolved
 
 // operatorControls is what the operator annotations ask of one reconcile.
 type operatorControls struct {
 	// paused holds provider steps (AnnotationPaused is set).
 	paused bool
-	// pollNow lets one provider step through now, paused or not.
+	// pollNow makes the pass take a tracking step now, paused or not (an allowed poll request).
 	pollNow bool
-	// consumed are the request annotations acted on, removed after the status write.
+	// step is the step the pass took.
+	step orders.Step
+	// polled: the pass asked the provider on request; reported once the request is removed.
+	polled bool
+	// consumed are the annotations acted on (or refused), removed after the status write.
 	consumed []string
+	// read are the annotations as the pass read them: a removal takes away only the
+	// request acted on, never a newer one written meanwhile.
+	read map[string]string
 }
 
 // operatorAnnotationChanged lets a change of an operator annotation through, so pause,
@@ -48,27 +59,24 @@ var operatorAnnotationChanged = predicate.Funcs{
 	},
 }
 
-// applyOperatorControls acts on the order's operator annotations before the step machine
-// chooses: a resolve ends the order (the emit step then sends its webhook), a poll makes the
-// poll due now, a redeliver creates a new delivery of each event still in history. Requests
-// that cannot be honoured are consumed too, with a Warning Event saying why: an annotation
-// acts once, whatever the outcome.
+// applyOperatorControls acts on the order's request annotations before the step machine
+// chooses: a resolve ends the order (the emit step then sends its webhook), a poll makes a
+// tracking step due now, a redeliver creates a new delivery of each event in history. What
+// verbs.Decide refuses is consumed with a Warning Event and a log line: no request outlives
+// the pass that read it unanswered.
 func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orderPass) (operatorControls, error) {
 	o, st := p.order, &p.order.Status
 	ann := o.GetAnnotations()
-	var c operatorControls
-	if _, ok := ann[swapv1.AnnotationPaused]; ok {
-		c.paused = true
-	}
+	c := operatorControls{read: maps.Clone(ann)}
+	_, c.paused = ann[swapv1.AnnotationPaused]
 	if v, ok := ann[swapv1.AnnotationResolve]; ok {
 		c.consumed = append(c.consumed, swapv1.AnnotationResolve)
-		res, change, err := resolveRequest(st.Status, v, ann[swapv1.RequestedBy(swapv1.AnnotationResolve)])
+		res, change, err := resolveRequest(verbs.Of(o, false), v, ann[swapv1.RequestedBy(swapv1.AnnotationResolve)])
 		switch {
 		case err != nil && sameResolution(st.Resolution, res):
 			// Applied by an earlier pass whose annotation removal did not happen.
 		case err != nil:
-			r.Recorder.Eventf(o, nil, "Warning", "ResolveRejected", "Resolve", "%v", err)
-			p.log.Info("operator resolve rejected", "error", err.Error())
+			refuseRequest(r.Recorder, p.log, o, verbs.Resolve, err)
 		default:
 			res.At = ptrTime(p.now)
 			st.Resolution = &res
@@ -82,40 +90,40 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 		}
 	}
 	if _, ok := ann[swapv1.AnnotationPoll]; ok {
-		// Consumed by holdPaused once the poll can happen (or never will).
-		c.pollNow = true
-		if !st.Status.IsTerminal() {
+		if err := verbs.Decide(verbs.Request{Verb: verbs.Poll}, verbs.Of(o, false)); err != nil {
+			c.consumed = append(c.consumed, swapv1.AnnotationPoll)
+			refuseRequest(r.Recorder, p.log, o, verbs.Poll, err)
+		} else {
+			// Consumed by settleOperatorControls once a tracking step took it.
+			c.pollNow = true
 			st.NextPollAt = nil
 		}
 	}
 	if _, ok := ann[swapv1.AnnotationRedeliver]; ok {
-		n, err := r.redeliverOrder(ctx, o)
-		switch {
-		case errors.Is(err, errWebhooksDisabled):
-			r.Recorder.Eventf(o, nil, "Warning", "RedeliverRejected", "Redeliver", "%v", err)
-		case err != nil:
+		if err := redeliverRequested(ctx, r.Client, r.APIReader, r.Recorder, p.log, o); err != nil {
 			// Nothing consumed: the next reconcile tries again.
-			return c, fmt.Errorf("redelivering webhooks: %w", err)
-		default:
-			r.Recorder.Eventf(o, nil, "Normal", "Redelivered", "Redeliver", "%d webhook events sent again", n)
-			p.log.Info("webhooks redelivered on operator request", "events", n)
+			return c, err
 		}
 		c.consumed = append(c.consumed, swapv1.AnnotationRedeliver)
 	}
 	return c, nil
 }
 
+// stepFor is the step the pass takes: an operator's poll turns waiting into a poll, also for
+// an order whose watch stopped (the operator asks once more).
+func (c *operatorControls) stepFor(next orders.Step) orders.Step {
+	if c.pollNow && next == orders.StepWait {
+		next = orders.StepPoll
+	}
+	c.step = next
+	return next
+}
+
 // holdPaused reports whether the paused order must not take step now, and keeps the Paused
 // condition in line: True with who/why while paused, gone otherwise. A poll request passes the
-// pause for one tracking step (never the address creation); it is consumed once it can act
-// (or never will), so a pass that only emits keeps it for the next.
+// pause for one tracking step (never the address creation).
 func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c *operatorControls, step orders.Step, why string, now metav1.Time) bool {
-	paused := c.paused && !st.Status.IsTerminal()
-	tracking := step == orders.StepPoll || step == orders.StepForwardHint
-	if c.pollNow && (!paused || tracking || step == orders.StepCreateDeposit) {
-		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
-	}
-	if !paused {
+	if !c.paused || st.Status.IsTerminal() {
 		meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
 		return false
 	}
@@ -131,6 +139,65 @@ func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c *operatorControls, step
 		return !c.pollNow
 	}
 	return false
+}
+
+// settleOperatorControls closes the pass's operator controls before its status write. A poll
+// request is done once a tracking step asked the provider (a pass held back for capacity
+// asked nothing; one that only emitted leaves it to the next). A pause ends with the order:
+// a finished order takes no provider steps, so its Paused condition and annotation go, with
+// a PauseEnded Event when it ended while paused and a refusal when it was paused after it
+// ended.
+func (r *SwapOrderReconciler) settleOperatorControls(p *orderPass, c *operatorControls) {
+	if c.pollNow && (c.step == orders.StepPoll || c.step == orders.StepForwardHint) && !p.held {
+		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
+		c.polled = true
+	}
+	o, st := p.order, &p.order.Status
+	if !c.paused || !st.Status.IsTerminal() {
+		return
+	}
+	c.consumed = append(c.consumed, swapv1.AnnotationPaused)
+	wasPaused := meta.IsStatusConditionTrue(p.orig.Conditions, swapv1.ConditionPaused) ||
+		meta.IsStatusConditionTrue(st.Conditions, swapv1.ConditionPaused)
+	meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
+	if !wasPaused {
+		refuseRequest(r.Recorder, p.log, o, verbs.Pause, verbs.Decide(verbs.Request{Verb: verbs.Pause}, verbs.Of(o, false)))
+		return
+	}
+	r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonPauseEnded, "Pause", "the order ended as %s while paused; the pause is lifted", st.Status)
+	p.log.Info("the order ended while paused; pause lifted", "status", st.Status)
+}
+
+// refuseRequest reports a request verbs.Decide refused: a Warning Event on the order (the
+// plugin shows its note) and a log line.
+func refuseRequest(rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrder, v verbs.Verb, err error) {
+	rec.Eventf(o, nil, "Warning", v.RejectedReason(), strings.ToUpper(string(v[:1]))+string(v[1:]), "%v", err)
+	log.Info("operator request refused", "verb", string(v), "reason", err.Error())
+}
+
+// redeliverRequested acts on the order's redeliver annotation: a new delivery of every event
+// in its history (webhook.RedeliverOrder), or a refusal. An error means nothing was decided
+// and the request stays.
+func redeliverRequested(ctx context.Context, c client.Client, live client.Reader, rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrder) error {
+	enabled, err := partnerWebhookEnabled(ctx, c, o)
+	if err != nil {
+		return err
+	}
+	if err := verbs.Decide(verbs.Request{Verb: verbs.Redeliver}, verbs.Of(o, enabled)); err != nil {
+		refuseRequest(rec, log, o, verbs.Redeliver, err)
+		return nil
+	}
+	items, err := index.OrderDeliveries(ctx, c, o.Namespace, o.Spec.OrderID)
+	if err != nil {
+		return err
+	}
+	n, err := webhook.RedeliverOrder(ctx, c, live, o, items, true)
+	if err != nil {
+		return fmt.Errorf("redelivering webhooks (%d sent again before the error): %w", n, err)
+	}
+	rec.Eventf(o, nil, "Normal", verbs.ReasonRedelivered, "Redeliver", "%d webhook events sent again", n)
+	log.Info("webhooks redelivered on operator request", "events", n)
+	return nil
 }
 
 // pauseNote says who paused the order, as the API server stamped it, and the pause's own
@@ -152,9 +219,9 @@ func sameResolution(applied *swapv1.OperatorResolution, req swapv1.OperatorResol
 // Who resolves is requester, the username the API server stamped beside the annotation; a
 // "by" in the value is only the client's claim and is not recorded. Money rules: the status
 // must be terminal, the reason and who say it must be given (SUCCESS and REFUNDED are the
-// operator's statement about funds), the order must not be terminal already, and an order
-// that never got a deposit address can only be FAILED.
-func resolveRequest(current swapv1.OrderStatus, value, requester string) (swapv1.OperatorResolution, orders.Change, error) {
+// operator's statement about funds), and verbs.Decide's: the order must not be terminal
+// already, and one that never got a deposit address can only be FAILED.
+func resolveRequest(order verbs.Order, value, requester string) (swapv1.OperatorResolution, orders.Change, error) {
 	var res swapv1.OperatorResolution
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
@@ -169,66 +236,108 @@ func resolveRequest(current swapv1.OrderStatus, value, requester string) (swapv1
 	if err := res.Validate(); err != nil {
 		return res, orders.Change{}, err
 	}
-	switch {
-	case current.IsTerminal():
-		return res, orders.Change{}, fmt.Errorf("resolve: the order is already %s", current)
-	case current == "" && res.Status != swapv1.OrderFailed:
-		return res, orders.Change{}, fmt.Errorf("resolve: the order never got a deposit address; it can only be FAILED, not %s", res.Status)
+	if err := verbs.Decide(verbs.Request{Verb: verbs.Resolve, ResolveTo: res.Status}, order); err != nil {
+		return res, orders.Change{}, err
 	}
 	return res, orders.Change{To: res.Status, Reason: ReasonOperatorResolved}, nil
 }
 
-var errWebhooksDisabled = errors.New("the partner's webhooks are disabled; nothing to redeliver")
-
-// redeliverOrder creates one new delivery of every event of o that has one, and returns how
-// many.
-func (r *SwapOrderReconciler) redeliverOrder(ctx context.Context, o *swapv1.SwapOrder) (int, error) {
-	enabled, err := r.webhookEnabled(ctx, o)
-	if err != nil {
-		return 0, err
-	}
-	if !enabled {
-		return 0, errWebhooksDisabled
-	}
-	items, err := index.OrderDeliveries(ctx, r.Client, o.Namespace, o.Spec.OrderID)
-	if err != nil {
-		return 0, err
-	}
-	byEvent := map[string][]swapv1.WebhookDelivery{}
-	var events []string
-	for _, d := range items {
-		if _, seen := byEvent[d.Spec.EventID]; !seen {
-			events = append(events, d.Spec.EventID)
-		}
-		byEvent[d.Spec.EventID] = append(byEvent[d.Spec.EventID], d)
-	}
-	for _, ev := range events {
-		if _, err := webhook.CreateRedelivery(ctx, r.Client, r.APIReader, byEvent[ev]); err != nil {
-			return 0, err
-		}
-	}
-	return len(events), nil
-}
-
-// consumeOperatorControls removes the request annotations acted on, after the status write
-// recorded their effect: a crash in between repeats the request, which is harmless (resolve
-// finds the order terminal, a poll or a redelivery happens twice), never loses it.
-func (r *SwapOrderReconciler) consumeOperatorControls(ctx context.Context, o *swapv1.SwapOrder, c operatorControls) error {
-	if len(c.consumed) == 0 {
-		return nil
-	}
-	remove := map[string]any{}
-	for _, k := range c.consumed {
-		remove[k] = nil
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": remove}})
+// consumeOperatorControls removes the annotations acted on, after the status write recorded
+// their effect: a crash in between repeats the request, which is harmless (resolve finds the
+// order terminal, a poll or a redelivery happens twice), never loses it. The version that
+// still carried them is remembered as superseded, so a pass reading it from a lagging cache
+// does not act on them again. A poll is reported once its request is gone, so the Event
+// means done.
+func (r *SwapOrderReconciler) consumeOperatorControls(ctx context.Context, p *orderPass, c operatorControls) error {
+	carried := p.order.ResourceVersion
+	removed, err := removeAnnotations(ctx, r.Client, p.order, c.consumed, c.read)
 	if err != nil {
 		return err
 	}
-	obj := &swapv1.SwapOrder{}
-	obj.Namespace, obj.Name = o.Namespace, o.Name
-	if err := r.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("removing operator annotations: %w", err))
+	r.written.wrote(client.ObjectKeyFromObject(p.order), carried, removed)
+	if c.polled {
+		st := &p.order.Status
+		r.Recorder.Eventf(p.order, nil, "Normal", verbs.ReasonPolled, "Poll", "provider %s asked on request; the order is %s (%s)",
+			p.order.Spec.ProviderID, st.Status, st.Substatus)
 	}
 	return nil
+}
+
+// removeAnnotations removes each of keys from o's annotations if it still has the value in
+// read (a JSON patch testing it): a request written again meanwhile stays, for the next pass.
+// It returns the order's version after the last removal (o's when nothing was removed).
+func removeAnnotations(ctx context.Context, c client.Client, o *swapv1.SwapOrder, keys []string, read map[string]string) (string, error) {
+	version := o.ResourceVersion
+	for _, k := range keys {
+		path := "/metadata/annotations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+		patch, err := json.Marshal([]map[string]any{{"op": "test", "path": path, "value": read[k]}, {"op": "remove", "path": path}})
+		if err != nil {
+			return version, err
+		}
+		obj := &swapv1.SwapOrder{}
+		obj.Namespace, obj.Name = o.Namespace, o.Name
+		err = c.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch))
+		switch {
+		case apierrors.IsInvalid(err) || apierrors.IsNotFound(err):
+			// Written again (or removed) since the pass read it; gone with the order.
+			continue
+		case err != nil:
+			return version, fmt.Errorf("removing the %s annotation: %w", k, err)
+		}
+		version = obj.ResourceVersion
+	}
+	return version, nil
+}
+
+// settleArchivedRequests answers the operator requests on an archived order, which is
+// outside the order reconciler's cache (the TTL sweep, which lists archived orders anyway,
+// calls it): a redeliver is done, everything else refused; each request is removed. A
+// Paused condition left from a pause the order ended under goes too.
+func settleArchivedRequests(ctx context.Context, c client.Client, live client.Reader, rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrder) error {
+	log = log.WithValues("orderId", o.Spec.OrderID)
+	ann := o.GetAnnotations()
+	var consumed []string
+	read := maps.Clone(ann)
+	order := verbs.Of(o, false)
+	if _, ok := ann[swapv1.AnnotationPaused]; ok {
+		consumed = append(consumed, swapv1.AnnotationPaused)
+		if meta.IsStatusConditionTrue(o.Status.Conditions, swapv1.ConditionPaused) {
+			base := o.DeepCopy()
+			meta.RemoveStatusCondition(&o.Status.Conditions, swapv1.ConditionPaused)
+			if err := c.Status().Patch(ctx, o, client.MergeFrom(base)); err != nil {
+				return fmt.Errorf("clearing the Paused condition: %w", err)
+			}
+			rec.Eventf(o, nil, "Normal", verbs.ReasonPauseEnded, "Pause", "the order ended as %s while paused; the pause is lifted", o.Status.Status)
+		} else {
+			refuseRequest(rec, log, o, verbs.Pause, verbs.Decide(verbs.Request{Verb: verbs.Pause}, order))
+		}
+	}
+	if _, ok := ann[swapv1.AnnotationPoll]; ok {
+		consumed = append(consumed, swapv1.AnnotationPoll)
+		refuseRequest(rec, log, o, verbs.Poll, verbs.Decide(verbs.Request{Verb: verbs.Poll}, order))
+	}
+	if v, ok := ann[swapv1.AnnotationResolve]; ok {
+		consumed = append(consumed, swapv1.AnnotationResolve)
+		if _, _, err := resolveRequest(order, v, ann[swapv1.RequestedBy(swapv1.AnnotationResolve)]); err != nil {
+			refuseRequest(rec, log, o, verbs.Resolve, err)
+		}
+	}
+	if _, ok := ann[swapv1.AnnotationRedeliver]; ok {
+		if err := redeliverRequested(ctx, c, live, rec, log, o); err != nil {
+			return err
+		}
+		consumed = append(consumed, swapv1.AnnotationRedeliver)
+	}
+	_, err := removeAnnotations(ctx, c, o, consumed, read)
+	return err
+}
+
+// hasOperatorRequest reports whether o carries any operator annotation.
+func hasOperatorRequest(o *swapv1.SwapOrder) bool {
+	for _, k := range swapv1.OperatorAnnotations {
+		if _, ok := o.GetAnnotations()[k]; ok {
+			return true
+		}
+	}
+	return false
 }

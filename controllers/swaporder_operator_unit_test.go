@@ -9,7 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"k8s.io/client-go/tools/events"
+
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 	"github.com/swaprouter/swaprouter/internal/orders"
 )
 
@@ -34,7 +37,7 @@ func TestResolveRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, change, err := resolveRequest(tt.current, tt.value, "alice")
+			res, change, err := resolveRequest(verbs.Order{ID: "ord_x", Status: tt.current}, tt.value, "alice")
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want it to mention %q", err, tt.wantErr)
@@ -55,11 +58,11 @@ func TestResolveRequest(t *testing.T) {
 // the request is refused.
 func TestResolveRequestRecordsTheRequester(t *testing.T) {
 	value := `{"status":"REFUNDED","reason":"refund tx 0xabc","by":"someone-else"}`
-	res, _, err := resolveRequest(swapv1.OrderPending, value, "system:serviceaccount:ops:oncall")
+	res, _, err := resolveRequest(verbs.Order{ID: "ord_x", Status: swapv1.OrderPending}, value, "system:serviceaccount:ops:oncall")
 	if err != nil || res.By != "system:serviceaccount:ops:oncall" {
 		t.Errorf("by %q, err %v; want the stamped requester", res.By, err)
 	}
-	if _, _, err := resolveRequest(swapv1.OrderPending, value, " "); err == nil ||
+	if _, _, err := resolveRequest(verbs.Order{ID: "ord_x", Status: swapv1.OrderPending}, value, " "); err == nil ||
 		!strings.Contains(err.Error(), swapv1.RequestedBy(swapv1.AnnotationResolve)) {
 		t.Errorf("err = %v, want a refusal naming the missing stamp", err)
 	}
@@ -70,26 +73,21 @@ func TestHoldPaused(t *testing.T) {
 	paused := operatorControls{paused: true}
 	pausedPoll := operatorControls{paused: true, pollNow: true}
 	tests := []struct {
-		name         string
-		status       swapv1.OrderStatus
-		c            operatorControls
-		step         orders.Step
-		wantHold     bool
-		wantPaused   bool
-		wantConsumed bool
+		name       string
+		status     swapv1.OrderStatus
+		c          operatorControls
+		step       orders.Step
+		wantHold   bool
+		wantPaused bool
 	}{
-		{"not paused polls", swapv1.OrderPending, operatorControls{}, orders.StepPoll, false, false, false},
-		{"paused holds a poll", swapv1.OrderPending, paused, orders.StepPoll, true, true, false},
-		{"paused holds address creation", "", paused, orders.StepCreateDeposit, true, true, false},
-		{"paused holds a hint", swapv1.OrderPending, paused, orders.StepForwardHint, true, true, false},
-		{"paused still emits webhooks", swapv1.OrderPending, paused, orders.StepEmit, false, true, false},
-		{"poll request passes a pause once", swapv1.OrderPending, pausedPoll, orders.StepPoll, false, true, true},
-		{"poll request forwards a pending hint", swapv1.OrderPending, pausedPoll, orders.StepForwardHint, false, true, true},
-		{"poll request never creates an address", "", pausedPoll, orders.StepCreateDeposit, true, true, true},
-		{"poll request waits while the pass emits", swapv1.OrderPending, pausedPoll, orders.StepEmit, false, true, false},
-		{"poll request without pause acts through nextPollAt", swapv1.OrderPending, operatorControls{pollNow: true}, orders.StepEmit, false, false, true},
-		{"a terminal order is not paused", swapv1.OrderSuccess, paused, orders.StepArchive, false, false, false},
-		{"poll request on a terminal order is dropped", swapv1.OrderSuccess, pausedPoll, orders.StepWait, false, false, true},
+		{"not paused polls", swapv1.OrderPending, operatorControls{}, orders.StepPoll, false, false},
+		{"paused holds a poll", swapv1.OrderPending, paused, orders.StepPoll, true, true},
+		{"paused holds address creation", "", paused, orders.StepCreateDeposit, true, true},
+		{"paused holds a hint", swapv1.OrderPending, paused, orders.StepForwardHint, true, true},
+		{"paused still emits webhooks", swapv1.OrderPending, paused, orders.StepEmit, false, true},
+		{"poll request passes a pause once", swapv1.OrderPending, pausedPoll, orders.StepPoll, false, true},
+		{"poll request forwards a pending hint", swapv1.OrderPending, pausedPoll, orders.StepForwardHint, false, true},
+		{"a terminal order is not paused", swapv1.OrderSuccess, paused, orders.StepArchive, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,8 +101,82 @@ func TestHoldPaused(t *testing.T) {
 			if got := meta.IsStatusConditionTrue(st.Conditions, swapv1.ConditionPaused); got != tt.wantPaused {
 				t.Errorf("Paused condition = %v, want %v", got, tt.wantPaused)
 			}
-			if got := slices.Contains(c.consumed, swapv1.AnnotationPoll); got != tt.wantConsumed {
-				t.Errorf("poll consumed = %v, want %v", got, tt.wantConsumed)
+		})
+	}
+}
+
+func TestStepFor(t *testing.T) {
+	tests := []struct {
+		name string
+		c    operatorControls
+		next orders.Step
+		want orders.Step
+	}{
+		{"a poll request polls a waiting order (also one whose watch stopped)", operatorControls{pollNow: true}, orders.StepWait, orders.StepPoll},
+		{"a poll request lets emission go first", operatorControls{pollNow: true}, orders.StepEmit, orders.StepEmit},
+		{"a poll request forwards a pending hint", operatorControls{pollNow: true}, orders.StepForwardHint, orders.StepForwardHint},
+		{"without a request the order waits", operatorControls{}, orders.StepWait, orders.StepWait},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.c
+			if got := c.stepFor(tt.next); got != tt.want || c.step != tt.want {
+				t.Errorf("stepFor(%v) = %v (recorded %v), want %v", tt.next, got, c.step, tt.want)
+			}
+		})
+	}
+}
+
+func TestSettleOperatorControls(t *testing.T) {
+	pausedCondition := []metav1.Condition{{Type: swapv1.ConditionPaused, Status: metav1.ConditionTrue, Reason: "OperatorPaused"}}
+	tests := []struct {
+		name         string
+		status       swapv1.OrderStatus
+		conditions   []metav1.Condition
+		c            operatorControls
+		held         bool
+		wantConsumed []string
+		wantPolled   bool
+		wantEvent    string
+	}{
+		{"a poll taken by a poll step is done", swapv1.OrderPending, nil,
+			operatorControls{pollNow: true, step: orders.StepPoll}, false, []string{swapv1.AnnotationPoll}, true, ""},
+		{"a poll taken by a hint step is done", swapv1.OrderPending, nil,
+			operatorControls{pollNow: true, step: orders.StepForwardHint}, false, []string{swapv1.AnnotationPoll}, true, ""},
+		{"a poll waits while the pass only emits", swapv1.OrderPending, nil,
+			operatorControls{pollNow: true, step: orders.StepEmit}, false, nil, false, ""},
+		{"a poll held back for capacity asked nothing", swapv1.OrderPending, nil,
+			operatorControls{pollNow: true, step: orders.StepPoll}, true, nil, false, ""},
+		{"a live paused order stays paused", swapv1.OrderPending, pausedCondition,
+			operatorControls{paused: true, step: orders.StepWait}, false, nil, false, ""},
+		{"an order that ended while paused is paused no more", swapv1.OrderSuccess, pausedCondition,
+			operatorControls{paused: true, step: orders.StepPoll}, false, []string{swapv1.AnnotationPaused}, false, "Normal PauseEnded"},
+		{"a pause of a finished order is refused", swapv1.OrderRefunded, nil,
+			operatorControls{paused: true, step: orders.StepWait}, false, []string{swapv1.AnnotationPaused}, false, "Warning PauseRejected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := events.NewFakeRecorder(10)
+			r := &SwapOrderReconciler{Recorder: rec}
+			o := &swapv1.SwapOrder{}
+			o.Spec.OrderID = "ord_x"
+			o.Status.Status, o.Status.Conditions = tt.status, slices.Clone(tt.conditions)
+			p := &orderPass{order: o, orig: *o.Status.DeepCopy(), held: tt.held}
+			c := tt.c
+			r.settleOperatorControls(p, &c)
+			if !slices.Equal(c.consumed, tt.wantConsumed) || c.polled != tt.wantPolled {
+				t.Errorf("consumed %v polled %v, want %v %v", c.consumed, c.polled, tt.wantConsumed, tt.wantPolled)
+			}
+			if tt.status.IsTerminal() && meta.FindStatusCondition(o.Status.Conditions, swapv1.ConditionPaused) != nil {
+				t.Error("a finished order keeps its Paused condition")
+			}
+			var got string
+			select {
+			case got = <-rec.Events:
+			default:
+			}
+			if !strings.HasPrefix(got, tt.wantEvent) || (tt.wantEvent == "") != (got == "") {
+				t.Errorf("event %q, want one starting %q", got, tt.wantEvent)
 			}
 		})
 	}

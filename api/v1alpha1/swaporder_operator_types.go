@@ -10,11 +10,12 @@ import (
 
 // Operator controls: annotations an operator (or `kubectl swaprouter`) sets on a SwapOrder.
 // AnnotationPaused is a state (present = paused); the others are requests the order
-// reconciler acts on once and then removes.
+// reconciler acts on once and then removes. A request it refuses is removed too, with a
+// Warning Event.
 const (
 	// AnnotationPaused (value: who and why) stops every provider step of the order (address
-	// creation, deposit hints, polls) until it is removed; webhooks and archiving go on. The
-	// Paused condition says so.
+	// creation, deposit hints, polls) until it is removed, or the order ends (the reconciler
+	// then removes it); webhooks and archiving go on. The Paused condition says so.
 	AnnotationPaused = "swap.swaprouter.dev/paused"
 	// AnnotationPoll (any value) polls the provider at the next reconcile, paused or not.
 	AnnotationPoll = "swap.swaprouter.dev/poll"
@@ -23,7 +24,7 @@ const (
 	// status.resolution and sent as the usual order.status_changed webhook.
 	AnnotationResolve = "swap.swaprouter.dev/resolve"
 	// AnnotationRedeliver (any value) sends every webhook event of the order still in its
-	// history again (same webhook-id, a new delivery each).
+	// history again (same webhook-id, a new delivery each), also of a finished order.
 	AnnotationRedeliver = "swap.swaprouter.dev/redeliver"
 )
 

@@ -1,5 +1,6 @@
 // Command kubectl-swaprouter is the kubectl plugin for swaprouter operators
-// (`go install ./cmd/kubectl-swaprouter`, then `kubectl swaprouter pause ORDER -n NS`).
+// (`go install ./cmd/kubectl-swaprouter`, then `kubectl swaprouter pause ORDER -n NS`). It
+// exits 1 with the reason when a request is refused, by the plugin or by the controller.
 package main
 
 import (

@@ -1,24 +1,26 @@
 // Package opctl is the kubectl plugin `kubectl swaprouter`: operator controls on one
 // SwapOrder, written as the annotations the order reconciler acts on (api/v1alpha1
-// swaporder_operator_types.go). The plugin only asks; the reconciler decides and records.
+// swaporder_operator_types.go). The plugin reads the order first and refuses at once what
+// the reconciler would refuse (verbs.Decide, which both use); after writing it waits until
+// the reconciler has acted and reports the outcome, a refusal included, as its exit status.
 package opctl
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 )
+
+// DefaultWait bounds the wait for the order reconciler. Requests on archived orders still in
+// etcd are answered by the TTL sweep, which runs at least once a minute.
+const DefaultWait = 2 * time.Minute
 
 // NewCommand returns the root command. Kubeconfig flags (--kubeconfig, --context,
 // -n/--namespace, --server, --token, ...) are client-go's, as kubectl's own.
@@ -33,28 +35,15 @@ func NewCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&loading.ExplicitPath, "kubeconfig", "", "path to the kubeconfig file")
 	clientcmd.BindOverrideFlags(overrides, root.PersistentFlags(), clientcmd.RecommendedConfigOverrideFlags(""))
-	var by string
+	var by, dsn string
+	wait := DefaultWait
 	root.PersistentFlags().StringVar(&by, "by", "", "who asks, recorded with the request (default: the kubeconfig user, else $USER)")
+	root.PersistentFlags().StringVar(&dsn, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"),
+		"PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN): tells an archived order from one that does not exist, and lets redeliver act on orders that left etcd")
+	root.PersistentFlags().DurationVar(&wait, "wait", wait, "how long to wait for the order controller to act")
 
-	target := func(cmd *cobra.Command, id string) (*orderTarget, error) {
-		cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loading, overrides)
-		cfg, err := cc.ClientConfig()
-		if err != nil {
-			return nil, err
-		}
-		ns, _, err := cc.Namespace()
-		if err != nil {
-			return nil, err
-		}
-		c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-		if err != nil {
-			return nil, err
-		}
-		who := by
-		if who == "" {
-			who = kubeconfigUser(cc)
-		}
-		return &orderTarget{c: c, key: types.NamespacedName{Namespace: ns, Name: objectName(id)}, by: who}, nil
+	open := func(cmd *cobra.Command) (*session, error) {
+		return openSession(cmd, loading, overrides, by, dsn, wait)
 	}
 
 	var reason string
@@ -63,15 +52,16 @@ func NewCommand() *cobra.Command {
 		Short: "Stop the order's provider steps (address creation, hints, polls) until resume",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := target(cmd, args[0])
+			s, err := open(cmd)
 			if err != nil {
 				return err
 			}
-			why := t.by
+			defer s.close()
+			why := s.by
 			if reason != "" {
 				why += ": " + reason
 			}
-			return t.annotate(cmd, map[string]any{swapv1.AnnotationPaused: why}, "paused")
+			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Pause}, why)
 		},
 	}
 	pause.Flags().StringVar(&reason, "reason", "", "why the order is paused (shown in its Paused condition)")
@@ -81,30 +71,32 @@ func NewCommand() *cobra.Command {
 		Short: "Let a paused order take provider steps again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := target(cmd, args[0])
+			s, err := open(cmd)
 			if err != nil {
 				return err
 			}
-			return t.annotate(cmd, map[string]any{swapv1.AnnotationPaused: nil}, "resumed")
+			defer s.close()
+			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Resume}, "")
 		},
 	}
 
 	// A request annotation carries the time of the request, so asking twice changes it and
 	// the reconciler looks again even if it has not consumed the first.
-	request := func(use, short, annotation, done string) *cobra.Command {
+	request := func(v verbs.Verb, short string) *cobra.Command {
 		return &cobra.Command{
-			Use: use + " ORDER", Short: short, Args: cobra.ExactArgs(1),
+			Use: string(v) + " ORDER", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				t, err := target(cmd, args[0])
+				s, err := open(cmd)
 				if err != nil {
 					return err
 				}
-				return t.annotate(cmd, map[string]any{annotation: t.by + "@" + time.Now().UTC().Format(time.RFC3339Nano)}, done)
+				defer s.close()
+				return s.ask(cmd.Context(), args[0], verbs.Request{Verb: v}, s.by+"@"+time.Now().UTC().Format(time.RFC3339Nano))
 			},
 		}
 	}
-	poll := request("poll", "Ask the provider for the order's status now (paused or not)", swapv1.AnnotationPoll, "poll requested")
-	redeliver := request("redeliver", "Send every webhook event of the order again (same webhook-id)", swapv1.AnnotationRedeliver, "redelivery requested")
+	poll := request(verbs.Poll, "Ask the provider for the order's status now (paused or not)")
+	redeliver := request(verbs.Redeliver, "Send every webhook event of the order again (same webhook-id), also of an archived order")
 
 	var status string
 	resolve := &cobra.Command{
@@ -112,11 +104,12 @@ func NewCommand() *cobra.Command {
 		Short: "End a non-terminal (stalled, unknown) order with a terminal status: the operator's statement, recorded and sent as a webhook",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := target(cmd, args[0])
+			s, err := open(cmd)
 			if err != nil {
 				return err
 			}
-			res := swapv1.OperatorResolution{Status: swapv1.OrderStatus(strings.ToUpper(status)), Reason: reason, By: t.by}
+			defer s.close()
+			res := swapv1.OperatorResolution{Status: swapv1.OrderStatus(strings.ToUpper(status)), Reason: reason, By: s.by}
 			if err := res.Validate(); err != nil {
 				return err
 			}
@@ -124,7 +117,7 @@ func NewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return t.annotate(cmd, map[string]any{swapv1.AnnotationResolve: string(value)}, "resolve to "+string(res.Status)+" requested")
+			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Resolve, ResolveTo: res.Status}, string(value))
 		},
 	}
 	resolve.Flags().StringVar(&status, "status", "", "terminal status: SUCCESS, REFUNDED or FAILED")
@@ -132,49 +125,4 @@ func NewCommand() *cobra.Command {
 
 	root.AddCommand(pause, resume, poll, resolve, redeliver)
 	return root
-}
-
-// orderTarget is one SwapOrder and who acts on it.
-type orderTarget struct {
-	c   client.Client
-	key types.NamespacedName
-	by  string
-}
-
-// annotate merge-patches the order's annotations (nil removes one). It first reads the
-// order, so a wrong name is "not found" rather than a patch creating nothing.
-func (t *orderTarget) annotate(cmd *cobra.Command, annotations map[string]any, done string) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	o := &swapv1.SwapOrder{}
-	if err := t.c.Get(ctx, t.key, o); err != nil {
-		return fmt.Errorf("swaporder %s: %w", t.key, err)
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
-	if err != nil {
-		return err
-	}
-	if err := t.c.Patch(ctx, o, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return fmt.Errorf("swaporder %s: %w", t.key, err)
-	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "swaporder %s/%s (%s) %s\n", t.key.Namespace, t.key.Name, o.Spec.OrderID, done)
-	return err
-}
-
-// objectName accepts an order id (ord_…) or the SwapOrder name (ord-…).
-func objectName(id string) string { return strings.ReplaceAll(id, "_", "-") }
-
-// kubeconfigUser is the user of the current context, else $USER.
-func kubeconfigUser(cc clientcmd.ClientConfig) string {
-	if raw, err := cc.RawConfig(); err == nil {
-		if ctx, ok := raw.Contexts[raw.CurrentContext]; ok && ctx.AuthInfo != "" {
-			return ctx.AuthInfo
-		}
-	}
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	return "unknown"
 }

@@ -347,6 +347,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			orders.Archive = sys.Archive
 			if err := mgr.Add(&controllers.OrderTTLSweeper{
 				Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: sys.Archive,
+				Recorder:  mgr.GetEventRecorder(controllers.SwapOrderEventSource),
 				Namespace: o.Namespace, TTL: o.OrderTTL, Log: ctrl.Log.WithName("order-ttl"),
 			}); err != nil {
 				return nil, err

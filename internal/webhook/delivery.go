@@ -126,3 +126,6 @@ func NextRedelivery(existing []swapv1.WebhookDelivery) int32 {
 	}
 	return highest + 1
 }
+
+// Enabled reports whether partner p wants status webhooks.
+func Enabled(p *swapv1.Partner) bool { return p.Spec.Webhook != nil && p.Spec.Webhook.Enabled }
