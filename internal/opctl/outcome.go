@@ -129,16 +129,19 @@ func outcome(req verbs.Request, value string, o *swapv1.SwapOrder, fresh []corev
 	if o == nil {
 		return "", errors.New(string(req.Verb) + " not done: the order ended and left etcd before the order controller acted")
 	}
+	ann := o.GetAnnotations()
+	_, pending := ann[req.Verb.Annotation()]
+	// A refused request is answered once it is also removed: the plugin returns to an order
+	// that no longer carries it.
 	for _, e := range fresh {
-		switch e.Reason {
-		case req.Verb.RejectedReason():
+		switch {
+		case pending:
+		case e.Reason == req.Verb.RejectedReason():
 			return "", errors.New(e.Message)
-		case verbs.ReasonPauseEnded:
+		case e.Reason == verbs.ReasonPauseEnded:
 			return "", fmt.Errorf("pause not done: %s", e.Message)
 		}
 	}
-	ann := o.GetAnnotations()
-	_, pending := ann[req.Verb.Annotation()]
 	paused := meta.FindStatusCondition(o.Status.Conditions, swapv1.ConditionPaused)
 	pausedNow := paused != nil && paused.Status == "True"
 	switch req.Verb {

@@ -53,6 +53,8 @@ func TestOutcome(t *testing.T) {
 		{"poll consumed, its Event not seen yet", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(nil, nil), nil, "", ""},
 		{"poll done", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(nil, nil),
 			event("Normal", "Polled", "provider route_A asked on request"), "provider route_A asked on request", ""},
+		{"poll refused, not removed yet", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(map[string]string{swapv1.AnnotationPoll: "oncall@t"}, nil),
+			event("Warning", "PollRejected", "poll refused: order ord_x is already FAILED"), "", ""},
 		{"poll refused", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(nil, nil),
 			event("Warning", "PollRejected", "poll refused: order ord_x is already FAILED"), "", "poll refused: order ord_x is already FAILED"},
 		{"resolve done", verbs.Request{Verb: verbs.Resolve, ResolveTo: swapv1.OrderFailed}, resolution, order(nil, func(o *swapv1.SwapOrder) {
