@@ -105,6 +105,11 @@ func (s *session) await(ctx context.Context, written *swapv1.SwapOrder, req verb
 			return err
 		}
 		if time.Since(start) > s.wait {
+			if _, pending := o.GetAnnotations()[req.Verb.Annotation()]; !pending && req.Verb != verbs.Resume {
+				// Taken, but its outcome Event (best effort) never showed.
+				return fmt.Errorf("%s of order %s: the order controller took the request but reported no outcome within %s; "+
+					"see kubectl describe swaporder %s", req.Verb, written.Spec.OrderID, s.wait, written.Name)
+			}
 			return fmt.Errorf("%s of order %s: no answer from the order controller within %s; the request stays on the order "+
 				"(annotation %s) and is acted on once the controller runs: is it running? (kubectl describe swaporder %s)",
 				req.Verb, written.Spec.OrderID, s.wait, req.Verb.Annotation(), written.Name)
