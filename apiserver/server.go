@@ -53,6 +53,13 @@ type Router interface {
 	Rates(ctx context.Context, base provider.QuoteRequest, targets []string) []routing.Rate
 }
 
+// Defaults of the Options a deployment tunes.
+const (
+	DefaultWaitTimeout        = 20 * time.Second
+	DefaultQuotaFlushInterval = 5 * time.Second
+	DefaultShutdownTimeout    = 25 * time.Second
+)
+
 // Options configure a Server. Client, APIReader, Catalog, Router and Namespace are required.
 type Options struct {
 	// Addr is the listen address, e.g. ":8080" (":0" picks a free port; see Server.Addr).
@@ -84,11 +91,11 @@ type Options struct {
 	// Tiers maps Partner.spec.tier to default limits; nil: tiers.Default().
 	Tiers tiers.Table
 
-	// WaitTimeout bounds how long order creation waits for the deposit address (default 20s).
+	// WaitTimeout bounds how long order creation waits for the deposit address (DefaultWaitTimeout).
 	WaitTimeout time.Duration
-	// QuotaFlushInterval is how often quote counts are written to Partner status (default 5s).
+	// QuotaFlushInterval is how often quote counts are written to Partner status (DefaultQuotaFlushInterval).
 	QuotaFlushInterval time.Duration
-	// ShutdownTimeout bounds the drain of in-flight requests on stop (default 25s).
+	// ShutdownTimeout bounds the drain of in-flight requests on stop (DefaultShutdownTimeout).
 	ShutdownTimeout time.Duration
 	// ReadHeaderTimeout and ReadTimeout guard against slow clients (defaults 5s and 15s).
 	ReadHeaderTimeout time.Duration
@@ -109,13 +116,13 @@ func (o *Options) defaults() {
 		o.Tiers = tiers.Default()
 	}
 	if o.WaitTimeout <= 0 {
-		o.WaitTimeout = 20 * time.Second
+		o.WaitTimeout = DefaultWaitTimeout
 	}
 	if o.QuotaFlushInterval <= 0 {
-		o.QuotaFlushInterval = 5 * time.Second
+		o.QuotaFlushInterval = DefaultQuotaFlushInterval
 	}
 	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = 25 * time.Second
+		o.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = 5 * time.Second

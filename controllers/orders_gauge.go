@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -80,31 +79,22 @@ func (g *ordersGauge) collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// currentOrdersGauge is what swaprouter_orders reports: the latest manager set up wins (one
-// per process in production; tests build managers one after another).
-var currentOrdersGauge atomic.Pointer[ordersGauge]
-
 // countOrders starts counting the orders of c's SwapOrder informer for swaprouter_orders.
-func countOrders(c cache.Informers) error {
+func countOrders(c cache.Informers) (*ordersGauge, error) {
 	informer, err := c.GetInformer(context.Background(), &swapv1.SwapOrder{})
 	if err != nil {
-		return fmt.Errorf("orders gauge: %w", err)
+		return nil, fmt.Errorf("orders gauge: %w", err)
 	}
 	g := newOrdersGauge()
 	if _, err := informer.AddEventHandler(g); err != nil {
-		return fmt.Errorf("orders gauge: %w", err)
+		return nil, fmt.Errorf("orders gauge: %w", err)
 	}
-	currentOrdersGauge.Store(g)
-	return nil
+	return g, nil
 }
 
-// ordersCollector serves swaprouter_orders from the current gauge.
-type ordersCollector struct{}
+// ordersCollector serves swaprouter_orders from a gauge.
+type ordersCollector struct{ gauge *ordersGauge }
 
 func (ordersCollector) Describe(ch chan<- *prometheus.Desc) { ch <- ordersDesc }
 
-func (ordersCollector) Collect(ch chan<- prometheus.Metric) {
-	if g := currentOrdersGauge.Load(); g != nil {
-		g.collect(ch)
-	}
-}
+func (c ordersCollector) Collect(ch chan<- prometheus.Metric) { c.gauge.collect(ch) }

@@ -37,9 +37,9 @@ func allocatedBy(fn func()) uint64 {
 }
 
 // scrapeOrders is what a scrape of swaprouter_orders reports, by status label.
-func scrapeOrders() map[string]float64 {
+func scrapeOrders(g *ordersGauge) map[string]float64 {
 	ch := make(chan prometheus.Metric, 16)
-	go func() { ordersCollector{}.Collect(ch); close(ch) }()
+	go func() { ordersCollector{g}.Collect(ch); close(ch) }()
 	got := map[string]float64{}
 	for m := range ch {
 		var pb dto.Metric
@@ -55,8 +55,6 @@ func orderIn(name string, st swapv1.OrderStatus) *swapv1.SwapOrder {
 
 func TestOrdersGaugeFollowsInformerEvents(t *testing.T) {
 	g := newOrdersGauge()
-	currentOrdersGauge.Store(g)
-	t.Cleanup(func() { currentOrdersGauge.Store(nil) })
 
 	newA, pendingA, successA := orderIn("a", ""), orderIn("a", swapv1.OrderPending), orderIn("a", swapv1.OrderSuccess)
 	b, c := orderIn("b", swapv1.OrderPending), orderIn("c", swapv1.OrderFailed)
@@ -83,7 +81,7 @@ swaprouter_orders{status="REFUNDED"} 0
 swaprouter_orders{status="SUCCESS"} 1
 swaprouter_orders{status="UNKNOWN"} 0
 `
-	if err := testutil.CollectAndCompare(ordersCollector{}, strings.NewReader(want)); err != nil {
+	if err := testutil.CollectAndCompare(ordersCollector{g}, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -93,13 +91,14 @@ var _ = Describe("swaprouter_orders gauge", func() {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "gauge-"}}
 		Expect(k8sClient.Create(ctx, ns)).To(Succeed())
 		mgr := newNamespacedTestManager(ns.Name)
-		Expect(countOrders(mgr.GetCache())).To(Succeed())
-		DeferCleanup(func() { currentOrdersGauge.Store(nil) })
+		gauge, err := countOrders(mgr.GetCache())
+		Expect(err).NotTo(HaveOccurred())
+		scrape := func() map[string]float64 { return scrapeOrders(gauge) }
 		runTestManager(mgr)
 		Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
 		zeros := map[string]float64{"NEW": 0, "PENDING": 0, "PROCESSING": 0, "SUCCESS": 0, "REFUNDED": 0, "FAILED": 0, "UNKNOWN": 0}
-		Expect(scrapeOrders()).To(Equal(zeros))
-		scrapeEmpty := allocatedBy(func() { scrapeOrders() })
+		Expect(scrape()).To(Equal(zeros))
+		scrapeEmpty := allocatedBy(func() { scrape() })
 
 		const n = 200
 		orders := make([]*swapv1.SwapOrder, n)
@@ -123,7 +122,7 @@ var _ = Describe("swaprouter_orders gauge", func() {
 		for _, o := range orders[:150] {
 			setStatus(o, swapv1.OrderPending)
 		}
-		Eventually(scrapeOrders).Should(Equal(merge(zeros, map[string]float64{"NEW": 50, "PENDING": 150})))
+		Eventually(scrape).Should(Equal(merge(zeros, map[string]float64{"NEW": 50, "PENDING": 150})))
 
 		By("transitions move orders between statuses")
 		for _, o := range orders[:40] {
@@ -132,10 +131,10 @@ var _ = Describe("swaprouter_orders gauge", func() {
 		for _, o := range orders[:10] {
 			setStatus(o, swapv1.OrderSuccess)
 		}
-		Eventually(scrapeOrders).Should(Equal(merge(zeros, map[string]float64{"NEW": 50, "PENDING": 110, "PROCESSING": 30, "SUCCESS": 10})))
+		Eventually(scrape).Should(Equal(merge(zeros, map[string]float64{"NEW": 50, "PENDING": 110, "PROCESSING": 30, "SUCCESS": 10})))
 
 		By("a scrape does not walk the orders: it allocates no more with 200 orders than with none")
-		scrapeFull := allocatedBy(func() { scrapeOrders() })
+		scrapeFull := allocatedBy(func() { scrape() })
 		By(fmt.Sprintf("bytes allocated per scrape: %d with no orders, %d with %d", scrapeEmpty, scrapeFull, n))
 		// Anything walking the orders allocates at least a pointer per order.
 		Expect(scrapeFull).To(BeNumerically("<", scrapeEmpty+n), "bytes per scrape: %d with no orders, %d with %d", scrapeEmpty, scrapeFull, n)
@@ -144,7 +143,7 @@ var _ = Describe("swaprouter_orders gauge", func() {
 		for _, o := range slices.Concat(orders[:5], orders[190:]) { // 5 SUCCESS, 10 NEW
 			Expect(k8sClient.Delete(ctx, o)).To(Succeed())
 		}
-		Eventually(scrapeOrders).Should(Equal(merge(zeros, map[string]float64{"NEW": 40, "PENDING": 110, "PROCESSING": 30, "SUCCESS": 5})))
+		Eventually(scrape).Should(Equal(merge(zeros, map[string]float64{"NEW": 40, "PENDING": 110, "PROCESSING": 30, "SUCCESS": 5})))
 	})
 })
 

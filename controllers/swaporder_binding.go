@@ -27,7 +27,7 @@ func (r *SwapOrderReconciler) breaksQuoteBinding(p *orderPass, dep provider.Depo
 	fresh := dep.Quote.DeepCopy()
 	fresh.ProviderID, fresh.QuoteID = o.Spec.ProviderID, ""
 	st.Quote = fresh
-	unshownAddressesTotal.WithLabelValues(string(o.Spec.ProviderID), unshownQuoteChanged).Inc()
+	r.metrics.unshown.WithLabelValues(string(o.Spec.ProviderID), unshownQuoteChanged).Inc()
 	p.log.Info("provider's binding quote is worse than the accepted one; failing the order before its address is shown",
 		"bound", limit, "fresh", quotebind.BoundOf(o.Spec.SwapType, dep.Quote))
 	r.Recorder.Eventf(o, nil, "Warning", orders.ReasonQuoteChanged, "CreateDeposit",

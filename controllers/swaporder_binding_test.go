@@ -37,7 +37,7 @@ func TestUnitQuoteBinding(t *testing.T) {
 			if err := g.c.Update(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			before := testutil.ToFloat64(unshownAddressesTotal.WithLabelValues("route_A", unshownQuoteChanged))
+			before := testutil.ToFloat64(g.r.metrics.unshown.WithLabelValues("route_A", unshownQuoteChanged))
 			g.settle()
 			o = g.order()
 			if o.Status.Status != tt.status || o.Status.StatusReason != tt.reason {
@@ -49,7 +49,7 @@ func TestUnitQuoteBinding(t *testing.T) {
 			if o.Status.Quote == nil || o.Status.Quote.AmountOut != tt.freshOut || o.Status.Quote.QuoteID != "" {
 				t.Errorf("status.quote %+v, want the provider's fresh answer", o.Status.Quote)
 			}
-			if got := testutil.ToFloat64(unshownAddressesTotal.WithLabelValues("route_A", unshownQuoteChanged)) - before; got != tt.unshown {
+			if got := testutil.ToFloat64(g.r.metrics.unshown.WithLabelValues("route_A", unshownQuoteChanged)) - before; got != tt.unshown {
 				t.Errorf("unshown quote_changed addresses +%v, want +%v", got, tt.unshown)
 			}
 		})

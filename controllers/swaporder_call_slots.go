@@ -2,14 +2,11 @@ package controllers
 
 import (
 	"errors"
-	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
@@ -133,7 +130,7 @@ func queuePriority(st *swapv1.SwapOrderStatus) int {
 // errProviderSaturated: the provider has every call slot in use; the call was not made.
 var errProviderSaturated = errors.New("every call slot of the provider is in use")
 
-// Why a pass was held back (label of heldBackTotal).
+// Why a pass was held back (label of swaprouter_order_held_back_total).
 const (
 	heldProviderSaturated = "provider_saturated"
 	heldProviderBudget    = "provider_budget"
@@ -151,37 +148,6 @@ const (
 	heldParked    = 10 * time.Second
 	heldRetryBase = 200 * time.Millisecond
 )
-
-var heldBackTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Namespace: "swaprouter",
-	Subsystem: "order",
-	Name:      "held_back_total",
-	Help: "Order passes requeued without calling the provider, by provider and reason (provider_saturated: every call slot " +
-		"of the provider in use; provider_budget: its spec.callBudget used up; creates_saturated: the deposit-creation share of the workers in use).",
-}, []string{"provider", "reason"})
-
-// parkedDesc is served from the lot of the latest reconciler set up (one per process in
-// production; tests build managers one after another), read at scrape time.
-var parkedDesc = prometheus.NewDesc("swaprouter_order_parked",
-	"Orders waiting for a released slot, by provider and reason (provider_saturated: one of the provider's call slots; "+
-		"creates_saturated: one of the deposit-creation share, provider empty). No series: nobody waits.",
-	[]string{"provider", "reason"}, nil)
-
-var currentWaiting atomic.Pointer[parking.Lot[heldKey]]
-
-type parkedCollector struct{}
-
-func (parkedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- parkedDesc }
-
-func (parkedCollector) Collect(ch chan<- prometheus.Metric) {
-	if lot := currentWaiting.Load(); lot != nil {
-		for key, n := range lot.Lens() {
-			ch <- prometheus.MustNewConstMetric(parkedDesc, prometheus.GaugeValue, float64(n), string(key.provider), key.reason)
-		}
-	}
-}
-
-func init() { ctrlmetrics.Registry.MustRegister(heldBackTotal, parkedCollector{}) }
 
 // heldReason tells a call that was never made for want of capacity from a provider failure.
 func heldReason(err error) (reason string, retryAfter time.Duration, held bool) {
@@ -220,7 +186,7 @@ func (r *SwapOrderReconciler) holdBack(p *orderPass, reason string, retryAfter t
 	// The pass observed nothing: a first pass of a new order must not write just for this.
 	p.order.Status.ObservedGeneration = p.orig.ObservedGeneration
 	p.held = true
-	heldBackTotal.WithLabelValues(string(p.order.Spec.ProviderID), reason).Inc()
+	r.metrics.heldBack.WithLabelValues(string(p.order.Spec.ProviderID), reason).Inc()
 	if key, ok := parkedOn(reason, p.order.Spec.ProviderID); ok {
 		r.park(key, client.ObjectKeyFromObject(p.order))
 		p.parked = true

@@ -238,7 +238,6 @@ func TestParkWakesAtOnceWhenASlotIsFree(t *testing.T) {
 
 func TestParkedGaugeCountsEachLine(t *testing.T) {
 	c := newCallSlots(4, 1)
-	defer currentWaiting.Store(currentWaiting.Swap(c.waiting))
 	a, _ := parkedOn(heldProviderSaturated, swapv1.ProviderRouteA)
 	create, _ := parkedOn(heldCreatesSaturated, swapv1.ProviderRouteA)
 	for _, name := range []string{"1", "2"} {
@@ -249,7 +248,7 @@ func TestParkedGaugeCountsEachLine(t *testing.T) {
 	c.waiting.Remove(types.NamespacedName{Name: "4"})
 
 	ch := make(chan prometheus.Metric, 8)
-	parkedCollector{}.Collect(ch)
+	parkedCollector{c.waiting}.Collect(ch)
 	close(ch)
 	got := map[string]float64{}
 	for m := range ch {

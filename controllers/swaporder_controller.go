@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -46,7 +48,7 @@ const (
 	DefaultRetryMax                = time.Minute
 	DefaultPollBackoffMax          = 5 * time.Minute
 	DefaultCallTimeout             = 30 * time.Second
-	DefaultMaxConcurrentReconciles = 8
+	DefaultMaxConcurrentReconciles = 16
 	DefaultCreateBound             = 10 * time.Minute
 	DefaultProviderIssueAfter      = time.Minute
 	DefaultWatchBound              = 24 * time.Hour
@@ -132,7 +134,11 @@ type SwapOrderReconciler struct {
 	// Leader, when set, is asked right before a deposit address is created: a process that
 	// no longer holds the leader lease (it was paused past it) must not create one.
 	Leader interface{ Held(context.Context) error }
+	// Metrics is where the reconciler's metrics are registered: the manager's registry
+	// (controller-runtime's, which the metrics server serves) when nil.
+	Metrics prometheus.Registerer
 
+	metrics *orderMetrics
 	callSlots
 	written orderWriteGuard
 	// failures and emitFailures count consecutive failures per order in memory: counts are
@@ -171,10 +177,17 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder(SwapOrderEventSource)
 	}
-	if err := countOrders(mgr.GetCache()); err != nil {
+	gauge, err := countOrders(mgr.GetCache())
+	if err != nil {
 		return err
 	}
-	currentWaiting.Store(r.waiting)
+	reg := r.Metrics
+	if reg == nil {
+		reg = ctrlmetrics.Registry
+	}
+	if err := r.metrics.register(reg, gauge, r.waiting); err != nil {
+		return fmt.Errorf("order metrics: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
@@ -252,6 +265,9 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	}
 	if r.providerSlots == nil {
 		r.callSlots = newCallSlots(r.MaxConcurrentReconciles, r.ProviderConcurrency)
+	}
+	if r.metrics == nil {
+		r.metrics = newOrderMetrics()
 	}
 }
 
@@ -399,7 +415,7 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			p.writeFailed = true
 			if p.created != "" {
-				unshownAddressesTotal.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
+				r.metrics.unshown.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
 				p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", p.created, "error", err.Error())
 			}
 			return fmt.Errorf("writing order status: %w", err)
@@ -413,7 +429,7 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		r.emitRecorded(ctx, p)
 	}
 	if p.stalled {
-		stalledOrdersTotal.WithLabelValues(string(order.Spec.ProviderID)).Inc()
+		r.metrics.stalled.WithLabelValues(string(order.Spec.ProviderID)).Inc()
 		r.Recorder.Eventf(order, nil, "Warning", orders.ReasonWatchStopped, "Watch",
 			"provider %s gave no usable answer for this order for %s; polling stopped until an operator acts", order.Spec.ProviderID, r.WatchBound)
 	}
@@ -472,7 +488,7 @@ func (r *SwapOrderReconciler) report(order *swapv1.SwapOrder, t swapv1.StatusTra
 	}
 	r.Recorder.Eventf(order, nil, kind, orders.CamelStatus(t.Status), "Transition",
 		"%s -> %s: %s", from, t.Status, t.Reason)
-	transitionsTotal.WithLabelValues(from, string(t.Status)).Inc()
+	r.metrics.transitions.WithLabelValues(from, string(t.Status)).Inc()
 }
 
 // providerFor returns the order's provider entry. A provider that is not configured (the

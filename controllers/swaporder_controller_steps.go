@@ -69,7 +69,7 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		if pe.Retryable() {
 			// 408/425/429/503, timeouts, 5xx, rejected credentials: never a refusal.
 			if pe.Kind == provider.KindTimeout && !entry.Provider.IdempotentCreate() {
-				unshownAddressesTotal.WithLabelValues(string(o.Spec.ProviderID), unshownAnswerLost).Inc()
+				r.metrics.unshown.WithLabelValues(string(o.Spec.ProviderID), unshownAnswerLost).Inc()
 			}
 			delay := r.providerDown(p, pe, r.RetryBase, r.RetryMax)
 			return ctrl.Result{RequeueAfter: min(delay, untilBound)}, nil
@@ -322,7 +322,7 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 			if apiReason == "" {
 				apiReason = "Unknown"
 			}
-			emitFailuresTotal.WithLabelValues(apiReason).Inc()
+			r.metrics.emitFailures.WithLabelValues(apiReason).Inc()
 			orders.SetEmitFailure(st, o.Generation, apiReason, metav1.NewTime(p.now))
 			delay := orders.Backoff(n, r.EmitRetryBase, r.EmitRetryMax, r.Rand())
 			st.EmitRetryAt = &metav1.Time{Time: p.now.Add(delay)}

@@ -5,54 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
-
-// Reasons of unshownAddressesTotal.
-const (
-	unshownStatusWriteFailed = "status_write_failed"
-	unshownAnswerLost        = "answer_lost"
-	unshownQuoteChanged      = "quote_changed"
-)
-
-// Order metrics. Provider call latency is swaprouter_provider_call_duration_seconds from
-// internal/provider/metrics, measured by the instrumented adapters in the providerset.
-var (
-	transitionsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "swaprouter",
-		Subsystem: "order",
-		Name:      "transitions_total",
-		Help:      "SwapOrder status transitions by previous (NEW for a new order) and new status.",
-	}, []string{"from", "to"})
-	// unshownAddressesTotal counts deposit addresses a provider handed out that no user was
-	// ever shown: only status.depositAddress is shown, and it is written once.
-	unshownAddressesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "swaprouter",
-		Subsystem: "order",
-		Name:      "unshown_deposit_addresses_total",
-		Help: "Deposit addresses a provider created for an order but nobody was shown, by provider and reason " +
-			"(status_write_failed: the answer could not be recorded; answer_lost: a create without idempotency timed out " +
-			"after it was sent, so the provider may have created one).",
-	}, []string{"provider", "reason"})
-	stalledOrdersTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "swaprouter",
-		Subsystem: "order",
-		Name:      "watch_stopped_total",
-		Help:      "Orders whose polling stopped (Stalled WatchStopped) because their provider gave no usable answer for them for the whole watch bound, by provider.",
-	}, []string{"provider"})
-	emitFailuresTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "swaprouter",
-		Subsystem: "order",
-		Name:      "webhook_emit_failures_total",
-		Help:      "Failed creations of WebhookDelivery objects, by the API server's reason (Forbidden, Invalid, ...); retried with backoff.",
-	}, []string{"reason"})
-)
-
-func init() {
-	ctrlmetrics.Registry.MustRegister(transitionsTotal, unshownAddressesTotal, stalledOrdersTotal, emitFailuresTotal, ordersCollector{})
-}
 
 // orderWriteGuard remembers, per order, the resourceVersions our own writes superseded. Until
 // the informer delivers the newest version, the cache still serves an older one; acting on it

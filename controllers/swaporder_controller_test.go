@@ -19,6 +19,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,6 +74,8 @@ type orderRig struct {
 	config *rest.Config
 	// deliveries, when set, runs in the manager too (it then delivers the order's webhooks).
 	deliveries *WebhookDeliveryReconciler
+	// r is the reconciler of the manager running now.
+	r *SwapOrderReconciler
 }
 
 type orderRigOptions struct {
@@ -165,7 +168,10 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		RetryBase: 100 * time.Millisecond, RetryMax: time.Second, PollBackoffMax: time.Second,
 		// The default minute at the 50× compression of the polls (200–300 ms for 10–15 s).
 		ProviderIssueAfter: 1200 * time.Millisecond, Health: g.health,
+		// Each manager its own registry: specs run many managers in one process.
+		Metrics: prometheus.NewRegistry(),
 	}
+	g.r = r
 	if wrap != nil {
 		r.Client = wrap(noWatch{mgr.GetClient()})
 	}

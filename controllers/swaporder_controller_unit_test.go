@@ -362,11 +362,11 @@ func TestUnitCreateGivesUpAfterItsBound(t *testing.T) {
 // A provider without idempotency may have created an address whose answer never made it into
 // status; the order still shows exactly one address, and the lost ones are counted.
 func TestUnitLostCreateAnswersAreCounted(t *testing.T) {
+	g := newUnitRig(t)
 	unshown := func(reason string) float64 {
-		return testutil.ToFloat64(unshownAddressesTotal.WithLabelValues(string(swapv1.ProviderRouteA), reason))
+		return testutil.ToFloat64(g.r.metrics.unshown.WithLabelValues(string(swapv1.ProviderRouteA), reason))
 	}
 	writeFailed, answerLost := unshown(unshownStatusWriteFailed), unshown(unshownAnswerLost)
-	g := newUnitRig(t)
 
 	// A 503 is an answer: nothing was created.
 	g.p.createErr = &provider.Error{Kind: provider.KindUpstream, Detail: "503", RetryAfter: 30 * time.Second}
@@ -567,7 +567,7 @@ func TestUnitForgottenOrderEndsInBoundedWatch(t *testing.T) {
 	if got := g.history(); !strings.HasSuffix(got, "3:UNKNOWN:OrderNotFoundAtProvider") || o.Status.ProviderErrors != 5 {
 		t.Fatalf("history %q, providerErrors %d", got, o.Status.ProviderErrors)
 	}
-	stopped := testutil.ToFloat64(stalledOrdersTotal.WithLabelValues(string(swapv1.ProviderRouteA)))
+	stopped := testutil.ToFloat64(g.r.metrics.stalled.WithLabelValues(string(swapv1.ProviderRouteA)))
 	var polls int
 	for g.last.RequeueAfter > 0 {
 		g.advanceToPoll()
@@ -583,7 +583,7 @@ func TestUnitForgottenOrderEndsInBoundedWatch(t *testing.T) {
 	if g.now.Sub(o.Status.FailingSince.Time) < time.Hour {
 		t.Fatalf("stopped after %v, before the bound", g.now.Sub(o.Status.FailingSince.Time))
 	}
-	if got := testutil.ToFloat64(stalledOrdersTotal.WithLabelValues(string(swapv1.ProviderRouteA))) - stopped; got != 1 {
+	if got := testutil.ToFloat64(g.r.metrics.stalled.WithLabelValues(string(swapv1.ProviderRouteA))) - stopped; got != 1 {
 		t.Fatalf("watch_stopped_total grew by %v", got)
 	}
 	// Within an hour the polls backed off: a dozen, not 300 at full cadence, and few writes.
@@ -683,7 +683,7 @@ func TestUnitEmissionFailureDoesNotBlock(t *testing.T) {
 			return c.Create(ctx, obj, opts...)
 		},
 	})
-	failures := testutil.ToFloat64(emitFailuresTotal.WithLabelValues("Forbidden"))
+	failures := testutil.ToFloat64(g.r.metrics.emitFailures.WithLabelValues("Forbidden"))
 	g.settle()
 	g.p.status = provider.Status{Status: swapv1.OrderSuccess, Raw: "SUCCESS"}
 	// Emission retries (backing off) and polls interleave; the poll is not held up.
@@ -701,7 +701,7 @@ func TestUnitEmissionFailureDoesNotBlock(t *testing.T) {
 	if c := condition(o, orders.ConditionWebhooksEmitted); c.Status != metav1.ConditionFalse || c.Reason != orders.ReasonDeliveryCreateFailed {
 		t.Fatalf("WebhooksEmitted = %+v", c)
 	}
-	if got := testutil.ToFloat64(emitFailuresTotal.WithLabelValues("Forbidden")) - failures; got < 1 {
+	if got := testutil.ToFloat64(g.r.metrics.emitFailures.WithLabelValues("Forbidden")) - failures; got < 1 {
 		t.Fatalf("webhook_emit_failures_total grew by %v", got)
 	}
 	forbid.Store(false)

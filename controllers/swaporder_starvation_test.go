@@ -64,7 +64,7 @@ var _ = Describe("SwapOrder workers shared between providers and between creates
 		tracked(g, swapv1.ProviderRouteA, perProvider)
 		tracked(g, swapv1.ProviderRouteB, perProvider)
 		heldBack := func() float64 {
-			return testutil.ToFloat64(heldBackTotal.WithLabelValues(string(swapv1.ProviderRouteA), heldProviderSaturated))
+			return testutil.ToFloat64(g.r.metrics.heldBack.WithLabelValues(string(swapv1.ProviderRouteA), heldProviderSaturated))
 		}
 
 		g.sim.SetFault(swapv1.ProviderRouteA, simulator.AnyCall, simulator.Fault{Hang: true})

@@ -16,7 +16,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/devenv"
@@ -117,6 +119,8 @@ type harness struct {
 	assets  []string // CAIP-19 ids the frontend lists
 	// orderTTL is how long archived orders stay in etcd (scenario 8's TTL window).
 	orderTTL time.Duration
+	// metrics gathers this process's metrics: controller-runtime's registry and the system's.
+	metrics prometheus.Gatherer
 	// scenario 5's measurement at 100 orders, kept for the one at N
 	smallP99   []float64
 	smallCount int
@@ -222,6 +226,9 @@ func (h *harness) start(ctx context.Context) error {
 
 	opts := devenv.EphemeralManager(benchNamespace)
 	opts.AllowLoopbackWebhooks = true
+	own := prometheus.NewRegistry()
+	opts.Metrics = own
+	h.metrics = prometheus.Gatherers{metrics.Registry, own}
 	h.orderTTL = opts.OrderTTL
 
 	h.logf("starting control plane, simulator and manager (poll interval %s–%s)", h.pollMin, h.pollMax)

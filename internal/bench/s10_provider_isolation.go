@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"github.com/prometheus/client_golang/prometheus"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/simulator"
@@ -44,14 +44,14 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	quote := h.singleProviderQuote()
 	var pollRatio, slowPollRatio, healthyPollRatio, quoteRatio, p99Healthy, p99Hung, hungCalls, calmWrites, hungWrites []float64
 	var calmSelf, hungSelf, calmAPI, hungAPI []float64 // cores per window
-	held0 := metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
+	held0 := metricSum(h.metrics, "swaprouter_order_held_back_total", map[string]string{"provider": string(hung)})
 	stopProfile := h.profile(s, "scenario10")
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
 		// Each round starts with route_A's breaker closed: an open one (left by the last
 		// round's hang) would hold route_A's calls back and hide what the workers do.
 		closed := h.cfg.budget(2 * time.Minute)
 		if !waitFor(ctx, closed, 500*time.Millisecond, func() bool {
-			return metricSum("swaprouter_provider_breaker_open", map[string]string{"provider": string(hung)}) == 0
+			return metricSum(h.metrics, "swaprouter_provider_breaker_open", map[string]string{"provider": string(hung)}) == 0
 		}) {
 			s.note("round %d: route_A's circuit breaker was still open after %s", r+1, closed)
 		}
@@ -112,7 +112,7 @@ func (h *harness) providerIsolation(ctx context.Context, s *Scenario) error {
 	s.info("kube-apiserver cores per window, healthy / route_A hanging", fmt.Sprintf("(hanging %.3f)", Median(hungAPI)), calmAPI)
 	s.info("route_A calls made per hanging window", "(each ends at the 5 s timeout or is held back by the breaker)", hungCalls)
 	s.info("order passes requeued for route_A's full call slots or budget", "(swaprouter_order_held_back_total, whole scenario)",
-		[]float64{metricSum("swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})
+		[]float64{metricSum(h.metrics, "swaprouter_order_held_back_total", map[string]string{"provider": string(hung)}) - held0})
 	s.Setup = fmt.Sprintf("%d orders per provider created directly (plus the active orders earlier scenarios left); %d rounds (each once route_A's breaker is closed) of a %s window with both providers healthy, "+
 		"a %s window with every route_A call answered after %s and a %s window with every route_A call hanging (simulator fault, 5 s provider timeout); dry quotes ETH→TRX "+
 		"(only route_B routes it) at %d/s (open loop) through the frontend in every window; poll interval %s–%s",
@@ -195,9 +195,9 @@ func (h *harness) singleProviderQuote() Op {
 	}
 }
 
-// metricSum adds up the series of counter or gauge name whose labels include match.
-func metricSum(name string, match map[string]string) float64 {
-	families, err := metrics.Registry.Gather()
+// metricSum adds up the series of g's counter or gauge name whose labels include match.
+func metricSum(g prometheus.Gatherer, name string, match map[string]string) float64 {
+	families, err := g.Gather()
 	if err != nil {
 		return 0
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,14 +50,15 @@ type Options struct {
 }
 
 // EphemeralManager is the manager for a suite or the benchmark in namespace: the frontend
-// on a free loopback port, no metrics or probe servers (several may run on one machine).
+// on a free loopback port, no metrics or probe servers (several may run on one machine), and
+// its own metrics registry (several may run in one process).
 func EphemeralManager(namespace string) system.Options {
 	m := system.DefaultOptions()
 	m.Namespace = namespace
 	m.FrontendAddr = "127.0.0.1:0"
 	m.MetricsAddr = "0"
 	m.ProbeAddr = "0"
-	m.ManagersInSequence = true
+	m.Metrics = prometheus.NewRegistry()
 	return m
 }
 

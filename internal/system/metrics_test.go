@@ -49,7 +49,6 @@ func TestMetricsNeedTheReaderRole(t *testing.T) {
 	o.Namespace = namespace
 	o.Controllers = false
 	o.FrontendAddr, o.ProbeAddr, o.MetricsAddr = "127.0.0.1:0", "0", freeAddr(t)
-	o.ManagersInSequence = true
 	sys, err := system.New(frontend, o)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -322,6 +323,7 @@ func (g *rig) start(ch chaos) *process {
 	Expect((&controllers.SwapOrderReconciler{
 		Providers: providers, ExpiryGrace: time.Minute, UnknownAfter: 3,
 		RetryBase: 100 * time.Millisecond, RetryMax: time.Second, PollBackoffMax: time.Second, CallTimeout: 2 * time.Second,
+		Metrics: prometheus.NewRegistry(),
 	}).SetupWithManager(mgr)).To(Succeed())
 	guard := netguard.Options{AllowLoopback: true}
 	hooks := netguard.NewHTTPClient(guard)
