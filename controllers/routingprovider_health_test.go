@@ -15,12 +15,13 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
 var _ = Describe("RoutingProvider health", func() {
 	It("reports Available=False Degraded once the provider's breaker opens, and callers fail fast", func() {
 		tracker := health.NewTracker()
-		tracker.Policy = health.Policy{Threshold: 3, Cooldown: time.Hour, MaxCooldown: time.Hour}
+		tracker.Policy = resilience.Policy{Threshold: 3, Cooldown: time.Hour, MaxCooldown: time.Hour, Jitter: resilience.Jitter}
 		mgr := newTestManager()
 		providers := providerset.New()
 		r := &RoutingProviderReconciler{Providers: providers, Catalog: catalog.New(), NewProvider: newScriptedAdapter, Health: tracker}

@@ -83,7 +83,7 @@ func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) (c
 		return ctrl.Result{}, fmt.Errorf("labelling the archived order: %w", err)
 	}
 	o.Status = *pass
-	r.written.wrote(client.ObjectKeyFromObject(o), readVersion, o.ResourceVersion)
+	r.memory.wrote(client.ObjectKeyFromObject(o), readVersion, o.ResourceVersion)
 	p.log.Info("order archived", "status", o.Status.Status)
 	return r.wake(p), nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
-	"github.com/swaprouter/swaprouter/internal/slots"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
 // callSlots are the order reconciler's worker shares (design.md "Provider calls that cannot
@@ -26,8 +26,8 @@ import (
 //     workers to tracking, so a burst of new orders (which the queue serves first, see
 //     queuePriority) never stops the polls of existing ones.
 type callSlots struct {
-	providerSlots *slots.Pool[swapv1.ProviderID]
-	createSlots   *slots.Pool[orders.Step]
+	providerSlots *resilience.Bulkhead[swapv1.ProviderID]
+	createSlots   *resilience.Bulkhead[orders.Step]
 	waiting       *parking.Lot[heldKey]
 }
 
@@ -37,8 +37,8 @@ const wakeBuffer = 1024
 
 func newCallSlots(workers, perProvider int) callSlots {
 	return callSlots{
-		providerSlots: slots.New[swapv1.ProviderID](perProvider),
-		createSlots:   slots.New[orders.Step](createShare(workers)),
+		providerSlots: resilience.NewBulkhead[swapv1.ProviderID](perProvider),
+		createSlots:   resilience.NewBulkhead[orders.Step](createShare(workers)),
 		waiting:       parking.New[heldKey](wakeBuffer),
 	}
 }

@@ -115,10 +115,10 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 		if after := g.order(); after.ResourceVersion != before.ResourceVersion {
 			t.Fatalf("a held-back pass wrote the order")
 		}
-		if n, _ := g.r.failures.inc(g.key, g.now); n-1 != 0 {
+		if n, _ := g.r.memory.failed(g.key, g.now); n-1 != 0 {
 			t.Fatalf("a held-back pass counted %d failures", n-1)
 		}
-		g.r.failures.forget(g.key)
+		g.r.memory.recovered(g.key)
 	}
 	takeAll := func(take func() (func(), bool)) func() func() {
 		return func() func() {

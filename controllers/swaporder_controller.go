@@ -31,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
 // Annotations the order reconciler reads or writes.
@@ -72,11 +73,11 @@ const (
 	providersLoadingRetry = 250 * time.Millisecond
 )
 
-// SwapOrderReconciler walks a SwapOrder through its lifecycle (design.md "Order lifecycle"):
-// it obtains the deposit address, forwards deposit hints, polls the provider until the order
-// is terminal, ensures one WebhookDelivery per transition and writes terminal orders to the
-// archive. Each reconcile takes exactly one step chosen by orders.NextStep from the
-// status, makes at most one provider call and writes status once.
+// SwapOrderReconciler walks a SwapOrder through its lifecycle: it obtains the deposit
+// address, forwards deposit hints, polls the provider until the order is terminal, ensures
+// one WebhookDelivery per transition and writes terminal orders to the archive. Each
+// reconcile takes exactly one step planned by orders.Plan from the status, the operator's
+// requests and the capacity it holds, makes at most one provider call and writes status once.
 type SwapOrderReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
@@ -140,12 +141,7 @@ type SwapOrderReconciler struct {
 
 	metrics *orderMetrics
 	callSlots
-	written orderWriteGuard
-	// failures and emitFailures count consecutive failures per order in memory: counts are
-	// written to status only at threshold crossings (orders.PersistFailures), never per call.
-	failures, emitFailures failureCounts
-	// emitted carries notifiedSeq to the order's next status write.
-	emitted emittedSeqs
+	memory orderMemory
 }
 
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;update;patch;delete
@@ -278,12 +274,14 @@ type orderPass struct {
 	orig        swapv1.SwapOrderStatus
 	now         time.Time
 	log         logr.Logger
+	step        orders.Step
 	transitions []swapv1.StatusTransition
 	// created is the deposit address the provider handed out in this pass, shown to nobody
 	// until the status write records it.
 	created string
-	// writeFailed: the status write of this pass failed (nothing of it is recorded).
-	writeFailed bool
+	// wrote: the pass's status write succeeded (false also when nothing changed that is
+	// worth a write).
+	wrote bool
 	// stalled says this pass stopped the order's watch (reported after the write).
 	stalled bool
 	// parked: the pass was held back and the order waits for a released slot (holdBack).
@@ -297,87 +295,92 @@ type orderPass struct {
 	carried bool
 }
 
-// Reconcile runs one step of the order's lifecycle.
-func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+// Reconcile runs one pass over the order: read it and the operator's requests, plan the one
+// step (orders.Plan), act on it, persist the status with one write, and report.
+func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if !r.Providers.Loaded() {
 		// Start-up: an absent adapter means "not loaded yet"; taking a step now would
 		// record a miss for a provider that is configured.
 		return ctrl.Result{RequeueAfter: providersLoadingRetry}, nil
 	}
+	p, res, err := r.read(ctx, req.NamespacedName)
+	if p == nil {
+		return res, err
+	}
+	ctx = ctrl.LoggerInto(ctx, p.log)
+	controls, err := r.readOperatorControls(ctx, p)
+	if err != nil {
+		return r.persist(ctx, p, controls, ctrl.Result{}, err)
+	}
+	capacity, release := r.takeCapacity(p.order)
+	decision := orders.Plan(p.order, controls.Controls, capacity, p.now)
+	res, err = r.act(ctx, p, decision, &controls)
+	release()
+	return r.persist(ctx, p, controls, res, err)
+}
+
+// read returns the pass over the order at key, or none when there is nothing to do now: the
+// order is gone (and forgotten), the cache still shows it from before our last write, or it
+// is being deleted.
+func (r *SwapOrderReconciler) read(ctx context.Context, key client.ObjectKey) (*orderPass, ctrl.Result, error) {
 	order := &swapv1.SwapOrder{}
-	if err := r.Get(ctx, req.NamespacedName, order); err != nil {
+	if err := r.Get(ctx, key, order); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.written.forget(req.NamespacedName)
-			r.failures.forget(req.NamespacedName)
-			r.emitFailures.forget(req.NamespacedName)
-			r.emitted.forget(req.NamespacedName)
-			r.waiting.Remove(req.NamespacedName)
+			r.forget(key)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return nil, ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("orderId", order.Spec.OrderID)
-	ctx = ctrl.LoggerInto(ctx, log)
-	if r.written.stale(req.NamespacedName, order.ResourceVersion) {
+	if r.memory.stale(key, order.ResourceVersion) {
 		log.V(1).Info("cache still shows the order before our last write; waiting for it")
-		return ctrl.Result{RequeueAfter: cacheLagRetry}, nil
+		return nil, ctrl.Result{RequeueAfter: cacheLagRetry}, nil
 	}
 	if !order.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return nil, ctrl.Result{}, nil
 	}
-	// Registered first, so it runs last and sees the final result.
-	defer func() { res.Priority = new(queuePriority(&order.Status)) }()
-
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
-	// Any pass that is not held back ends the order's wait (it got its slot, or its next
-	// step needs none); a held-back one parked it again (holdBack).
-	defer func() {
-		if !p.parked {
-			r.waiting.Remove(req.NamespacedName)
-		}
-	}()
-	r.carryEmitted(ctx, p)
-	var controls operatorControls
-	// Registered before the status write's defer, so it runs after it: annotations are
-	// removed only once their effect is recorded.
-	defer func() {
-		if !p.writeFailed {
-			err = errors.Join(err, r.consumeOperatorControls(ctx, p, controls))
-		}
-	}()
-	defer func() {
-		r.settleOperatorControls(p, &controls)
-		ferr := r.finish(ctx, p)
-		switch {
-		case ferr == nil:
-		case err == nil && apierrors.IsConflict(ferr):
-			// Someone wrote the order since we read it: the step repeats (an address created
-			// in this pass was counted as unshown), so retry at once rather than growing the
-			// error backoff towards minutes, which would stall a partner waiting for an address.
-			log.V(1).Info("order changed while reconciling; retrying", "reason", ferr.Error())
-			res = ctrl.Result{RequeueAfter: conflictRetry}
-		default:
-			res, err = ctrl.Result{}, errors.Join(err, ferr)
-		}
-	}()
+	r.carryEmitted(ctrl.LoggerInto(ctx, log), p)
 	order.Status.ObservedGeneration = order.Generation
+	return p, ctrl.Result{}, nil
+}
 
-	if controls, err = r.applyOperatorControls(ctx, p); err != nil {
-		return ctrl.Result{}, err
+// forget drops everything this process keeps about an order that is gone.
+func (r *SwapOrderReconciler) forget(key client.ObjectKey) {
+	r.memory.forget(key)
+	r.waiting.Remove(key)
+}
+
+// takeCapacity takes, before the pass is planned, the shared capacity its step may need: a
+// slot of the creation share for an order without a deposit address. release gives it back
+// once the pass acted.
+func (r *SwapOrderReconciler) takeCapacity(o *swapv1.SwapOrder) (c orders.Capacity, release func()) {
+	release = func() {}
+	if orders.NeedsAddress(o) {
+		if rel, ok := r.takeCreate(); ok {
+			c.CreateSlot, release = true, rel
+		}
 	}
-	step := controls.stepFor(orders.NextStep(order, p.now))
-	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)
-	if holdPaused(&order.Status, order.Generation, &controls, step, pauseNote(order.Annotations), metav1.NewTime(p.now)) {
-		log.V(1).Info("paused by an operator; no provider step", "step", step.String())
+	return c, release
+}
+
+// act takes the planned step, or holds the order, and records what it learned in the pass's
+// status. A step makes at most one provider call.
+func (r *SwapOrderReconciler) act(ctx context.Context, p *orderPass, d orders.Decision, c *operatorControls) (ctrl.Result, error) {
+	p.step = d.Step
+	p.log.V(1).Info("reconciling", "step", d.Step.String(), "hold", string(d.Hold), "status", p.order.Status.Status)
+	markPaused(&p.order.Status, p.order.Generation, c.Paused, pauseNote(p.order.Annotations), metav1.NewTime(p.now))
+	switch d.Hold {
+	case orders.HoldNone:
+	case orders.HoldCreatesSaturated:
+		return r.holdBack(p, heldCreatesSaturated, 0), nil
+	default:
+		// Held until an operator acts; that change of the order brings it back.
+		p.log.V(1).Info("held; no provider step", "hold", string(d.Hold), "step", d.Step.String())
 		return ctrl.Result{}, nil
 	}
-	if step == orders.StepCreateDeposit {
-		release, ok := r.takeCreate()
-		if !ok {
-			return r.holdBack(p, heldCreatesSaturated, 0), nil
-		}
-		defer release()
-	}
-	switch step {
+	switch d.Step {
+	case orders.StepResolve:
+		return r.resolve(p, c), nil
 	case orders.StepCreateDeposit:
 		return r.createDeposit(ctx, p)
 	case orders.StepEmit:
@@ -392,6 +395,32 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	return r.wake(p), nil
 }
 
+// persist closes the pass: the operator's requests settled, the status written once when it
+// changed, the requests it answered removed right after that write, then the report (events,
+// metrics and webhooks follow only a write that succeeded), and the order's wait for a slot
+// ended unless it parked again. res and err are the act's.
+func (r *SwapOrderReconciler) persist(ctx context.Context, p *orderPass, c operatorControls, res ctrl.Result, err error) (ctrl.Result, error) {
+	r.settleOperatorControls(p, &c)
+	switch werr := r.write(ctx, p); {
+	case werr == nil:
+		err = errors.Join(err, r.consumeOperatorControls(ctx, p, c))
+		r.report(ctx, p)
+	case err == nil && apierrors.IsConflict(werr):
+		// Someone wrote the order since we read it: the step repeats (an address created
+		// in this pass was counted as unshown), so retry at once rather than growing the
+		// error backoff towards minutes, which would stall a partner waiting for an address.
+		p.log.V(1).Info("order changed while reconciling; retrying", "reason", werr.Error())
+		res = ctrl.Result{RequeueAfter: conflictRetry}
+	default:
+		res, err = ctrl.Result{}, errors.Join(err, werr)
+	}
+	if !p.parked {
+		r.waiting.Remove(client.ObjectKeyFromObject(p.order))
+	}
+	res.Priority = new(queuePriority(&p.order.Status))
+	return res, err
+}
+
 // wake is the result of a pass with nothing more to do now: come back when the order's next
 // scheduled step is due (a poll, a webhook emission retry), or never.
 func (r *SwapOrderReconciler) wake(p *orderPass) ctrl.Result {
@@ -401,11 +430,11 @@ func (r *SwapOrderReconciler) wake(p *orderPass) ctrl.Result {
 	return ctrl.Result{}
 }
 
-// finish writes the status when it changed (optimistically locked on the version read, so a
-// stale read can never overwrite newer history), then reports the transitions it recorded.
-// A deposit address created in this pass but not written was shown to nobody and never will
-// be: it is counted, and the step repeats.
-func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
+// write writes the status when it changed (optimistically locked on the version read, so a
+// stale read can never overwrite newer history) and records the Events of the transitions it
+// persisted. A deposit address created in this pass but not written was shown to nobody and
+// never will be: it is counted, and the step repeats.
+func (r *SwapOrderReconciler) write(ctx context.Context, p *orderPass) error {
 	order := p.order
 	key := client.ObjectKeyFromObject(order)
 	readVersion := order.ResourceVersion
@@ -413,27 +442,34 @@ func (r *SwapOrderReconciler) finish(ctx context.Context, p *orderPass) error {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			p.writeFailed = true
 			if p.created != "" {
 				r.metrics.unshown.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
 				p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", p.created, "error", err.Error())
 			}
 			return fmt.Errorf("writing order status: %w", err)
 		}
-		r.written.wrote(key, readVersion, order.ResourceVersion)
-		// Events first: their time is when the transition was persisted (bench scenario 7
-		// times webhooks from it), not after the deliveries' creates.
+		r.memory.wrote(key, readVersion, order.ResourceVersion)
+		p.wrote = true
+		// Events at once: their time is when the transition was persisted (webhook latency
+		// is measured from it), not after the deliveries' creates.
 		for _, t := range p.transitions {
-			r.report(order, t)
+			r.recordTransition(order, t)
 		}
+	}
+	return nil
+}
+
+// report follows a pass whose status write succeeded (or was not needed): the webhook
+// deliveries of the transitions it recorded, and a stopped watch.
+func (r *SwapOrderReconciler) report(ctx context.Context, p *orderPass) {
+	if p.wrote {
 		r.emitRecorded(ctx, p)
 	}
 	if p.stalled {
-		r.metrics.stalled.WithLabelValues(string(order.Spec.ProviderID)).Inc()
-		r.Recorder.Eventf(order, nil, "Warning", orders.ReasonWatchStopped, "Watch",
-			"provider %s gave no usable answer for this order for %s; polling stopped until an operator acts", order.Spec.ProviderID, r.WatchBound)
+		r.metrics.stalled.WithLabelValues(string(p.order.Spec.ProviderID)).Inc()
+		r.Recorder.Eventf(p.order, nil, "Warning", orders.ReasonWatchStopped, "Watch",
+			"provider %s gave no usable answer for this order for %s; polling stopped until an operator acts", p.order.Spec.ProviderID, r.WatchBound)
 	}
-	return nil
 }
 
 // unwritten is the pass's status without what alone is not worth a write: a moved nextPollAt
@@ -476,8 +512,8 @@ func (p *orderPass) transition(c orders.Change) bool {
 	return ok
 }
 
-// report emits the Kubernetes Event and the metric of a recorded transition.
-func (r *SwapOrderReconciler) report(order *swapv1.SwapOrder, t swapv1.StatusTransition) {
+// recordTransition emits the Kubernetes Event and the metric of a persisted transition.
+func (r *SwapOrderReconciler) recordTransition(order *swapv1.SwapOrder, t swapv1.StatusTransition) {
 	kind := "Normal"
 	if t.Status == swapv1.OrderFailed || t.Status == swapv1.OrderRefunded || t.Status == swapv1.OrderUnknown {
 		kind = "Warning"
@@ -499,14 +535,14 @@ func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctr
 	if ok {
 		return entry, nil
 	}
-	n, _ := r.failures.inc(client.ObjectKeyFromObject(p.order), p.now)
+	n, _ := r.memory.failed(client.ObjectKeyFromObject(p.order), p.now)
 	orders.SetConditions(&p.order.Status, p.order.Generation, orders.Issue{
 		Reason:  orders.ReasonProviderNotConfigured,
 		Message: fmt.Sprintf("provider %s is not configured", p.order.Spec.ProviderID),
 		Stalled: true,
 	}, metav1.NewTime(p.now))
 	p.log.Info("provider not configured; retrying", "provider", p.order.Spec.ProviderID)
-	return providerset.Entry{}, &ctrl.Result{RequeueAfter: orders.Backoff(n, r.RetryBase, r.RetryMax, r.Rand())}
+	return providerset.Entry{}, &ctrl.Result{RequeueAfter: resilience.Backoff(n, r.RetryBase, r.RetryMax, resilience.Jitter, r.Rand())}
 }
 
 // call runs fn against the provider under its concurrency cap and a timeout. A provider at
@@ -534,7 +570,7 @@ func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry,
 // RoutingProvider says it, where one condition write per order on the way in and out cost
 // every provider's orders and quotes kube-apiserver CPU (scenario 10).
 func (r *SwapOrderReconciler) providerDown(p *orderPass, pe *provider.Error, base, cap time.Duration) time.Duration {
-	n, since := r.failures.inc(client.ObjectKeyFromObject(p.order), p.now)
+	n, since := r.memory.failed(client.ObjectKeyFromObject(p.order), p.now)
 	if r.Health != nil {
 		// An order not polled between two outages (backed off) counts from the first; the
 		// provider's own run says when this one began.
@@ -546,7 +582,7 @@ func (r *SwapOrderReconciler) providerDown(p *orderPass, pe *provider.Error, bas
 		orders.SetConditions(&p.order.Status, p.order.Generation,
 			orders.ProviderIssue(p.order.Spec.ProviderID, health.CredentialsRejected(pe)), metav1.NewTime(p.now))
 	}
-	delay := max(orders.Backoff(n, base, cap, r.Rand()), pe.RetryAfter)
+	delay := max(resilience.Backoff(n, base, cap, resilience.Jitter, r.Rand()), pe.RetryAfter)
 	if n == 1 || n%20 == 0 {
 		p.log.Info("provider failing; the order keeps its status", "error", pe.Error(), "consecutive", n, "retryIn", delay)
 	}

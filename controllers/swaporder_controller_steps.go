@@ -14,6 +14,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
@@ -30,7 +31,7 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 	key := client.ObjectKeyFromObject(o)
 	if orders.CreateGiveUp(st, o.CreationTimestamp.Time, p.now, r.CreateBound) {
 		// No address was ever recorded, so none was ever shown: failing is true.
-		r.failures.forget(key)
+		r.memory.recovered(key)
 		p.transition(orders.Change{To: swapv1.OrderFailed, Reason: orders.ReasonNoDepositAddress})
 		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 		r.Recorder.Eventf(o, nil, "Warning", orders.ReasonNoDepositAddress, "CreateDeposit",
@@ -74,14 +75,14 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 			delay := r.providerDown(p, pe, r.RetryBase, r.RetryMax)
 			return ctrl.Result{RequeueAfter: min(delay, untilBound)}, nil
 		}
-		r.failures.forget(key)
+		r.memory.recovered(key)
 		p.transition(orders.CreateFailure(pe))
 		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 		r.Recorder.Eventf(o, nil, "Warning", "DepositRefused", "CreateDeposit", "provider %s refused the order: %s", o.Spec.ProviderID, pe.Kind)
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 
-	r.failures.forget(key)
+	r.memory.recovered(key)
 	if r.breaksQuoteBinding(p, dep) {
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
@@ -153,7 +154,7 @@ func (r *SwapOrderReconciler) forwardHint(ctx context.Context, p *orderPass) (ct
 	} else {
 		r.Recorder.Eventf(o, nil, "Normal", "DepositHintForwarded", "SubmitDeposit", "deposit hint forwarded to provider %s", o.Spec.ProviderID)
 	}
-	r.failures.forget(client.ObjectKeyFromObject(o))
+	r.memory.recovered(client.ObjectKeyFromObject(o))
 	st.ForwardedTxHash = hint.TxHash
 	// Ask for the status right away: the hint exists to speed tracking up.
 	st.NextPollAt = &metav1.Time{Time: p.now}
@@ -187,7 +188,7 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 		}
 		// The provider answered, but not about this order (404, or a refusal): per-order
 		// evidence, counted in memory and written only at the crossings.
-		n, _ := r.failures.inc(key, p.now)
+		n, _ := r.memory.failed(key, p.now)
 		if orders.PersistFailures(n, r.UnknownAfter) {
 			st.ProviderErrors = n
 		}
@@ -205,7 +206,7 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 			Message: fmt.Sprintf("provider %s does not know this order; polling with backoff", o.Spec.ProviderID)}), nil
 	}
 
-	r.failures.forget(key)
+	r.memory.recovered(key)
 	st.ProviderErrors = 0
 	st.ProviderStatus = got.Raw
 	if len(got.InTxHashes) > 0 {
@@ -317,14 +318,14 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 		if err := r.ensureDelivery(ctx, p, t); err != nil {
 			// Quota, RBAC, admission: retry later, and let tracking, expiry and retention
 			// go on meanwhile (NextStep skips emission until EmitRetryAt).
-			n, _ := r.emitFailures.inc(client.ObjectKeyFromObject(o), p.now)
+			n := r.memory.emitFailed(client.ObjectKeyFromObject(o), p.now)
 			apiReason := string(apierrors.ReasonForError(err))
 			if apiReason == "" {
 				apiReason = "Unknown"
 			}
 			r.metrics.emitFailures.WithLabelValues(apiReason).Inc()
 			orders.SetEmitFailure(st, o.Generation, apiReason, metav1.NewTime(p.now))
-			delay := orders.Backoff(n, r.EmitRetryBase, r.EmitRetryMax, r.Rand())
+			delay := resilience.Backoff(n, r.EmitRetryBase, r.EmitRetryMax, resilience.Jitter, r.Rand())
 			st.EmitRetryAt = &metav1.Time{Time: p.now.Add(delay)}
 			p.log.Info("creating the webhook delivery failed; tracking goes on", "seq", t.Seq, "error", err.Error(), "retryIn", delay)
 			return ctrl.Result{RequeueAfter: nextStepNow}, nil
@@ -335,7 +336,7 @@ func (r *SwapOrderReconciler) emit(ctx context.Context, p *orderPass) (ctrl.Resu
 	st.NotifiedSeq = st.LastSeq
 	st.EmitRetryAt = nil
 	orders.ClearEmitFailure(st)
-	r.emitFailures.forget(client.ObjectKeyFromObject(o))
+	r.memory.emitRecovered(client.ObjectKeyFromObject(o))
 	return ctrl.Result{RequeueAfter: nextStepNow}, nil
 }
 

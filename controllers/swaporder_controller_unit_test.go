@@ -26,6 +26,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 )
 
@@ -200,7 +201,7 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 	if c := condition(o, swapv1.ConditionReady); c.Status != metav1.ConditionTrue || c.ObservedGeneration != 1 {
 		t.Fatalf("Ready = %+v", c)
 	}
-	if o.Status.NotifiedSeq != 0 || g.r.emitted.beyond(o) != 1 {
+	if o.Status.NotifiedSeq != 0 || g.r.memory.emittedBeyond(o) != 1 {
 		t.Fatalf("notifiedSeq = %d (no partner: nothing to deliver, carried to the next write)", o.Status.NotifiedSeq)
 	}
 
@@ -302,7 +303,7 @@ func TestUnitCreateRetriesTransientFailures(t *testing.T) {
 		{Kind: provider.KindTimeout},
 	} {
 		g.p.createErr = pe
-		want := orders.Backoff(int32(i+1), time.Second, time.Minute, 0.4)
+		want := resilience.Backoff(int32(i+1), time.Second, time.Minute, resilience.Jitter, 0.4)
 		res := g.step()
 		if res.RequeueAfter != want {
 			t.Fatalf("retry %d after %v, want %v", i+1, res.RequeueAfter, want)
@@ -407,7 +408,7 @@ func TestUnitLostCreateAnswersAreCounted(t *testing.T) {
 func TestUnitMissingProviderStalls(t *testing.T) {
 	g := newUnitRig(t)
 	g.r.Providers = providerset.New()
-	if res := g.step(); res.RequeueAfter != orders.Backoff(1, time.Second, time.Minute, 0.4) {
+	if res := g.step(); res.RequeueAfter != resilience.Backoff(1, time.Second, time.Minute, resilience.Jitter, 0.4) {
 		t.Fatalf("requeue %v", res.RequeueAfter)
 	}
 	o := g.order()
@@ -512,7 +513,7 @@ func TestUnitOutageKeepsStatus(t *testing.T) {
 	if want := []time.Duration{12 * time.Second, 19200 * time.Millisecond, 38400 * time.Millisecond}; fmt.Sprint(delays[:3]) != fmt.Sprint(want) {
 		t.Fatalf("poll delays %v, want %v", delays[:3], want)
 	}
-	if last := delays[len(delays)-1]; last != orders.Backoff(30, 10*time.Second, DefaultPollBackoffMax, 0.4) {
+	if last := delays[len(delays)-1]; last != resilience.Backoff(30, 10*time.Second, DefaultPollBackoffMax, resilience.Jitter, 0.4) {
 		t.Fatalf("last delay %v", last)
 	}
 
@@ -777,9 +778,9 @@ func TestUnitEmission(t *testing.T) {
 	}
 }
 
-func TestOrderWriteGuard(t *testing.T) {
+func TestOrderMemoryOfOwnWrites(t *testing.T) {
 	key := client.ObjectKey{Namespace: "ns", Name: "o"}
-	var g orderWriteGuard
+	var g orderMemory
 	if g.stale(key, "1") {
 		t.Fatal("stale without any write")
 	}

@@ -3,10 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -21,7 +19,7 @@ import (
 //     succeeded does it create the transition's WebhookDelivery (emitRecorded). A delivery
 //     therefore never exists for a transition that was not persisted, and a failed write
 //     (a conflict) creates none: the step repeats and may record another transition.
-//  2. The seq it created deliveries up to is kept in memory (emittedSeqs) and carried into
+//  2. The seq it created deliveries up to is kept in memory (orderMemory) and carried into
 //     the order's next status write as notifiedSeq, which that write makes anyway (the next
 //     transition, or the archive step). Until then the stored notifiedSeq lags.
 //  3. A lagging stored notifiedSeq is exactly the state of a crash between the status write
@@ -35,60 +33,14 @@ import (
 //     order's stored notifiedSeq covers it (or the order is gone): deleting it earlier would
 //     let a restarted process create it again and send the event a second time.
 //  5. A terminal order without an archive has no later status write to carry notifiedSeq,
-//     so it writes it itself (StepEmit), as before.
-
-// emittedSeqs remembers, per order, the highest seq whose WebhookDelivery this process created
-// (or found not wanted) after the status write that recorded it. The UID tells a recreated
-// order of the same name from the one remembered.
-type emittedSeqs struct {
-	mu  sync.Mutex
-	seq map[types.NamespacedName]emitted
-}
-
-type emitted struct {
-	uid types.UID
-	seq int64
-}
-
-func (e *emittedSeqs) remember(o *swapv1.SwapOrder, seq int64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.seq == nil {
-		e.seq = map[types.NamespacedName]emitted{}
-	}
-	key := client.ObjectKeyFromObject(o)
-	if prev := e.seq[key]; prev.uid == o.UID {
-		seq = max(seq, prev.seq)
-	}
-	e.seq[key] = emitted{uid: o.UID, seq: seq}
-}
-
-// beyond returns the remembered seq of o when it is ahead of o's stored notifiedSeq, else 0;
-// one the API caught up with, or of another order of that name, is forgotten.
-func (e *emittedSeqs) beyond(o *swapv1.SwapOrder) int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	key := client.ObjectKeyFromObject(o)
-	got, ok := e.seq[key]
-	if ok && (got.uid != o.UID || got.seq <= o.Status.NotifiedSeq) {
-		delete(e.seq, key)
-		return 0
-	}
-	return got.seq
-}
-
-func (e *emittedSeqs) forget(key types.NamespacedName) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.seq, key)
-}
+//     so it writes it itself (StepEmit).
 
 // carryEmitted moves the pass's notifiedSeq up to what this process already emitted, so
-// NextStep does not emit again and the pass's status write (if it makes one) records it.
+// the plan does not emit again and the pass's status write (if it makes one) records it.
 // A terminal order without an archive is left to StepEmit, which writes it (point 5 above).
 func (r *SwapOrderReconciler) carryEmitted(ctx context.Context, p *orderPass) {
 	st := &p.order.Status
-	p.emitted = r.emitted.beyond(p.order)
+	p.emitted = r.memory.emittedBeyond(p.order)
 	if st.Status.IsTerminal() && r.Archive == nil {
 		return
 	}
@@ -130,7 +82,7 @@ func (r *SwapOrderReconciler) emittedEarlier(ctx context.Context, o *swapv1.Swap
 	if found <= st.NotifiedSeq {
 		return 0
 	}
-	r.emitted.remember(o, found)
+	r.memory.rememberEmitted(o, found)
 	return found
 }
 
@@ -158,7 +110,7 @@ func (r *SwapOrderReconciler) emitRecorded(ctx context.Context, p *orderPass) {
 		}
 	}
 	if done > st.NotifiedSeq {
-		r.emitted.remember(o, done)
+		r.memory.rememberEmitted(o, done)
 	}
 }
 

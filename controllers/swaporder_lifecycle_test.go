@@ -28,6 +28,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 )
@@ -164,7 +165,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 		BeforeEach(func() {
 			writes = &statusWrites{}
 			tracker = health.NewTracker()
-			tracker.Policy = health.Policy{Threshold: 5, Cooldown: 300 * time.Millisecond, MaxCooldown: 2 * time.Second}
+			tracker.Policy = resilience.Policy{Threshold: 5, Cooldown: 300 * time.Millisecond, MaxCooldown: 2 * time.Second, Jitter: resilience.Jitter}
 			clock = &simtest.Clock{}
 			sim := fastSim()
 			sim.Now = clock.Now
@@ -211,7 +212,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 				// can take half a minute: the wait is a bound on a stuck test, not a budget.
 				calls := simCalls(g, swapv1.ProviderRouteA)
 				Eventually(func() int { return simCalls(g, swapv1.ProviderRouteA) }).WithTimeout(3 * time.Minute).Should(BeNumerically(">=", calls+8))
-				Eventually(func() health.Phase { return tracker.State(swapv1.ProviderRouteA).Phase }).ShouldNot(Equal(health.Closed))
+				Eventually(func() resilience.Phase { return tracker.State(swapv1.ProviderRouteA).Phase }).ShouldNot(Equal(resilience.Closed))
 			}
 			for _, o := range all {
 				got := g.get(o)
@@ -239,7 +240,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 		It("writes each order's status at most once while the credentials are rejected", func() {
 			writes := &statusWrites{}
 			tracker := health.NewTracker()
-			tracker.Policy = health.Policy{Threshold: 5, Cooldown: 200 * time.Millisecond, MaxCooldown: time.Second}
+			tracker.Policy = resilience.Policy{Threshold: 5, Cooldown: 200 * time.Millisecond, MaxCooldown: time.Second, Jitter: resilience.Jitter}
 			// Compressed timers: polls every 200-300 ms stand for the contract's 10-15 s
 			// (a factor of 50), so 12 s here stand for 10 minutes.
 			// A long deposit window: creating 1,000 orders takes minutes, and none may expire.
@@ -315,7 +316,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			g := newOrderRig(orderRigOptions{sim: fastSim(), tune: func(r *SwapOrderReconciler) {
 				r.WatchBound, r.PollBackoffMax = 3*time.Second, time.Second
 			}})
-			stopped := metricSum("swaprouter_order_watch_stopped_total", map[string]string{"provider": string(swapv1.ProviderRouteB)})
+			stopped := g.metricSum("swaprouter_order_watch_stopped_total", map[string]string{"provider": string(swapv1.ProviderRouteB)})
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
 			Expect(g.sim.Forget(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
 			Eventually(g.status(o)).Should(Equal(swapv1.OrderUnknown))
@@ -325,7 +326,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			Expect(got.Status.FailingSince).NotTo(BeNil())
 			Expect(got.Status.ProviderErrors).To(BeEquivalentTo(3), "the count is written at the crossing, not per poll")
 			Eventually(func() float64 {
-				return metricSum("swaprouter_order_watch_stopped_total", map[string]string{"provider": string(swapv1.ProviderRouteB)})
+				return g.metricSum("swaprouter_order_watch_stopped_total", map[string]string{"provider": string(swapv1.ProviderRouteB)})
 			}).Should(Equal(stopped + 1))
 			Eventually(func() bool {
 				var evs eventsv1.EventList
@@ -366,7 +367,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			got := g.get(o)
 			Expect(got.Status.NotifiedSeq).To(BeZero())
 			Expect(meta.FindStatusCondition(got.Status.Conditions, orders.ConditionWebhooksEmitted)).To(HaveField("Reason", orders.ReasonDeliveryCreateFailed))
-			Expect(metricSum("swaprouter_order_webhook_emit_failures_total", map[string]string{"reason": "Forbidden"})).To(BeNumerically(">=", 1))
+			Expect(g.metricSum("swaprouter_order_webhook_emit_failures_total", map[string]string{"reason": "Forbidden"})).To(BeNumerically(">=", 1))
 
 			forbid.Store(false)
 			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(20 * time.Second).Should(Equal(got.Status.LastSeq))

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -28,14 +29,13 @@ import (
 // ended with AnnotationResolve; status.resolution says who and why.
 const ReasonOperatorResolved = verbs.ReasonResolved
 
-// operatorControls is what the operator annotations ask of one reconcile.
+// operatorControls is what the operator annotations ask of one reconcile: the controls its
+// plan takes as inputs, and what answering them needs.
 type operatorControls struct {
-	// paused holds provider steps (AnnotationPaused is set).
-	paused bool
-	// pollNow makes the pass take a tracking step now, paused or not (an allowed poll request).
-	pollNow bool
-	// step is the step the pass took.
-	step orders.Step
+	orders.Controls
+	// resolution and resolveTo are the allowed resolve request (Controls.Resolve).
+	resolution swapv1.OperatorResolution
+	resolveTo  orders.Change
 	// polled: the pass asked the provider on request; reported once the request is removed.
 	polled bool
 	// consumed are the annotations acted on (or refused), removed after the status write.
@@ -59,34 +59,28 @@ var operatorAnnotationChanged = predicate.Funcs{
 	},
 }
 
-// applyOperatorControls acts on the order's request annotations before the step machine
-// chooses: a resolve ends the order (the emit step then sends its webhook), a poll makes a
-// tracking step due now, a redeliver creates a new delivery of each event in history. What
+// readOperatorControls decides the order's request annotations before the pass is planned:
+// an allowed resolve or poll becomes a control of the plan, a redeliver creates a new
+// delivery of each event in history at once (it is no step of the order's). What
 // verbs.Decide refuses is consumed with a Warning Event and a log line: no request outlives
 // the pass that read it unanswered.
-func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orderPass) (operatorControls, error) {
+func (r *SwapOrderReconciler) readOperatorControls(ctx context.Context, p *orderPass) (operatorControls, error) {
 	o, st := p.order, &p.order.Status
 	ann := o.GetAnnotations()
 	c := operatorControls{read: maps.Clone(ann)}
-	_, c.paused = ann[swapv1.AnnotationPaused]
+	_, c.Paused = ann[swapv1.AnnotationPaused]
 	if v, ok := ann[swapv1.AnnotationResolve]; ok {
-		c.consumed = append(c.consumed, swapv1.AnnotationResolve)
 		res, change, err := resolveRequest(verbs.Of(o, false), v, ann[swapv1.RequestedBy(swapv1.AnnotationResolve)])
 		switch {
 		case err != nil && sameResolution(st.Resolution, res):
 			// Applied by an earlier pass whose annotation removal did not happen.
+			c.consumed = append(c.consumed, swapv1.AnnotationResolve)
 		case err != nil:
+			c.consumed = append(c.consumed, swapv1.AnnotationResolve)
 			refuseRequest(r.Recorder, p.log, o, verbs.Resolve, err)
 		default:
-			res.At = ptrTime(p.now)
-			st.Resolution = &res
-			st.Substatus = orders.Substatus(change.To, change.Reason, st.Substatus, nil, false)
-			p.transition(change)
-			st.NextPollAt = nil
-			orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
-			r.Recorder.Eventf(o, nil, "Warning", ReasonOperatorResolved, "Resolve",
-				"resolved to %s by %s: %s", res.Status, res.By, res.Reason)
-			p.log.Info("order resolved by an operator", "to", res.Status, "by", res.By, "why", res.Reason)
+			// Consumed by resolve, the step it plans.
+			c.Resolve, c.resolution, c.resolveTo = true, res, change
 		}
 	}
 	if _, ok := ann[swapv1.AnnotationPoll]; ok {
@@ -95,8 +89,7 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 			refuseRequest(r.Recorder, p.log, o, verbs.Poll, err)
 		} else {
 			// Consumed by settleOperatorControls once a tracking step took it.
-			c.pollNow = true
-			st.NextPollAt = nil
+			c.PollNow = true
 		}
 	}
 	if _, ok := ann[swapv1.AnnotationRedeliver]; ok {
@@ -109,36 +102,36 @@ func (r *SwapOrderReconciler) applyOperatorControls(ctx context.Context, p *orde
 	return c, nil
 }
 
-// stepFor is the step the pass takes: an operator's poll turns waiting into a poll, also for
-// an order whose watch stopped (the operator asks once more).
-func (c *operatorControls) stepFor(next orders.Step) orders.Step {
-	if c.pollNow && next == orders.StepWait {
-		next = orders.StepPoll
-	}
-	c.step = next
-	return next
+// resolve ends the order as the operator asked (allowed when the request was read). Its
+// webhook follows the status write like any transition's.
+func (r *SwapOrderReconciler) resolve(p *orderPass, c *operatorControls) ctrl.Result {
+	o, st := p.order, &p.order.Status
+	res, change := c.resolution, c.resolveTo
+	res.At = ptrTime(p.now)
+	st.Resolution = &res
+	st.Substatus = orders.Substatus(change.To, change.Reason, st.Substatus, nil, false)
+	p.transition(change)
+	st.NextPollAt = nil
+	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
+	c.consumed = append(c.consumed, swapv1.AnnotationResolve)
+	r.Recorder.Eventf(o, nil, "Warning", ReasonOperatorResolved, "Resolve",
+		"resolved to %s by %s: %s", res.Status, res.By, res.Reason)
+	p.log.Info("order resolved by an operator", "to", res.Status, "by", res.By, "why", res.Reason)
+	return ctrl.Result{RequeueAfter: nextStepNow}
 }
 
-// holdPaused reports whether the paused order must not take step now, and keeps the Paused
-// condition in line: True with who/why while paused, gone otherwise. A poll request passes the
-// pause for one tracking step (never the address creation).
-func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c *operatorControls, step orders.Step, why string, now metav1.Time) bool {
-	if !c.paused || st.Status.IsTerminal() {
+// markPaused keeps the Paused condition in line with the pause: True with who and why while
+// a live order is paused, gone otherwise (what a pause holds is orders.Plan's).
+func markPaused(st *swapv1.SwapOrderStatus, gen int64, paused bool, why string, now metav1.Time) {
+	if !paused || st.Status.IsTerminal() {
 		meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
-		return false
+		return
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 		Type: swapv1.ConditionPaused, Status: metav1.ConditionTrue, Reason: "OperatorPaused",
 		Message:            "no provider steps until the " + swapv1.AnnotationPaused + " annotation is removed: " + why,
 		ObservedGeneration: gen, LastTransitionTime: now,
 	})
-	switch step {
-	case orders.StepCreateDeposit:
-		return true
-	case orders.StepPoll, orders.StepForwardHint:
-		return !c.pollNow
-	}
-	return false
 }
 
 // settleOperatorControls closes the pass's operator controls before its status write. A poll
@@ -148,12 +141,12 @@ func holdPaused(st *swapv1.SwapOrderStatus, gen int64, c *operatorControls, step
 // a PauseEnded Event when it ended while paused and a refusal when it was paused after it
 // ended.
 func (r *SwapOrderReconciler) settleOperatorControls(p *orderPass, c *operatorControls) {
-	if c.pollNow && (c.step == orders.StepPoll || c.step == orders.StepForwardHint) && !p.held {
+	if c.PollNow && (p.step == orders.StepPoll || p.step == orders.StepForwardHint) && !p.held {
 		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
 		c.polled = true
 	}
 	o, st := p.order, &p.order.Status
-	if !c.paused || !st.Status.IsTerminal() {
+	if !c.Paused || !st.Status.IsTerminal() {
 		return
 	}
 	c.consumed = append(c.consumed, swapv1.AnnotationPaused)
@@ -254,7 +247,7 @@ func (r *SwapOrderReconciler) consumeOperatorControls(ctx context.Context, p *or
 	if err != nil {
 		return err
 	}
-	r.written.wrote(client.ObjectKeyFromObject(p.order), carried, removed)
+	r.memory.wrote(client.ObjectKeyFromObject(p.order), carried, removed)
 	if c.polled {
 		st := &p.order.Status
 		r.Recorder.Eventf(p.order, nil, "Normal", verbs.ReasonPolled, "Poll", "provider %s asked on request; the order is %s (%s)",

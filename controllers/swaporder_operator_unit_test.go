@@ -68,60 +68,28 @@ func TestResolveRequestRecordsTheRequester(t *testing.T) {
 	}
 }
 
-func TestHoldPaused(t *testing.T) {
+// What a pause holds is orders.Plan's (its table); the Paused condition follows the pause.
+func TestMarkPaused(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
-	paused := operatorControls{paused: true}
-	pausedPoll := operatorControls{paused: true, pollNow: true}
 	tests := []struct {
 		name       string
 		status     swapv1.OrderStatus
-		c          operatorControls
-		step       orders.Step
-		wantHold   bool
+		paused     bool
 		wantPaused bool
 	}{
-		{"not paused polls", swapv1.OrderPending, operatorControls{}, orders.StepPoll, false, false},
-		{"paused holds a poll", swapv1.OrderPending, paused, orders.StepPoll, true, true},
-		{"paused holds address creation", "", paused, orders.StepCreateDeposit, true, true},
-		{"paused holds a hint", swapv1.OrderPending, paused, orders.StepForwardHint, true, true},
-		{"paused still emits webhooks", swapv1.OrderPending, paused, orders.StepEmit, false, true},
-		{"poll request passes a pause once", swapv1.OrderPending, pausedPoll, orders.StepPoll, false, true},
-		{"poll request forwards a pending hint", swapv1.OrderPending, pausedPoll, orders.StepForwardHint, false, true},
-		{"a terminal order is not paused", swapv1.OrderSuccess, paused, orders.StepArchive, false, false},
+		{"not paused", swapv1.OrderPending, false, false},
+		{"paused", swapv1.OrderPending, true, true},
+		{"a new order paused", "", true, true},
+		{"a terminal order is not paused", swapv1.OrderSuccess, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &swapv1.SwapOrderStatus{Status: tt.status}
 			// A condition left from an earlier pause goes when it no longer applies.
 			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: swapv1.ConditionPaused, Status: metav1.ConditionTrue, Reason: "OperatorPaused"})
-			c := tt.c
-			if got := holdPaused(st, 1, &c, tt.step, "alice: incident", now); got != tt.wantHold {
-				t.Errorf("hold = %v, want %v", got, tt.wantHold)
-			}
+			markPaused(st, 1, tt.paused, "alice: incident", now)
 			if got := meta.IsStatusConditionTrue(st.Conditions, swapv1.ConditionPaused); got != tt.wantPaused {
 				t.Errorf("Paused condition = %v, want %v", got, tt.wantPaused)
-			}
-		})
-	}
-}
-
-func TestStepFor(t *testing.T) {
-	tests := []struct {
-		name string
-		c    operatorControls
-		next orders.Step
-		want orders.Step
-	}{
-		{"a poll request polls a waiting order (also one whose watch stopped)", operatorControls{pollNow: true}, orders.StepWait, orders.StepPoll},
-		{"a poll request lets emission go first", operatorControls{pollNow: true}, orders.StepEmit, orders.StepEmit},
-		{"a poll request forwards a pending hint", operatorControls{pollNow: true}, orders.StepForwardHint, orders.StepForwardHint},
-		{"without a request the order waits", operatorControls{}, orders.StepWait, orders.StepWait},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := tt.c
-			if got := c.stepFor(tt.next); got != tt.want || c.step != tt.want {
-				t.Errorf("stepFor(%v) = %v (recorded %v), want %v", tt.next, got, c.step, tt.want)
 			}
 		})
 	}
@@ -133,26 +101,27 @@ func TestSettleOperatorControls(t *testing.T) {
 		name         string
 		status       swapv1.OrderStatus
 		conditions   []metav1.Condition
-		c            operatorControls
+		c            orders.Controls
+		step         orders.Step
 		held         bool
 		wantConsumed []string
 		wantPolled   bool
 		wantEvent    string
 	}{
 		{"a poll taken by a poll step is done", swapv1.OrderPending, nil,
-			operatorControls{pollNow: true, step: orders.StepPoll}, false, []string{swapv1.AnnotationPoll}, true, ""},
+			orders.Controls{PollNow: true}, orders.StepPoll, false, []string{swapv1.AnnotationPoll}, true, ""},
 		{"a poll taken by a hint step is done", swapv1.OrderPending, nil,
-			operatorControls{pollNow: true, step: orders.StepForwardHint}, false, []string{swapv1.AnnotationPoll}, true, ""},
+			orders.Controls{PollNow: true}, orders.StepForwardHint, false, []string{swapv1.AnnotationPoll}, true, ""},
 		{"a poll waits while the pass only emits", swapv1.OrderPending, nil,
-			operatorControls{pollNow: true, step: orders.StepEmit}, false, nil, false, ""},
+			orders.Controls{PollNow: true}, orders.StepEmit, false, nil, false, ""},
 		{"a poll held back for capacity asked nothing", swapv1.OrderPending, nil,
-			operatorControls{pollNow: true, step: orders.StepPoll}, true, nil, false, ""},
+			orders.Controls{PollNow: true}, orders.StepPoll, true, nil, false, ""},
 		{"a live paused order stays paused", swapv1.OrderPending, pausedCondition,
-			operatorControls{paused: true, step: orders.StepWait}, false, nil, false, ""},
+			orders.Controls{Paused: true}, orders.StepWait, false, nil, false, ""},
 		{"an order that ended while paused is paused no more", swapv1.OrderSuccess, pausedCondition,
-			operatorControls{paused: true, step: orders.StepPoll}, false, []string{swapv1.AnnotationPaused}, false, "Normal PauseEnded"},
+			orders.Controls{Paused: true}, orders.StepPoll, false, []string{swapv1.AnnotationPaused}, false, "Normal PauseEnded"},
 		{"a pause of a finished order is refused", swapv1.OrderRefunded, nil,
-			operatorControls{paused: true, step: orders.StepWait}, false, []string{swapv1.AnnotationPaused}, false, "Warning PauseRejected"},
+			orders.Controls{Paused: true}, orders.StepWait, false, []string{swapv1.AnnotationPaused}, false, "Warning PauseRejected"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,8 +130,8 @@ func TestSettleOperatorControls(t *testing.T) {
 			o := &swapv1.SwapOrder{}
 			o.Spec.OrderID = "ord_x"
 			o.Status.Status, o.Status.Conditions = tt.status, slices.Clone(tt.conditions)
-			p := &orderPass{order: o, orig: *o.Status.DeepCopy(), held: tt.held}
-			c := tt.c
+			p := &orderPass{order: o, orig: *o.Status.DeepCopy(), step: tt.step, held: tt.held}
+			c := operatorControls{Controls: tt.c}
 			r.settleOperatorControls(p, &c)
 			if !slices.Equal(c.consumed, tt.wantConsumed) || c.polled != tt.wantPolled {
 				t.Errorf("consumed %v polled %v, want %v %v", c.consumed, c.polled, tt.wantConsumed, tt.wantPolled)

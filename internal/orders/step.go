@@ -26,6 +26,8 @@ const (
 	StepPoll
 	// StepWait does nothing until the next poll is due.
 	StepWait
+	// StepResolve ends the order as an operator asked (see Plan).
+	StepResolve
 )
 
 func (s Step) String() string {
@@ -42,6 +44,8 @@ func (s Step) String() string {
 		return "Poll"
 	case StepWait:
 		return "Wait"
+	case StepResolve:
+		return "Resolve"
 	}
 	return "Step(?)"
 }
@@ -53,7 +57,7 @@ func (s Step) String() string {
 func NextStep(o *swapv1.SwapOrder, now time.Time) Step {
 	st := &o.Status
 	switch {
-	case st.Status == "":
+	case NeedsAddress(o):
 		return StepCreateDeposit
 	case st.LastSeq > st.NotifiedSeq && due(st.EmitRetryAt, now):
 		return StepEmit

@@ -9,15 +9,20 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-func TestNextStep(t *testing.T) {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	later := &metav1.Time{Time: now.Add(5 * time.Second)}
-	earlier := &metav1.Time{Time: now.Add(-time.Second)}
-	hint := &swapv1.DepositHint{TxHash: "0xabc"}
+// The moment step and plan tests decide at, and times around it.
+var (
+	now     = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	later   = &metav1.Time{Time: now.Add(5 * time.Second)}
+	earlier = &metav1.Time{Time: now.Add(-time.Second)}
+	hint    = &swapv1.DepositHint{TxHash: "0xabc"}
+)
 
-	order := func(st swapv1.SwapOrderStatus, h *swapv1.DepositHint) *swapv1.SwapOrder {
-		return &swapv1.SwapOrder{Spec: swapv1.SwapOrderSpec{DepositHint: h}, Status: st}
-	}
+// order is an order with status st and deposit hint h.
+func order(st swapv1.SwapOrderStatus, h *swapv1.DepositHint) *swapv1.SwapOrder {
+	return &swapv1.SwapOrder{Spec: swapv1.SwapOrderSpec{DepositHint: h}, Status: st}
+}
+
+func TestNextStep(t *testing.T) {
 	tests := []struct {
 		name string
 		o    *swapv1.SwapOrder

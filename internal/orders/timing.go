@@ -33,23 +33,6 @@ func NextPollAt(now time.Time, interval time.Duration, expiresAt *time.Time) tim
 	return next
 }
 
-// Backoff is the delay before retry number attempt (1 for the first retry): base doubling
-// per attempt, capped, then jittered by ±20 % with unit (a random number in [0, 1)) so
-// orders that failed together do not retry together. The first retries stay short so the
-// frontend, which waits a bounded time for the deposit address, still sees the order succeed
-// after a transient failure.
-func Backoff(attempt int32, base, cap time.Duration, unit float64) time.Duration {
-	if attempt < 1 {
-		attempt = 1
-	}
-	d := base
-	for i := int32(1); i < attempt && d < cap; i++ {
-		d *= 2
-	}
-	d = min(d, cap)
-	return time.Duration(float64(d) * (0.8 + 0.4*unit))
-}
-
 // PersistFailures reports whether the n-th consecutive failure of an order is written to its
 // status: the first one and the one reaching threshold (the crossings a reader acts on), never
 // every call, so a failing provider costs no etcd write per poll.

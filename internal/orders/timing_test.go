@@ -66,25 +66,6 @@ func TestNextPollAt(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	s := time.Second
-	tests := []struct {
-		attempt int32
-		unit    float64
-		want    time.Duration
-	}{
-		{0, 0.5, 1 * s}, {1, 0.5, 1 * s}, {2, 0.5, 2 * s}, {3, 0.5, 4 * s}, {4, 0.5, 8 * s}, {6, 0.5, 32 * s}, {7, 0.5, 60 * s}, {40, 0.5, 60 * s},
-		// ±20 % jitter around the doubling, also at the cap.
-		{3, 0, 3200 * time.Millisecond}, {3, 0.75, 4400 * time.Millisecond}, {40, 0, 48 * s},
-	}
-	for _, tt := range tests {
-		got := Backoff(tt.attempt, s, time.Minute, tt.unit)
-		if d := got - tt.want; d < -time.Microsecond || d > time.Microsecond {
-			t.Errorf("Backoff(%d, %v) = %v, want %v", tt.attempt, tt.unit, got, tt.want)
-		}
-	}
-}
-
 func TestPersistFailures(t *testing.T) {
 	var written []int32
 	for n := int32(1); n <= 40; n++ {

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sony/gobreaker/v2"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/swaprouter/swaprouter/internal/parking"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
 // Defaults of EndpointOptions.
@@ -34,16 +34,18 @@ const (
 // EndpointOptions configures Endpoints; zero fields take the defaults above.
 type EndpointOptions struct {
 	MaxInFlight      int
-	FailureThreshold uint32
+	FailureThreshold int
 	OpenFor          time.Duration
 	RetryWait        time.Duration
+	// Now is the clock of the circuits; time.Now when nil.
+	Now func() time.Time
 }
 
 func (o EndpointOptions) withDefaults() EndpointOptions {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
-	if o.FailureThreshold == 0 {
+	if o.FailureThreshold <= 0 {
 		o.FailureThreshold = DefaultFailureThreshold
 	}
 	if o.OpenFor <= 0 {
@@ -51,6 +53,9 @@ func (o EndpointOptions) withDefaults() EndpointOptions {
 	}
 	if o.RetryWait <= 0 {
 		o.RetryWait = DefaultRetryWait
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }
@@ -82,16 +87,18 @@ func (a Admission) Done(res Result) {
 }
 
 // Endpoints isolates partners' webhook endpoints from each other: each partner has its own
-// cap on attempts in flight and its own circuit breaker (sony/gobreaker), so one partner's
-// slow or dead endpoint costs the shared workers at most MaxInFlight attempts at a time, and
-// nothing at all while its circuit is open. State is per process and in memory: a restarted
-// manager starts every circuit closed.
+// bulkhead of attempts in flight and its own circuit breaker (internal/resilience), so one
+// partner's slow or dead endpoint costs the shared workers at most MaxInFlight attempts at a
+// time, and nothing at all while its circuit is open. State is per process and in memory: a
+// restarted manager starts every circuit closed.
 type Endpoints struct {
-	opts EndpointOptions
-	rand func() float64
+	opts   EndpointOptions
+	policy resilience.Policy
+	rand   func() float64
 
 	mu        sync.Mutex
 	byPartner map[PartnerKey]*endpoint
+	inFlight  *resilience.Bulkhead[PartnerKey]
 	// waiting holds the deliveries put back while their partner was saturated, oldest first
 	// per partner: each freed slot wakes the oldest at once instead of leaving it to its
 	// RetryWait. Parked and woken with e.mu held, so no freed slot is missed.
@@ -102,17 +109,18 @@ type Endpoints struct {
 type PartnerKey struct{ Namespace, Name string }
 
 type endpoint struct {
-	url      string
-	inFlight int
-	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}]
-	// openUntil is when the open circuit lets one probe through (set when it opens).
-	openUntil time.Time
+	url     string
+	circuit resilience.State
 }
 
 // NewEndpoints returns an empty gate.
 func NewEndpoints(opts EndpointOptions) *Endpoints {
-	return &Endpoints{opts: opts.withDefaults(), rand: rand.Float64, byPartner: map[PartnerKey]*endpoint{},
-		waiting: parking.New[PartnerKey](freedBuffer)}
+	opts = opts.withDefaults()
+	return &Endpoints{opts: opts, rand: rand.Float64, byPartner: map[PartnerKey]*endpoint{},
+		// Half-open: one probe decides; a circuit stays open OpenFor each time.
+		policy:   resilience.Policy{Threshold: opts.FailureThreshold, Cooldown: opts.OpenFor, MaxCooldown: opts.OpenFor},
+		inFlight: resilience.NewBulkhead[PartnerKey](opts.MaxInFlight),
+		waiting:  parking.New[PartnerKey](freedBuffer)}
 }
 
 // Freed delivers the delivery to retry whenever a saturated partner's slot frees; the
@@ -125,35 +133,36 @@ func (e *Endpoints) Freed() <-chan parking.Wake { return e.waiting.Woken() }
 func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.NamespacedName) Admission {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	now := e.opts.Now()
 	ep := e.byPartner[partner]
-	if ep == nil {
-		ep = &endpoint{}
-		e.byPartner[partner] = ep
+	if ep == nil || ep.url != url {
+		ep = e.resetCircuit(partner, url)
 	}
-	if ep.breaker == nil || ep.url != url {
-		e.resetCircuit(partner, ep, url)
-	}
-	if ep.inFlight >= e.opts.MaxInFlight {
+	release, ok := e.inFlight.TryAcquire(partner)
+	if !ok {
 		e.waiting.Park(partner, delivery)
-		return e.deferral(partner, VerdictSaturated, ep)
+		return e.deferral(partner, VerdictSaturated, ep, now)
 	}
-	report, err := ep.breaker.Allow()
-	if err != nil {
+	allowed, next := resilience.Allow(ep.circuit, now)
+	e.setCircuit(partner, ep, next)
+	if !allowed {
+		release()
 		v := VerdictProbing
-		if errors.Is(err, gobreaker.ErrOpenState) {
+		if next.Phase == resilience.Open {
 			v = VerdictOpen
 		}
-		return e.deferral(partner, v, ep)
+		return e.deferral(partner, v, ep, now)
 	}
-	ep.inFlight++
 	e.waiting.Remove(delivery)
 	inFlight.WithLabelValues(partner.Namespace, partner.Name).Inc()
 	var once sync.Once
 	return Admission{Verdict: VerdictSend, done: func(res Result) {
 		once.Do(func() {
 			e.mu.Lock()
-			report(BreakerOutcome(res))
-			ep.inFlight--
+			if e.byPartner[partner] == ep { // else the partner's url changed since
+				e.setCircuit(partner, ep, resilience.Record(ep.circuit, AttemptOutcome(res), 0, e.opts.Now(), e.policy, 0))
+			}
+			release()
 			e.waiting.Wake(partner) // a full buffer leaves it to the waiter's RetryWait
 			e.mu.Unlock()
 			inFlight.WithLabelValues(partner.Namespace, partner.Name).Dec()
@@ -161,56 +170,53 @@ func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.Namespa
 	}}
 }
 
-func (e *Endpoints) deferral(partner PartnerKey, v Verdict, ep *endpoint) Admission {
+func (e *Endpoints) deferral(partner PartnerKey, v Verdict, ep *endpoint, now time.Time) Admission {
 	deferred.WithLabelValues(partner.Namespace, partner.Name, string(v)).Inc()
-	return Admission{Verdict: v, Wait: RetryWait(v, ep.openUntil, time.Now(), e.opts.RetryWait, e.rand())}
+	return Admission{Verdict: v, Wait: RetryWait(v, ep.circuit.RetryAt, now, e.opts.RetryWait, e.rand())}
 }
 
-// resetCircuit gives ep a closed circuit for url; called with e.mu held. Attempts still in
-// flight to the old url keep their slots and report to the old breaker, which is ignored.
-func (e *Endpoints) resetCircuit(partner PartnerKey, ep *endpoint, url string) {
-	var cb *gobreaker.TwoStepCircuitBreaker[struct{}]
-	cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        partner.Namespace + "/" + partner.Name,
-		MaxRequests: 1, // half-open: one probe decides
-		Timeout:     e.opts.OpenFor,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= e.opts.FailureThreshold },
-		// Shutdown cuts attempts short: the receiver did nothing wrong.
-		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) },
-		// Runs inside Allow or a report, both called with e.mu held, so ep is safe to write.
-		OnStateChange: func(_ string, _, to gobreaker.State) {
-			if ep.breaker != cb {
-				return
-			}
-			circuitState.WithLabelValues(partner.Namespace, partner.Name).Set(float64(to))
-			if to == gobreaker.StateOpen {
-				ep.openUntil = time.Now().Add(e.opts.OpenFor)
-			}
-		},
-	})
-	ep.url, ep.breaker, ep.openUntil = url, cb, time.Time{}
-	circuitState.WithLabelValues(partner.Namespace, partner.Name).Set(float64(gobreaker.StateClosed))
+// resetCircuit gives partner a closed circuit for url; called with e.mu held. Attempts still
+// in flight to the old url keep their slots, and their results are ignored.
+func (e *Endpoints) resetCircuit(partner PartnerKey, url string) *endpoint {
+	fresh := &endpoint{url: url}
+	e.byPartner[partner] = fresh
+	e.setCircuit(partner, fresh, resilience.State{})
+	return fresh
 }
 
-// BreakerOutcome is the error the circuit breaker records for an attempt's result: nil for
-// an endpoint that answered like a live one (2xx, and 4xx other than 408/429: the endpoint
-// works, the request is what it refuses), errAttemptFailed for one that did not (no answer,
-// timeout, 408, 429, 5xx), and context.Canceled, which the breaker ignores, for an attempt cut
-// short by shutdown.
-func BreakerOutcome(res Result) error {
+// setCircuit records ep's circuit and shows its phase; called with e.mu held.
+func (e *Endpoints) setCircuit(partner PartnerKey, ep *endpoint, s resilience.State) {
+	ep.circuit = s
+	circuitState.WithLabelValues(partner.Namespace, partner.Name).Set(circuitValue(s.Phase))
+}
+
+// circuitValue is the swaprouter_webhook_circuit_state of a phase.
+func circuitValue(p resilience.Phase) float64 {
+	switch p {
+	case resilience.HalfOpen:
+		return 1
+	case resilience.Open:
+		return 2
+	}
+	return 0
+}
+
+// AttemptOutcome is what an attempt's result says about the endpoint: it succeeded when it
+// answered like a live one (2xx, and 4xx other than 408/429: the endpoint works, the request
+// is what it refuses), failed when it did not (no answer, timeout, 408, 429, 5xx), and says
+// nothing when the attempt was cut short by shutdown.
+func AttemptOutcome(res Result) resilience.Outcome {
 	switch {
 	case res.Err != nil && errors.Is(res.Err, context.Canceled):
-		return context.Canceled
+		return resilience.Abandoned
 	case res.Err != nil, res.Code == 0:
-		return errAttemptFailed
+		return resilience.Failed
 	case res.Code == http.StatusRequestTimeout, res.Code == http.StatusTooManyRequests, res.Code >= 500:
-		return errAttemptFailed
+		return resilience.Failed
 	default:
-		return nil
+		return resilience.Succeeded
 	}
 }
-
-var errAttemptFailed = errors.New("webhook attempt failed")
 
 // RetryWait is how long a deferred attempt waits before asking again: until an open
 // circuit's probe is due, else the short retry wait. A random share of retry (rnd in [0, 1))

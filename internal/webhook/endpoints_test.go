@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"testing"
@@ -10,36 +9,44 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
-func TestBreakerOutcome(t *testing.T) {
+func TestAttemptOutcome(t *testing.T) {
 	timeout := &net.OpError{Op: "dial", Err: context.DeadlineExceeded}
 	tests := []struct {
 		name string
 		res  Result
-		want error
+		want resilience.Outcome
 	}{
-		{"2xx is a live endpoint", Result{Code: 204}, nil},
-		{"400 is a live endpoint refusing the request", Result{Code: 400}, nil},
-		{"410 is a live endpoint", Result{Code: 410}, nil},
-		{"3xx is a live endpoint", Result{Code: 307}, nil},
-		{"408 fails", Result{Code: 408}, errAttemptFailed},
-		{"429 fails", Result{Code: 429}, errAttemptFailed},
-		{"500 fails", Result{Code: 500}, errAttemptFailed},
-		{"503 fails", Result{Code: 503}, errAttemptFailed},
-		{"no answer fails", Result{Err: timeout}, errAttemptFailed},
-		{"the attempt's own deadline fails", Result{Err: fmt.Errorf("post: %w", context.DeadlineExceeded)}, errAttemptFailed},
-		{"no code and no error fails", Result{}, errAttemptFailed},
-		{"shutdown is not the endpoint's fault", Result{Err: fmt.Errorf("post: %w", context.Canceled)}, context.Canceled},
+		{"2xx is a live endpoint", Result{Code: 204}, resilience.Succeeded},
+		{"400 is a live endpoint refusing the request", Result{Code: 400}, resilience.Succeeded},
+		{"410 is a live endpoint", Result{Code: 410}, resilience.Succeeded},
+		{"3xx is a live endpoint", Result{Code: 307}, resilience.Succeeded},
+		{"408 fails", Result{Code: 408}, resilience.Failed},
+		{"429 fails", Result{Code: 429}, resilience.Failed},
+		{"500 fails", Result{Code: 500}, resilience.Failed},
+		{"503 fails", Result{Code: 503}, resilience.Failed},
+		{"no answer fails", Result{Err: timeout}, resilience.Failed},
+		{"the attempt's own deadline fails", Result{Err: fmt.Errorf("post: %w", context.DeadlineExceeded)}, resilience.Failed},
+		{"no code and no error fails", Result{}, resilience.Failed},
+		{"shutdown is not the endpoint's fault", Result{Err: fmt.Errorf("post: %w", context.Canceled)}, resilience.Abandoned},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := BreakerOutcome(tt.res); !errors.Is(got, tt.want) || (got == nil) != (tt.want == nil) {
-				t.Fatalf("BreakerOutcome(%+v) = %v, want %v", tt.res, got, tt.want)
+			if got := AttemptOutcome(tt.res); got != tt.want {
+				t.Fatalf("AttemptOutcome(%+v) = %v, want %v", tt.res, got, tt.want)
 			}
 		})
 	}
 }
+
+// clock is a hand-driven clock for the circuits.
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time          { return c.now }
+func (c *clock) advance(d time.Duration) { c.now = c.now.Add(d) }
 
 func TestRetryWait(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -101,8 +108,9 @@ func TestEndpointsCapPerPartner(t *testing.T) {
 }
 
 func TestEndpointsCircuit(t *testing.T) {
-	const openFor = 50 * time.Millisecond
-	e := NewEndpoints(EndpointOptions{MaxInFlight: 10, FailureThreshold: 3, OpenFor: openFor})
+	const openFor = 30 * time.Second
+	c := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	e := NewEndpoints(EndpointOptions{MaxInFlight: 10, FailureThreshold: 3, OpenFor: openFor, Now: c.Now})
 	p := PartnerKey{"ns", "dead"}
 	fail := func() {
 		t.Helper()
@@ -129,23 +137,26 @@ func TestEndpointsCircuit(t *testing.T) {
 		t.Fatalf("another partner is unaffected: %s", got.Verdict)
 	}
 
-	// After openFor, exactly one probe goes through; the others wait for its answer.
-	var probe Admission
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if probe = e.Admit(p, "http://dead", delivery("x")); probe.Verdict == VerdictSend {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no probe admitted: %+v", probe)
-		}
-		time.Sleep(probe.Wait)
+	// Until openFor has passed nothing goes; then exactly one probe goes through, and the
+	// others wait for its answer.
+	c.advance(openFor - time.Millisecond)
+	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictOpen || got.Wait < time.Millisecond {
+		t.Fatalf("just before the probe is due: %+v", got)
+	}
+	c.advance(time.Millisecond)
+	probe := e.Admit(p, "http://dead", delivery("x"))
+	if probe.Verdict != VerdictSend {
+		t.Fatalf("no probe admitted once due: %+v", probe)
+	}
+	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "dead")); got != 1 {
+		t.Fatalf("circuit gauge = %v, want 1 (half-open)", got)
 	}
 	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictProbing {
 		t.Fatalf("second attempt while probing: %s", got.Verdict)
 	}
 	probe.Done(Result{Code: 503})
-	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictOpen {
-		t.Fatalf("a failed probe reopens: %s", got.Verdict)
+	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictOpen || got.Wait < openFor {
+		t.Fatalf("a failed probe reopens for openFor: %+v", got)
 	}
 
 	// A new URL is a fresh, closed circuit.
@@ -159,20 +170,33 @@ func TestEndpointsCircuit(t *testing.T) {
 	}
 }
 
+// An attempt to the url a partner replaced says nothing about the new one.
+func TestEndpointsIgnoreTheOldURLsAttempts(t *testing.T) {
+	e := NewEndpoints(EndpointOptions{FailureThreshold: 1})
+	p := PartnerKey{"ns", "moved"}
+	old := e.Admit(p, "http://old", delivery("x"))
+	if got := e.Admit(p, "http://new", delivery("y")); got.Verdict != VerdictSend {
+		t.Fatalf("new url: %s", got.Verdict)
+	}
+	old.Done(Result{Code: 503})
+	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "moved")); got != 0 {
+		t.Fatalf("circuit gauge = %v after the old url failed, want 0 (the new url's closed circuit)", got)
+	}
+	if got := e.Admit(p, "http://new", delivery("z")); got.Verdict != VerdictSend {
+		t.Fatalf("the old url's failure opened the new url's circuit: %s", got.Verdict)
+	}
+}
+
 func TestEndpointsProbeSuccessCloses(t *testing.T) {
-	e := NewEndpoints(EndpointOptions{FailureThreshold: 1, OpenFor: time.Millisecond})
+	c := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	e := NewEndpoints(EndpointOptions{FailureThreshold: 1, Now: c.Now})
 	p := PartnerKey{"ns", "flaky"}
 	a := e.Admit(p, "http://flaky", delivery("x"))
 	a.Done(Result{Code: 502})
-	var probe Admission
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if probe = e.Admit(p, "http://flaky", delivery("x")); probe.Verdict == VerdictSend {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no probe admitted: %+v", probe)
-		}
-		time.Sleep(probe.Wait)
+	c.advance(DefaultOpenFor)
+	probe := e.Admit(p, "http://flaky", delivery("x"))
+	if probe.Verdict != VerdictSend {
+		t.Fatalf("no probe admitted after the open period: %+v", probe)
 	}
 	probe.Done(Result{Code: 204})
 	for i := 0; i < DefaultMaxInFlight; i++ {

@@ -12,6 +12,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
 var (
@@ -30,7 +31,7 @@ func init() { ctrlmetrics.Registry.MustRegister(breakerOpen, heldBack) }
 // Tracker holds the breaker of every provider of one process. Safe for concurrent use.
 type Tracker struct {
 	// Policy tunes every breaker; DefaultPolicy when zero.
-	Policy Policy
+	Policy resilience.Policy
 	// Now and Rand default to time.Now and rand.Float64.
 	Now  func() time.Time
 	Rand func() float64
@@ -104,7 +105,7 @@ func (t *Tracker) allow(id swapv1.ProviderID) (ok bool, retryIn time.Duration, c
 }
 
 // record feeds the outcome of a call to id.
-func (t *Tracker) record(id swapv1.ProviderID, outcome Outcome, pe *provider.Error) {
+func (t *Tracker) record(id swapv1.ProviderID, outcome resilience.Outcome, pe *provider.Error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.init()
@@ -113,7 +114,7 @@ func (t *Tracker) record(id swapv1.ProviderID, outcome Outcome, pe *provider.Err
 	t.states[id] = next
 	if Judge(prev) != Judge(next) {
 		open := 0.0
-		if next.Phase != Closed {
+		if next.Phase != resilience.Closed {
 			open = 1
 		}
 		breakerOpen.WithLabelValues(string(id)).Set(open)
@@ -124,7 +125,7 @@ func (t *Tracker) record(id swapv1.ProviderID, outcome Outcome, pe *provider.Err
 	}
 }
 
-func (t *Tracker) policy() Policy {
+func (t *Tracker) policy() resilience.Policy {
 	if t.Policy.Threshold <= 0 {
 		return DefaultPolicy
 	}

@@ -1,9 +1,9 @@
-package slots
+package resilience
 
 import "testing"
 
-func TestPoolCapsEachKeyOnItsOwn(t *testing.T) {
-	p := New[string](2)
+func TestBulkheadCapsEachKeyOnItsOwn(t *testing.T) {
+	p := NewBulkhead[string](2)
 	r1, ok1 := p.TryAcquire("a")
 	_, ok2 := p.TryAcquire("a")
 	_, ok3 := p.TryAcquire("a")
@@ -26,8 +26,8 @@ func TestPoolCapsEachKeyOnItsOwn(t *testing.T) {
 	}
 }
 
-func TestNewHasAtLeastOneSlot(t *testing.T) {
-	if got := New[int](0).Size(); got != 1 {
+func TestBulkheadHasAtLeastOneSlot(t *testing.T) {
+	if got := NewBulkhead[int](0).Size(); got != 1 {
 		t.Fatalf("Size = %d, want 1", got)
 	}
 }

@@ -1,0 +1,62 @@
+package orders
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+)
+
+func TestPlan(t *testing.T) {
+	fresh := order(swapv1.SwapOrderStatus{}, nil)
+	pollDue := order(swapv1.SwapOrderStatus{Status: processing, LastSeq: 2, NotifiedSeq: 2, NextPollAt: earlier}, nil)
+	waiting := order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1, NextPollAt: later}, nil)
+	hinted := order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1, NextPollAt: later}, hint)
+	unnotified := order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 2, NotifiedSeq: 1, NextPollAt: earlier}, nil)
+	terminal := order(swapv1.SwapOrderStatus{Status: failed, LastSeq: 1, NotifiedSeq: 1}, nil)
+	stopped := order(swapv1.SwapOrderStatus{Status: unknown, LastSeq: 1, NotifiedSeq: 1}, nil)
+	meta.SetStatusCondition(&stopped.Status.Conditions, metav1.Condition{Type: swapv1.ConditionStalled,
+		Status: metav1.ConditionTrue, Reason: ReasonWatchStopped})
+
+	slot := Capacity{CreateSlot: true}
+	tests := []struct {
+		name     string
+		o        *swapv1.SwapOrder
+		controls Controls
+		capacity Capacity
+		want     Decision
+	}{
+		{"new order with a creation slot", fresh, Controls{}, slot, Decision{Step: StepCreateDeposit}},
+		{"new order, creation share in use", fresh, Controls{}, Capacity{}, Decision{Step: StepCreateDeposit, Hold: HoldCreatesSaturated}},
+		{"tracked order: no creation slot needed", pollDue, Controls{}, Capacity{}, Decision{Step: StepPoll}},
+		{"waiting", waiting, Controls{}, Capacity{}, Decision{Step: StepWait}},
+
+		{"paused new order: no address", fresh, Controls{Paused: true}, slot, Decision{Step: StepCreateDeposit, Hold: HoldPaused}},
+		{"paused before the creation share is checked", fresh, Controls{Paused: true}, Capacity{}, Decision{Step: StepCreateDeposit, Hold: HoldPaused}},
+		{"paused: no poll", pollDue, Controls{Paused: true}, Capacity{}, Decision{Step: StepPoll, Hold: HoldPaused}},
+		{"paused: no hint forwarded", hinted, Controls{Paused: true}, Capacity{}, Decision{Step: StepForwardHint, Hold: HoldPaused}},
+		{"paused: webhooks still emitted", unnotified, Controls{Paused: true}, Capacity{}, Decision{Step: StepEmit}},
+		{"paused: a terminal order is archived", terminal, Controls{Paused: true}, Capacity{}, Decision{Step: StepArchive}},
+		{"paused and waiting", waiting, Controls{Paused: true}, Capacity{}, Decision{Step: StepWait}},
+
+		{"poll now: a waiting order polls", waiting, Controls{PollNow: true}, Capacity{}, Decision{Step: StepPoll}},
+		{"poll now: a stopped watch polls once more", stopped, Controls{PollNow: true}, Capacity{}, Decision{Step: StepPoll}},
+		{"poll now passes a pause", waiting, Controls{Paused: true, PollNow: true}, Capacity{}, Decision{Step: StepPoll}},
+		{"poll now passes a pause for a hint", hinted, Controls{Paused: true, PollNow: true}, Capacity{}, Decision{Step: StepForwardHint}},
+		{"poll now never passes a pause for the address", fresh, Controls{Paused: true, PollNow: true}, slot, Decision{Step: StepCreateDeposit, Hold: HoldPaused}},
+		{"poll now waits behind emission", unnotified, Controls{PollNow: true}, Capacity{}, Decision{Step: StepEmit}},
+
+		{"resolve comes first", unnotified, Controls{Resolve: true}, Capacity{}, Decision{Step: StepResolve}},
+		{"resolve passes a pause", pollDue, Controls{Resolve: true, Paused: true, PollNow: true}, Capacity{}, Decision{Step: StepResolve}},
+		{"resolve of a new order needs no creation slot", fresh, Controls{Resolve: true}, Capacity{}, Decision{Step: StepResolve}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Plan(tt.o, tt.controls, tt.capacity, now); got != tt.want {
+				t.Errorf("Plan = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
