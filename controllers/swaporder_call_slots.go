@@ -16,8 +16,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
-// callSlots are the order reconciler's worker shares (design.md "Provider calls that cannot
-// starve each other"). No worker ever waits for a slot: an order that finds none is parked
+// callSlots are the order reconciler's worker shares, so calls to one provider cannot starve
+// the others. No worker ever waits for a slot: an order that finds none is parked
 // (waiting) and woken when a slot of what it waits for is released.
 //
 //   - providerSlots: concurrent calls per provider, below the worker count, so a provider that
@@ -140,8 +140,8 @@ const (
 // Shortest waits of a held-back order. A parked order (call slots or creation share in use)
 // is woken by a released slot; its timer is only the safety net for a wake-up that was
 // never sent (wakeBuffer full). Timers that were the only way back spun the waiting orders
-// through the queue (scenario 10: ~190 passes/s at 200 ms, ~57,000 passes at 1 s, the
-// healthy provider's quote p99 up by half), so the net is the shortest poll interval: a
+// through the queue (with one provider hanging: ~190 passes/s at 200 ms, ~57,000 passes at
+// 1 s, the healthy provider's quote p99 up by half), so the net is the shortest poll interval: a
 // missed wake-up delays an order by no more than one poll would. A used-up budget is not
 // parked and waits for its refill (Retry-After), at least heldRetryBase.
 const (

@@ -568,7 +568,7 @@ func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry,
 // ProviderIssueAfter its conditions say why. Nothing about the order is counted in its
 // status, so an outage costs no write per call, and a shorter one none at all: its
 // RoutingProvider says it, where one condition write per order on the way in and out cost
-// every provider's orders and quotes kube-apiserver CPU (scenario 10).
+// every provider's orders and quotes kube-apiserver CPU.
 func (r *SwapOrderReconciler) providerDown(p *orderPass, pe *provider.Error, base, cap time.Duration) time.Duration {
 	n, since := r.memory.failed(client.ObjectKeyFromObject(p.order), p.now)
 	if r.Health != nil {
