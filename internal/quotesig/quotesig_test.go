@@ -35,7 +35,9 @@ func TestMessageIsWhatTheSDKHashes(t *testing.T) {
 	}
 }
 
-func testKey() ed25519.PrivateKey { return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize)) }
+func testKey() ed25519.PrivateKey {
+	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+}
 
 // signed returns the response in testdata/name signed with testKey.
 func signed(t *testing.T, name string) map[string]any {
