@@ -71,7 +71,9 @@ func TestRouteAQuotesAreSigned(t *testing.T) {
 
 	sim.SetFault(swapv1.ProviderRouteA, simulator.CallQuote, simulator.Fault{BadSignature: true})
 	code, raw := postQuote(t, base, routeAQuote(false, nil))
-	var forged struct{ Quote struct{ DepositAddress string } }
+	var forged struct {
+		Quote struct{ DepositAddress string }
+	}
 	_ = json.Unmarshal(raw, &forged)
 	if code != 200 || forged.Quote.DepositAddress == "" {
 		t.Fatalf("under BadSignature: %d %s; want an otherwise intact quote", code, raw)
