@@ -113,10 +113,20 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	if o.QuoteSigningKey == nil {
-		seed := sha256.Sum256([]byte("provider simulator quote signing key " + strconv.FormatUint(o.Seed, 10)))
-		o.QuoteSigningKey = ed25519.NewKeyFromSeed(seed[:])
+		o.QuoteSigningKey = seedSigningKey(o.Seed)
 	}
 	return o
+}
+
+func seedSigningKey(seed uint64) ed25519.PrivateKey {
+	h := sha256.Sum256([]byte("provider simulator quote signing key " + strconv.FormatUint(seed, 10)))
+	return ed25519.NewKeyFromSeed(h[:])
+}
+
+// SeedQuoteSigningKey is the public key route_A's quotes verify with, "ed25519:<base58>",
+// for a simulator started with seed and no QuoteSigningKey (provider-sim --seed).
+func SeedQuoteSigningKey(seed uint64) string {
+	return quotesig.FormatPublicKey(seedSigningKey(seed).Public().(ed25519.PublicKey))
 }
 
 // Simulator is both simulated providers and their chains.
