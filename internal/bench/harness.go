@@ -263,7 +263,7 @@ func (h *harness) start(ctx context.Context) error {
 			token = routeAToken
 		}
 		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second,
-			QuoteSigningKey: env.Simulator.QuoteSigningKey()})
+			QuoteSigningKey: env.Simulator.QuotePublicKey()})
 		if err != nil {
 			return err
 		}

@@ -149,7 +149,7 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	}
 	env.SimulatorURL = "http://" + simAddr
 	fmt.Fprintf(o.Out, "Provider simulator on %s (route_A: oneclick, route_B: channel).\n", env.SimulatorURL)
-	fmt.Fprintf(o.Out, "route_A signs its quotes with %s (the route-a RoutingProvider's spec.quoteSigningKey).\n", env.Simulator.QuoteSigningKey())
+	fmt.Fprintf(o.Out, "route_A signs its quotes with %s (the route-a RoutingProvider's spec.quoteSigningKey).\n", env.Simulator.QuotePublicKey())
 
 	if err = env.applyProviders(ctx, o); err != nil {
 		return env, err
@@ -226,7 +226,7 @@ func (e *Env) applyProviders(ctx context.Context, o EnvOptions) error {
 				Enabled:              true,
 			}
 			if p.protocol == swapv1.ProtocolOneClick {
-				rp.Spec.QuoteSigningKey = e.Simulator.QuoteSigningKey()
+				rp.Spec.QuoteSigningKey = e.Simulator.QuotePublicKey()
 			}
 			if p.id == swapv1.ProviderRouteA && o.Simulator.RouteAToken != "" {
 				rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: routeACredentials, Key: "token"}

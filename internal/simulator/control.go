@@ -75,7 +75,7 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 		wire.JSON(w, http.StatusOK, s.Stats())
 	})
 	mux.HandleFunc("GET /control/quote-signing-key", func(w http.ResponseWriter, _ *http.Request) {
-		wire.JSON(w, http.StatusOK, map[string]string{"publicKey": s.QuoteSigningKey()})
+		wire.JSON(w, http.StatusOK, map[string]string{"publicKey": s.QuotePublicKey()})
 	})
 	mux.HandleFunc("GET /control/faults", func(w http.ResponseWriter, _ *http.Request) {
 		out := []faultEntry{}

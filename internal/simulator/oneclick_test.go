@@ -48,8 +48,8 @@ func postQuote(t *testing.T, base string, body map[string]any) (int, []byte) {
 func TestRouteAQuotesAreSigned(t *testing.T) {
 	sim, base := simtest.Start(t, simtest.FastOptions())
 	var served struct{ PublicKey string }
-	if code := do(t, "GET", base+"/control/quote-signing-key", nil, &served); code != 200 || served.PublicKey != sim.QuoteSigningKey() {
-		t.Fatalf("GET /control/quote-signing-key: %d %+v, want %s", code, served, sim.QuoteSigningKey())
+	if code := do(t, "GET", base+"/control/quote-signing-key", nil, &served); code != 200 || served.PublicKey != sim.QuotePublicKey() {
+		t.Fatalf("GET /control/quote-signing-key: %d %+v, want %s", code, served, sim.QuotePublicKey())
 	}
 	key, err := quotesig.ParsePublicKey(served.PublicKey)
 	if err != nil {

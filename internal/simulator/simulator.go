@@ -123,9 +123,9 @@ func seedSigningKey(seed uint64) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(h[:])
 }
 
-// SeedQuoteSigningKey is the public key route_A's quotes verify with, "ed25519:<base58>",
+// SeedQuotePublicKey is the public key route_A's quotes verify with, "ed25519:<base58>",
 // for a simulator started with seed and no QuoteSigningKey (provider-sim --seed).
-func SeedQuoteSigningKey(seed uint64) string {
+func SeedQuotePublicKey(seed uint64) string {
 	return quotesig.FormatPublicKey(seedSigningKey(seed).Public().(ed25519.PublicKey))
 }
 
@@ -199,9 +199,9 @@ func build(opts Options, book *orders.Book) *Simulator {
 // Handler serves everything.
 func (s *Simulator) Handler() http.Handler { return s.handler }
 
-// QuoteSigningKey is the public key route_A's quotes verify with, as "ed25519:<base58>" (the
+// QuotePublicKey is the public key route_A's quotes verify with, as "ed25519:<base58>" (the
 // form RoutingProvider.spec.quoteSigningKey takes).
-func (s *Simulator) QuoteSigningKey() string {
+func (s *Simulator) QuotePublicKey() string {
 	return quotesig.FormatPublicKey(s.opts.QuoteSigningKey.Public().(ed25519.PublicKey))
 }
 

@@ -249,7 +249,7 @@ func (c *cluster) seed(ctx context.Context, g *WithT) {
 	}
 	// config/simulator's provider-sim runs with the default seed.
 	key, err := partnerapi.Declare(ctx, c.admin, namespace, partner, "http://"+svc("provider-sim")+":18080",
-		simulator.SeedQuoteSigningKey(1), "http://"+receiverAddr,
+		simulator.SeedQuotePublicKey(1), "http://"+receiverAddr,
 		time.Second, 2*time.Second, c.receiver)
 	g.Expect(err).NotTo(HaveOccurred())
 	c.keyID, c.secret = key.KeyID, key.Secret

@@ -21,10 +21,10 @@ func TestDevRoutingProviderTrustsTheSimulatorKey(t *testing.T) {
 		}
 	}
 	route := find(objs, "RoutingProvider", "route-a")
-	if got, want := field(route, "spec", "quoteSigningKey"), simulator.SeedQuoteSigningKey(1); got != want {
+	if got, want := field(route, "spec", "quoteSigningKey"), simulator.SeedQuotePublicKey(1); got != want {
 		t.Errorf("config/dev route-a spec.quoteSigningKey = %v, want the simulator's %s", got, want)
 	}
-	if samples := find(renderObjects(t, "config/samples"), "RoutingProvider", "route-a"); field(samples, "spec", "quoteSigningKey") == simulator.SeedQuoteSigningKey(1) {
+	if samples := find(renderObjects(t, "config/samples"), "RoutingProvider", "route-a"); field(samples, "spec", "quoteSigningKey") == simulator.SeedQuotePublicKey(1) {
 		t.Error("config/samples' route-a (the real 1Click) trusts the simulator's key")
 	}
 }

@@ -46,7 +46,7 @@ func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
 
 	cmd := exec.Command("node", "conformance.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIM_URL="+url, "ROUTE_A_TOKEN="+token, "SIGNING_KEY="+sim.QuoteSigningKey(),
+	cmd.Env = append(os.Environ(), "SIM_URL="+url, "ROUTE_A_TOKEN="+token, "SIGNING_KEY="+sim.QuotePublicKey(),
 		"HASH_FILES="+strings.Join(golden, ","))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

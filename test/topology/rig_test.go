@@ -330,7 +330,7 @@ func (r *rig) run(name, path string, args, env []string) *proc {
 // partner with its webhook, and issues the partner's key.
 func (r *rig) seed(ctx context.Context, g *WithT, receiverURL string) {
 	// The provider-sim process runs with the default seed.
-	key, err := partnerapi.Declare(ctx, r.admin, namespace, partner, r.simURL, simulator.SeedQuoteSigningKey(1), receiverURL,
+	key, err := partnerapi.Declare(ctx, r.admin, namespace, partner, r.simURL, simulator.SeedQuotePublicKey(1), receiverURL,
 		pollMin, pollMax, r.receiver)
 	g.Expect(err).NotTo(HaveOccurred())
 	r.keyID, r.secret = key.KeyID, key.Secret

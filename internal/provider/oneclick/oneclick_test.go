@@ -124,7 +124,7 @@ func TestAssetIDAndReason(t *testing.T) {
 func TestAppFeesAgainstSimulator(t *testing.T) {
 	sim, url := simtest.Start(t, simtest.FastOptions())
 	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Timeout: time.Minute,
-		QuoteSigningKey: sim.QuoteSigningKey()})
+		QuoteSigningKey: sim.QuotePublicKey()})
 	if err != nil {
 		t.Fatal(err)
 	}
