@@ -67,31 +67,31 @@ func writeJS(b *strings.Builder, v any) {
 	case string:
 		writeJSString(b, x)
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJS(b, e)
-		}
-		b.WriteByte(']')
+		writeSeq(b, '[', ']', len(x), func(i int) { writeJS(b, x[i]) })
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		slices.SortFunc(keys, compareUTF16) // JavaScript sorts strings by UTF-16 code units
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSString(b, k)
+		writeSeq(b, '{', '}', len(keys), func(i int) {
+			writeJSString(b, keys[i])
 			b.WriteByte(':')
-			writeJS(b, x[k])
-		}
-		b.WriteByte('}')
+			writeJS(b, x[keys[i]])
+		})
 	}
+}
+
+// writeSeq writes n comma-separated elements between start and end.
+func writeSeq(b *strings.Builder, start, end byte, n int, elem func(i int)) {
+	b.WriteByte(start)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		elem(i)
+	}
+	b.WriteByte(end)
 }
 
 func compareUTF16(a, c string) int {
