@@ -149,7 +149,6 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	}
 	env.SimulatorURL = "http://" + simAddr
 	fmt.Fprintf(o.Out, "Provider simulator on %s (route_A: oneclick, route_B: channel).\n", env.SimulatorURL)
-	fmt.Fprintf(o.Out, "route_A signs its quotes with %s (the route-a RoutingProvider's spec.quoteSigningKey).\n", env.Simulator.QuotePublicKey())
 
 	if err = env.applyProviders(ctx, o); err != nil {
 		return env, err
