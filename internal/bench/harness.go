@@ -268,7 +268,8 @@ func (h *harness) start(ctx context.Context) error {
 		if id == swapv1.ProviderRouteA {
 			token = routeAToken
 		}
-		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second})
+		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second,
+			QuoteSigningKey: env.Simulator.QuotePublicKey()})
 		if err != nil {
 			return err
 		}
