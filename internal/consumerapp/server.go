@@ -32,6 +32,9 @@ type Options struct {
 	Key    upstream.Key
 	// SimulatorURL, set only in the dev system, enables the page's "Simulate deposit".
 	SimulatorURL string
+	// ExplorerLinks links transactions to the chains' public explorers; set it only when
+	// the providers are real (never in the dev system, whose transactions are simulated).
+	ExplorerLinks bool
 	// PerSession and PerClientAddress are each end user's requests per minute: a session's,
 	// and a client address's (an IPv6 /64) shared by its sessions, sized for one household.
 	PerSession, PerClientAddress int
@@ -148,6 +151,7 @@ func New(o Options) (*Server, error) {
 	mux.Handle("/api/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeProblem(w, http.StatusNotFound, Problem{Code: "not found", Message: "No such page.", Action: "Reload the app."})
 	}))
+	mux.Handle("GET /order/{id}", web.Page())
 	mux.Handle("/", web.Handler())
 	s.handler = logged(o.Log, newMetrics(o.Metrics), secured(mux))
 	return s, nil
