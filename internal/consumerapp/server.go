@@ -107,9 +107,11 @@ type Server struct {
 	proxies  proxies
 	throttle *throttle
 	assets   *assetCache
-	recent   *recentOrders
-	feeds    *feeds
-	handler  http.Handler
+	// providerNames are the routes' display names by provider id.
+	providerNames *cached[map[string]string]
+	recent        *recentOrders
+	feeds         *feeds
+	handler       http.Handler
 }
 
 // New builds the app.
@@ -130,7 +132,8 @@ func New(o Options) (*Server, error) {
 	_, _ = rand.Read(s.key)
 	s.throttle = &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress,
 		now: o.ThrottleClock, client: s.proxies.client}
-	s.assets = &assetCache{ttl: o.AssetsTTL, fetch: s.fetchAssets}
+	s.assets = &assetCache{cached[[]asset]{ttl: o.AssetsTTL, fetch: s.fetchAssets}}
+	s.providerNames = &cached[map[string]string]{ttl: o.AssetsTTL, fetch: s.fetchProviderNames}
 
 	mux := http.NewServeMux()
 	api := func(pattern string, h func(http.ResponseWriter, *http.Request, string)) {
