@@ -203,6 +203,7 @@ var _ = Describe("the swap page", func() {
 			const dt = new DataTransfer(); const ev = new ClipboardEvent('copy', {clipboardData: dt, bubbles: true, cancelable: true});
 			document.querySelector('#to-amount').dispatchEvent(ev); return dt.getData('text/plain'); })()`)
 		Expect(copied).To(Equal(full), "copying the amount copies every digit")
+		eval[bool](p, `(() => { getSelection().removeAllRanges(); return true; })()`)
 
 		// Routes: fees summed in dollars, zero fees not listed.
 		routes := p.text("#candidates")
