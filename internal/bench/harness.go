@@ -29,7 +29,7 @@ import (
 type Config struct {
 	// Short runs a few seconds per scenario with small sizes: a smoke test of the harness.
 	Short bool
-	// Scenarios to run (1–10); all when empty.
+	// Scenarios to run (1–11); all when empty.
 	Scenarios []int
 	// Rounds per scenario; 5 (full) or 2 (short) when zero.
 	Rounds int
@@ -62,7 +62,7 @@ func (c *Config) defaults() {
 		}
 	}
 	if len(c.Scenarios) == 0 {
-		c.Scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+		c.Scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	}
 }
 
@@ -175,8 +175,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(10, h.providerIsolation, "one provider's orders polled and quoted while every call to the other hangs")
 	run(4, h.idlePolling, fmt.Sprintf("N active orders idle-polling (%d attempted)", cfg.Orders))
 	run(5, h.orderReadLarge, "")
+	run(11, h.swapPage, "the swap page's first visit in a browser: first contentful paint and transfer size")
 	run(8, h.orderArchive, fmt.Sprintf("order archive: %d archived orders (COPY) next to %d live", cfg.count(1_000_000, 2_000), cfg.count(1_000, 100)))
-	for n := 1; n <= 10; n++ {
+	for n := 1; n <= 11; n++ {
 		if s := byNumber[n]; s != nil {
 			rep.Scenarios = append(rep.Scenarios, s)
 		}
