@@ -28,6 +28,10 @@ type PollInterval struct {
 type RoutingProviderSpec struct {
 	// ProviderID is the id partners see.
 	ProviderID ProviderID `json:"providerId"`
+	// DisplayName is the provider's name as people read it ("NEAR Intents"); the id when empty.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
 	// Protocol selects the adapter.
 	Protocol ProviderProtocol `json:"protocol"`
 	// Endpoint is the provider's base URL.

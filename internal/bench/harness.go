@@ -97,7 +97,7 @@ func (c *Config) count(full, short int) int {
 }
 
 // ScenarioCount is the number of scenarios; they are numbered from 1.
-const ScenarioCount = 11
+const ScenarioCount = 12
 
 // Namespaces: the manager's, and one it does not watch for the raw control-plane baselines.
 const (
@@ -180,6 +180,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(10, h.providerIsolation, "one provider's orders polled and quoted while every call to the other hangs")
 	run(4, h.idlePolling, fmt.Sprintf("N active orders idle-polling (%d attempted)", cfg.Orders))
 	run(5, h.orderReadLarge, "")
+	run(12, h.swapPage, "the swap page's first visit in a browser: first contentful paint and transfer size")
 	run(8, h.orderArchive, fmt.Sprintf("order archive: %d archived orders (COPY) next to %d live", cfg.count(1_000_000, 2_000), cfg.count(1_000, 100)))
 	run(11, h.appAbuse, "one abusive swap-app client against the app key's budget")
 	for n := 1; n <= ScenarioCount; n++ {

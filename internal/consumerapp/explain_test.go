@@ -63,3 +63,26 @@ func TestSameOrigin(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLimit(t *testing.T) {
+	tests := []struct {
+		detail string
+		want   *amountLimit
+	}{
+		{"minimum amount is 3333333333333334 (route_A)", &amountLimit{Kind: "minimum", Amount: "3333333333333334"}},
+		{"maximum amount is 5000000000", &amountLimit{Kind: "maximum", Amount: "5000000000"}},
+		{"minimum amount is 10 (order ord_x failed)", &amountLimit{Kind: "minimum", Amount: "10"}},
+		{"below the provider's minimum", nil},
+		{"minimum amount is 12abc", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		got := parseLimit(tt.detail)
+		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+			t.Errorf("parseLimit(%q) = %+v, want %+v", tt.detail, got, tt.want)
+		}
+	}
+	if p := explain("amount_too_low", "minimum amount is 7 (route_B)", 400); p.Field != "amount" || p.Limit == nil || p.Limit.Amount != "7" {
+		t.Errorf("explain: %+v, want the amount field and its minimum", p)
+	}
+}

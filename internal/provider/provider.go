@@ -44,6 +44,8 @@ type Asset struct {
 	Decimals int
 	// ProviderToken is the provider's own id of the asset.
 	ProviderToken string
+	// PriceUSD is the provider's price of one whole unit in US dollars; 0 when it gives none.
+	PriceUSD float64
 }
 
 // QuoteRequest asks for a price. Amount is the input (EXACT_INPUT) or output (EXACT_OUTPUT)

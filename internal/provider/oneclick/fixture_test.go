@@ -55,7 +55,8 @@ func TestFixtureTokens(t *testing.T) {
 	}
 	// TON has no chain in the table and is skipped.
 	if len(got) != 4 || got["nep141:eth.omft.near"].AssetID != ethID || got["nep141:wrap.near"].AssetID != "near:mainnet/nep141:wrap.near" ||
-		got["nep141:eth-0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.omft.near"].Decimals != 6 {
+		got["nep141:eth-0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.omft.near"].Decimals != 6 ||
+		got["nep141:eth.omft.near"].PriceUSD != 2487.61 {
 		t.Fatalf("assets %+v", got)
 	}
 	if r, _ := b.Got("GET /v0/tokens"); r.Header.Get("Authorization") != "Bearer "+jwt {

@@ -84,7 +84,7 @@ func (a *Adapter) loadTokens(ctx context.Context) ([]assetindex.Entry[string], e
 			continue
 		}
 		out = append(out, assetindex.Entry[string]{
-			Asset: provider.Asset{AssetID: id, Chain: t.Blockchain, Symbol: t.Symbol, Name: t.Symbol, Decimals: t.Decimals, ProviderToken: t.AssetID},
+			Asset: provider.Asset{AssetID: id, Chain: t.Blockchain, Symbol: t.Symbol, Name: t.Symbol, Decimals: t.Decimals, ProviderToken: t.AssetID, PriceUSD: t.Price},
 			Token: t.AssetID,
 		})
 	}
