@@ -28,6 +28,10 @@ type PollInterval struct {
 type RoutingProviderSpec struct {
 	// ProviderID is the id partners see.
 	ProviderID ProviderID `json:"providerId"`
+	// DisplayName is the provider's name as people read it ("NEAR Intents"); the id when empty.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
 	// Protocol selects the adapter.
 	Protocol ProviderProtocol `json:"protocol"`
 	// Endpoint is the provider's base URL.
@@ -37,6 +41,13 @@ type RoutingProviderSpec struct {
 	// CredentialsSecretRef points at the provider's API token, when it needs one.
 	// +optional
 	CredentialsSecretRef *SecretKeyRef `json:"credentialsSecretRef,omitempty"`
+	// QuoteSigningKey is the ed25519 public key ("ed25519:<base58>") the provider's quote
+	// signatures must verify with; a quote that does not is never used, and its order fails
+	// with ProviderSignatureInvalid. Read by the oneclick protocol; absent: 1Click's
+	// published key.
+	// +kubebuilder:validation:Pattern=`^(ed25519:)?[1-9A-HJ-NP-Za-km-z]{43,44}$`
+	// +optional
+	QuoteSigningKey string `json:"quoteSigningKey,omitempty"`
 	// Timeout bounds each provider call.
 	// +kubebuilder:default="5s"
 	// +optional

@@ -81,5 +81,6 @@ func newAppCommand() *cobra.Command {
 	fs.IntVar(&opts.StreamsPerSession, "streams-per-session", consumerapp.DefaultStreamsPerSession, "live status streams one session may hold open")
 	fs.IntVar(&opts.StreamsPerOrder, "streams-per-order", consumerapp.DefaultStreamsPerOrder, "live status streams open on one order, all sessions together")
 	fs.StringVar(&opts.SimulatorURL, "simulator-url", "", "provider simulator URL; enables the page's \"Simulate deposit\" (dev only)")
+	fs.BoolVar(&opts.ExplorerLinks, "explorer-links", false, "link transactions to the chains' public explorers (only with real providers: simulated transactions have none)")
 	return cmd
 }

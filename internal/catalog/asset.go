@@ -13,4 +13,7 @@ type Asset struct {
 	Providers []swapv1.ProviderID `json:"providers"`
 	// Stale: every provider listing it failed its last refresh; the record is the last known.
 	Stale bool `json:"stale,omitempty"`
+	// PriceUSD is one whole unit's price in US dollars as a provider gave it; absent when
+	// no provider listing the asset gives prices.
+	PriceUSD float64 `json:"priceUsd,omitempty"`
 }

@@ -257,6 +257,9 @@ func build(byProvider map[swapv1.ProviderID]listing) *snapshot {
 				s.byID[a.AssetID] = e
 				s.assets = append(s.assets, e)
 			}
+			if e.PriceUSD == 0 {
+				e.PriceUSD = a.PriceUSD
+			}
 			if !slices.Contains(e.providers, pid) {
 				e.providers = append(e.providers, pid)
 				if l.stale {

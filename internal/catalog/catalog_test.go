@@ -186,6 +186,19 @@ func TestConflictingRecordsResolveToLowestProviderID(t *testing.T) {
 	}
 }
 
+// A price comes from the lowest provider id that gives one: route_B's when route_A gives none.
+func TestPriceFromTheFirstProviderGivingOne(t *testing.T) {
+	c := New()
+	priced := func(a provider.Asset, usd float64) provider.Asset { a.PriceUSD = usd; return a }
+	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{priced(aETH, 3000.5), priced(aBTC, 90000)})
+	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{priced(aETH, 2990.25), aSOL})
+	for id, want := range map[string]float64{ethETH: 2990.25, btcBTC: 90000, solSOL: 0} {
+		if a, _ := c.Lookup(id); a.PriceUSD != want {
+			t.Errorf("%s priceUsd = %v, want %v", id, a.PriceUSD, want)
+		}
+	}
+}
+
 func TestInvalidIDsIgnoredAndChainDerived(t *testing.T) {
 	c := New()
 	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{

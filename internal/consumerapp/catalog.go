@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/caip"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
@@ -20,6 +22,8 @@ type asset struct {
 	Symbol   string `json:"symbol"`
 	Name     string `json:"name"`
 	Decimals int    `json:"decimals"`
+	// PriceUSD is one whole unit's indicative price in US dollars, 0 when unknown.
+	PriceUSD float64 `json:"priceUsd,omitempty"`
 }
 
 type chainName struct {
@@ -27,33 +31,38 @@ type chainName struct {
 	Name string `json:"name"`
 }
 
-// assetCache shares one asset list among all users: it changes rarely and every page load
-// needs it, so asking /v1 per user would spend the partner's budget for nothing.
-type assetCache struct {
+// cached shares one answer of /v1 among all users: asset lists and provider names change
+// rarely and every page load needs them, so asking /v1 per user would spend the partner's
+// budget for nothing.
+type cached[T any] struct {
 	ttl   time.Duration
-	fetch func(context.Context) ([]asset, error)
+	fetch func(context.Context) (T, error)
 
 	mu      sync.Mutex
-	list    []asset
+	value   T
+	ok      bool
 	fetched time.Time
 }
 
-func (c *assetCache) get(ctx context.Context) ([]asset, error) {
+func (c *cached[T]) get(ctx context.Context) (T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.list != nil && time.Since(c.fetched) < c.ttl {
-		return c.list, nil
+	if c.ok && time.Since(c.fetched) < c.ttl {
+		return c.value, nil
 	}
-	list, err := c.fetch(ctx)
+	v, err := c.fetch(ctx)
 	if err != nil {
-		if c.list != nil {
-			return c.list, nil // a stale list beats an empty page
+		if c.ok {
+			return c.value, nil // a stale answer beats an empty page
 		}
-		return nil, err
+		return v, err
 	}
-	c.list, c.fetched = list, time.Now()
-	return list, nil
+	c.value, c.ok, c.fetched = v, true, time.Now()
+	return v, nil
 }
+
+// assetCache is the shared asset list.
+type assetCache struct{ cached[[]asset] }
 
 // lookup returns the cached asset with id.
 func (c *assetCache) lookup(ctx context.Context, id string) (asset, bool) {
@@ -67,6 +76,30 @@ func (c *assetCache) lookup(ctx context.Context, id string) (asset, bool) {
 		}
 	}
 	return asset{}, false
+}
+
+// fetchProviderNames reads the providers' display names from GET /v1/providers. A /v1 that
+// does not answer them leaves the page with the provider ids, which still tell routes apart.
+func (s *Server) fetchProviderNames(ctx context.Context) (map[string]string, error) {
+	names := map[string]string{}
+	resp, err := s.api.Do(ctx, http.MethodGet, "/v1/providers", nil, http.Header{"X-Request-Id": {requestID(ctx)}})
+	if err != nil || !resp.OK() {
+		logr.FromContextOrDiscard(ctx).Info("provider names unavailable; showing provider ids", "error", err)
+		return names, nil
+	}
+	var body struct {
+		Providers []struct {
+			ProviderID  string `json:"providerId"`
+			DisplayName string `json:"displayName"`
+		} `json:"providers"`
+	}
+	_ = json.Unmarshal(resp.Body, &body)
+	for _, p := range body.Providers {
+		if p.DisplayName != "" {
+			names[p.ProviderID] = p.DisplayName
+		}
+	}
+	return names, nil
 }
 
 func (s *Server) fetchAssets(ctx context.Context) ([]asset, error) {
@@ -86,8 +119,8 @@ func (s *Server) fetchAssets(ctx context.Context) ([]asset, error) {
 	return body.Assets, nil
 }
 
-// GET /api/assets → {assets, chains}: chains are those the assets are on, with their names,
-// for the chain filter.
+// GET /api/assets → {assets, chains, providerNames}: chains are those the assets are on, with
+// their names, for the picker's badges; providerNames the routes' names by provider id.
 func (s *Server) listAssets(w http.ResponseWriter, r *http.Request, _ string) {
 	list, err := s.assets.get(r.Context())
 	if err != nil {
@@ -104,7 +137,8 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request, _ string) {
 			chains = append(chains, chainName{Key: c.Key, Name: c.Name})
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"assets": list, "chains": chains})
+	names, _ := s.providerNames.get(r.Context())
+	writeJSON(w, http.StatusOK, map[string]any{"assets": list, "chains": chains, "providerNames": names})
 }
 
 // forward answers the page with a /v1 answer as it is, or with its Problem.
@@ -118,7 +152,9 @@ func forward(w http.ResponseWriter, resp *upstream.Response, p *Problem, status 
 	_, _ = w.Write(resp.Body)
 }
 
-// POST /api/rates {from, amount, targets} → /v1/rates: the live preview of popular targets.
+// POST /api/rates {from, amount, targets} → /v1/rates: the live preview of popular targets,
+// each {to, best, problem}: a target /v1 could not price carries the reason as the page says
+// it (an amount below a route's minimum names the minimum).
 func (s *Server) rates(w http.ResponseWriter, r *http.Request, _ string) {
 	var req struct {
 		From    string   `json:"from"`
@@ -132,7 +168,36 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request, _ string) {
 		req.Targets = req.Targets[:8] // a preview, not a price feed
 	}
 	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/rates", req, nil)
-	forward(w, resp, p, status)
+	if p != nil {
+		writeProblem(w, status, *p)
+		return
+	}
+	var body struct {
+		Rates []struct {
+			To    string          `json:"to"`
+			Best  json.RawMessage `json:"best"`
+			Error *struct{ Error, Detail string }
+		} `json:"rates"`
+	}
+	if err := json.Unmarshal(resp.Body, &body); err != nil {
+		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
+		return
+	}
+	type rate struct {
+		To      string          `json:"to"`
+		Best    json.RawMessage `json:"best"`
+		Problem *Problem        `json:"problem"`
+	}
+	out := make([]rate, 0, len(body.Rates))
+	for _, rt := range body.Rates {
+		row := rate{To: rt.To, Best: rt.Best}
+		if rt.Error != nil {
+			p := explain(rt.Error.Error, rt.Error.Detail, http.StatusBadRequest)
+			row.Problem, row.Best = &p, json.RawMessage("null")
+		}
+		out = append(out, row)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rates": out})
 }
 
 // POST /api/quote {originAsset, destinationAsset, amount} → a dry /v1/quote with every candidate.

@@ -1,6 +1,7 @@
 package consumerapp
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -13,6 +14,27 @@ type Problem struct {
 	Action  string `json:"action"`
 	// Field names the input at fault, when there is one.
 	Field string `json:"field,omitempty"`
+	// Limit is the bound an amount is outside of, when /v1 named it: the page states it in
+	// the asset's units at the amount field.
+	Limit *amountLimit `json:"limit,omitempty"`
+}
+
+// amountLimit is a route's minimum or maximum input, in the source asset's smallest unit.
+type amountLimit struct {
+	Kind   string `json:"kind"` // "minimum" or "maximum"
+	Amount string `json:"amount"`
+}
+
+// limitDetail is how /v1 names the bound in an amount_too_low/amount_too_high detail.
+var limitDetail = regexp.MustCompile(`^(minimum|maximum) amount is ([0-9]+)\b`)
+
+// parseLimit reads the bound out of a /v1 detail; nil when it names none.
+func parseLimit(detail string) *amountLimit {
+	m := limitDetail.FindStringSubmatch(detail)
+	if m == nil {
+		return nil
+	}
+	return &amountLimit{Kind: m[1], Amount: m[2]}
 }
 
 // explain turns a /v1 error (code and detail) into words for a person. status is the HTTP
@@ -22,8 +44,10 @@ func explain(code, detail string, status int) Problem {
 	switch code {
 	case "amount_too_low":
 		p.Message, p.Action = "This amount is below what the route can swap.", "Enter a larger amount."
+		p.Field, p.Limit = "amount", parseLimit(detail)
 	case "amount_too_high":
 		p.Message, p.Action = "This amount is more than the route can swap right now.", "Enter a smaller amount, or split it into several swaps."
+		p.Field, p.Limit = "amount", parseLimit(detail)
 	case "no provider supports this pair":
 		p.Message, p.Action = "No route swaps these two assets at the moment.", "Pick another asset to receive."
 	case "unknown originAsset/destinationAsset":
@@ -97,6 +121,8 @@ func reasonText(reason string) string {
 		return "The provider refused the order: the amount is above what it can route. Start a new swap with a smaller amount."
 	case "UnsupportedPair":
 		return "The provider no longer routes this pair. Start a new swap and pick another asset."
+	case "ProviderSignatureInvalid":
+		return "The provider's answer could not be verified, so no deposit address was shown. Nothing was taken; start a new swap."
 	case "ProviderRefused", "ProviderDisabled", "ProviderNotConfigured":
 		return "The provider could not take this order. Nothing was taken; start a new swap."
 	case "ProviderUnreachable", "OrderNotFoundAtProvider", "ProviderStatusUnmapped", "UnrecognizedProviderStatus", "CompletedWithoutEgress":

@@ -33,6 +33,8 @@ func TestReasonText(t *testing.T) {
 		"CompletedWithoutEgress": "We are waiting to hear back from the provider. Your funds are safe; this page updates by itself.",
 		"IncompleteDeposit":      "Less than the quoted amount arrived, so the deposit was sent back to your refund address.",
 		"SlippageExceeded":       "The provider reported: slippage exceeded.",
+		"ProviderSignatureInvalid": "The provider's answer could not be verified, so no deposit address was shown. " +
+			"Nothing was taken; start a new swap.",
 	}
 	for reason, want := range tests {
 		if got := reasonText(reason); got != want {
@@ -59,5 +61,28 @@ func TestSameOrigin(t *testing.T) {
 		if got := sameOrigin(tt.origin, tt.site, tt.host, tt.tk, want); got != tt.ok {
 			t.Errorf("%s: sameOrigin = %v, want %v", tt.name, got, tt.ok)
 		}
+	}
+}
+
+func TestParseLimit(t *testing.T) {
+	tests := []struct {
+		detail string
+		want   *amountLimit
+	}{
+		{"minimum amount is 3333333333333334 (route_A)", &amountLimit{Kind: "minimum", Amount: "3333333333333334"}},
+		{"maximum amount is 5000000000", &amountLimit{Kind: "maximum", Amount: "5000000000"}},
+		{"minimum amount is 10 (order ord_x failed)", &amountLimit{Kind: "minimum", Amount: "10"}},
+		{"below the provider's minimum", nil},
+		{"minimum amount is 12abc", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		got := parseLimit(tt.detail)
+		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+			t.Errorf("parseLimit(%q) = %+v, want %+v", tt.detail, got, tt.want)
+		}
+	}
+	if p := explain("amount_too_low", "minimum amount is 7 (route_B)", 400); p.Field != "amount" || p.Limit == nil || p.Limit.Amount != "7" {
+		t.Errorf("explain: %+v, want the amount field and its minimum", p)
 	}
 }

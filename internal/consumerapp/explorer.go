@@ -9,10 +9,17 @@ var explorers = map[string]string{
 	"near": "https://nearblocks.io/txns/", "btc": "https://mempool.space/tx/", "doge": "https://dogechain.info/tx/",
 }
 
-// explorerTx is the explorer link of a transaction, "" for a chain without one.
-func explorerTx(chain, hash string) string {
-	if base, ok := explorers[chain]; ok {
-		return base + hash
+// txLinks are the transactions on chain as the page shows them. Only an app that follows real
+// providers links them to the chain's public explorer: a simulated hash there is at best a
+// dead link and at worst someone else's transaction.
+func txLinks(chain string, hashes []string, realChains bool) []txLink {
+	out := make([]txLink, 0, len(hashes))
+	for _, h := range hashes {
+		l := txLink{Hash: h}
+		if base, ok := explorers[chain]; ok && realChains {
+			l.URL = base + h
+		}
+		out = append(out, l)
 	}
-	return ""
+	return out
 }

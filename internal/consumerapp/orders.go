@@ -61,14 +61,13 @@ func terminal(status string) bool {
 	return status == "SUCCESS" || status == "REFUNDED" || status == "FAILED"
 }
 
-// view dresses o for the page; destChain is the destination asset's chain key.
-func view(o order, destChain string) orderView {
-	v := orderView{order: o, StatusText: statusText(o.Status), Terminal: terminal(o.Status), OutTxLinks: []txLink{}}
+// view dresses o for the page; destChain is the destination asset's chain key, realChains
+// whether its transactions are on the real chains (see txLinks).
+func view(o order, destChain string, realChains bool) orderView {
+	v := orderView{order: o, StatusText: statusText(o.Status), Terminal: terminal(o.Status),
+		OutTxLinks: txLinks(destChain, o.OutTxHashes, realChains)}
 	if o.StatusReason != nil {
 		v.ReasonText = reasonText(*o.StatusReason)
-	}
-	for _, h := range o.OutTxHashes {
-		v.OutTxLinks = append(v.OutTxLinks, txLink{Hash: h, URL: explorerTx(destChain, h)})
 	}
 	return v
 }
@@ -129,7 +128,7 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request, sid string)
 		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
 		return
 	}
-	v := view(o, to.Chain)
+	v := view(o, to.Chain, s.opts.ExplorerLinks)
 	s.recent.add(sid, v)
 	writeJSON(w, http.StatusCreated, v)
 }
@@ -155,7 +154,7 @@ func (s *Server) readOrder(ctx context.Context, id string) (orderView, *Problem,
 		return orderView{}, &pr, http.StatusBadGateway
 	}
 	to, _ := s.assets.lookup(ctx, o.DestinationAsset)
-	return view(o, to.Chain), nil, http.StatusOK
+	return view(o, to.Chain, s.opts.ExplorerLinks), nil, http.StatusOK
 }
 
 // owned answers 404 for an order this session did not create: ids are unguessable, and this

@@ -58,6 +58,25 @@ func TestPageSecurityHeaders(t *testing.T) {
 	}
 }
 
+// An order's address is answered with the page (which then asks /api for the order), under
+// the same security headers; other unknown paths stay 404.
+func TestOrderAddressServesThePage(t *testing.T) {
+	s := newTestServer(t)
+	page := get(s, "/", "", "10.0.0.1:1000").Body.String()
+	w := get(s, "/order/ord_abcdefghijklmnopqrstuvwxyz", "", "10.0.0.1:1000")
+	if w.Code != http.StatusOK || w.Body.String() != page || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
+		t.Fatalf("/order/{id}: %d %q, want the page", w.Code, w.Header().Get("Content-Type"))
+	}
+	if w.Header().Get("Content-Security-Policy") != contentSecurityPolicy || w.Header().Get("Cache-Control") != "no-cache" {
+		t.Errorf("headers %v", w.Header())
+	}
+	for _, path := range []string{"/order/", "/order/a/b", "/orders/x", "/nothing-here"} {
+		if w := get(s, path, "", "10.0.0.1:1000"); w.Code != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, w.Code)
+		}
+	}
+}
+
 func TestThrottlePerSessionAndAddress(t *testing.T) {
 	s := newTestServer(t)
 	first := get(s, "/api/session", "", "10.0.0.1:1000")

@@ -44,6 +44,8 @@ type Asset struct {
 	Decimals int
 	// ProviderToken is the provider's own id of the asset.
 	ProviderToken string
+	// PriceUSD is the provider's price of one whole unit in US dollars; 0 when it gives none.
+	PriceUSD float64
 }
 
 // QuoteRequest asks for a price. Amount is the input (EXACT_INPUT) or output (EXACT_OUTPUT)
@@ -145,6 +147,10 @@ type Config struct {
 	Endpoint string
 	// Token is the bearer token from the credentials Secret, empty when none.
 	Token string
+	// QuoteSigningKey is the key the provider's quote signatures verify with
+	// (RoutingProvider.spec.quoteSigningKey, "ed25519:<base58>"); empty: the protocol's
+	// published key.
+	QuoteSigningKey string
 	// Timeout bounds each call.
 	Timeout time.Duration
 	// HTTPClient is used when set (tests, shared transports); otherwise a default client.

@@ -1945,10 +1945,13 @@ type Asset struct {
 	// AssetId CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	AssetId   string           `json:"assetId"`
-	Chain     string           `json:"chain"`
-	Decimals  int              `json:"decimals"`
-	Name      string           `json:"name"`
+	AssetId  string `json:"assetId"`
+	Chain    string `json:"chain"`
+	Decimals int    `json:"decimals"`
+	Name     string `json:"name"`
+
+	// PriceUsd The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price.
+	PriceUsd  *float32         `json:"priceUsd,omitempty"`
 	Providers []AssetProviders `json:"providers"`
 
 	// Stale Present and true when every provider listing the asset failed its last asset refresh: the record is the last known one (the asset stays usable; quotes through a provider that is down answer its per-provider error).

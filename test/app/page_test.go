@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -22,20 +23,31 @@ const (
 	pageLoadWait = 2 * time.Minute
 )
 
-// page is one end user: a browser context of its own (own cookies, so its own session).
+// page is one tab of one end user: a browser context of its own (own cookies, so its own
+// session), or another tab of an existing user's.
 type page struct {
 	ctx  context.Context
 	name string // screenshot prefix
 }
 
 func newPage(name string, width, height int64) *page {
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	return openTab(browser, name, width, height, appURL, chromedp.WithNewBrowserContext())
+}
+
+// sameSession opens url in another tab of p's user (same cookies): a link shared within
+// the browser session.
+func (p *page) sameSession(url string) *page {
+	return openTab(p.ctx, p.name+"-tab", 1280, 900, url)
+}
+
+func openTab(parent context.Context, name string, width, height int64, url string, opts ...chromedp.ContextOption) *page {
+	GinkgoHelper()
+	ctx, cancel := chromedp.NewContext(parent, opts...)
 	DeferCleanup(cancel)
 	p := &page{ctx: ctx, name: name}
 	// The tab lives as long as the context of its first action: open it without a deadline.
 	Expect(chromedp.Do(ctx)).To(Succeed())
-	p.run(chromedp.EmulateViewport(width, height), chromedp.Navigate(appURL),
-		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
+	p.run(chromedp.EmulateViewport(width, height), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
 	return p
 }
 
@@ -58,16 +70,13 @@ func eval[T any](p *page, js string) T {
 
 // text is an element's visible text ("" when it is missing or hidden).
 func (p *page) text(selector string) string {
-	return eval[string](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e && e.offsetParent !== null ? e.innerText : ''; })()`, selector))
+	return eval[string](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e && e.getClientRects().length ? e.innerText : ''; })()`, selector))
 }
 
-// choose picks an option of a select the way a user's selection does (with a change event).
-func (p *page) choose(selector, value string) {
-	GinkgoHelper()
-	ok := eval[bool](p, fmt.Sprintf(`(() => { const s = document.querySelector(%q);
-		if (![...s.options].some(o => o.value === %q)) return false;
-		s.value = %q; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, selector, value, value))
-	Expect(ok).To(BeTrue(), "%s offers %s", selector, value)
+func (p *page) path() string { return eval[string](p, `location.pathname`) }
+
+func (p *page) focused() string {
+	return eval[string](p, `document.activeElement.id || document.activeElement.dataset.asset || document.activeElement.tagName`)
 }
 
 // typeInto replaces a field's text by typing, as a user does.
@@ -82,8 +91,23 @@ func (p *page) click(selector string) {
 	p.run(chromedp.Click(chromedp.CSS(selector)))
 }
 
-// screenshot saves the page as docs/app/<name>.png when UPDATE_SCREENSHOTS is set, so a plain
-// `make test` leaves the tree alone.
+// press sends keys to whatever has the focus, as a keyboard does.
+func (p *page) press(keys ...string) {
+	GinkgoHelper()
+	for _, k := range keys {
+		p.run(chromedp.KeyEvent(k))
+	}
+}
+
+// noAxeViolations runs axe-core in the page as it is now.
+func (p *page) noAxeViolations(screen string) {
+	GinkgoHelper()
+	eval[bool](p, fmt.Sprintf(`(() => { if (typeof axe === 'undefined') { (0, eval)(%q); } return true; })()`, axeSource))
+	violations := eval[[]string](p, `axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v =>
+		v.id + ': ' + v.help + ' — ' + v.nodes.map(n => n.target.join(' ')).join(', ')))`)
+	Expect(violations).To(BeEmpty(), "axe-core on %s", screen)
+}
+
 // overflowing names the visible elements whose right edge passes the viewport's
 // (scrollWidth alone misses content clipped by an ancestor's overflow).
 func (p *page) overflowing() []string {
@@ -96,6 +120,8 @@ func (p *page) overflowing() []string {
 	})()`)
 }
 
+// screenshot saves the page as docs/app/<name>-<step>.png when UPDATE_SCREENSHOTS is set, so
+// a plain `make test` leaves the tree alone.
 func (p *page) screenshot(step string) {
 	GinkgoHelper()
 	if os.Getenv("UPDATE_SCREENSHOTS") == "" {
@@ -108,89 +134,231 @@ func (p *page) screenshot(step string) {
 	Expect(os.WriteFile(filepath.Join(dir, p.name+"-"+step+".png"), png, 0o644)).To(Succeed())
 }
 
-// quoteEthToSol walks step 1 and 2: ETH on Ethereum to SOL, 0.1 ETH, the routes' quotes.
+// pickToken chooses a token in the picker with the mouse: open, search, click.
+func (p *page) pickToken(side, search, assetID string) {
+	GinkgoHelper()
+	p.click("#" + side + "-token")
+	Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeTrue())
+	p.typeInto("#picker-search", search)
+	p.click(fmt.Sprintf(`#picker-list button[data-asset=%q]`, assetID))
+	Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeFalse())
+}
+
+// tokenLabel is what a side's token button says to assistive technology ("You receive SOL Solana").
+func (p *page) tokenLabel(side string) string {
+	return eval[string](p, fmt.Sprintf(`[...document.querySelector('#%s-token').childNodes].filter(n => !n.closest?.('[aria-hidden="true"]'))
+		.map(n => n.textContent).join('').replace(/\s+/g, ' ').trim()`, side))
+}
+
+// quoteEthToSol fills the card: ETH on Ethereum to SOL, 0.1 ETH, until the routes' quotes show.
 func (p *page) quoteEthToSol() {
 	GinkgoHelper()
-	p.pickEthToSol()
-	p.getQuotes()
-}
-
-// pickEthToSol fills step 1: ETH on Ethereum to SOL, 0.1 ETH, until the rates preview shows.
-func (p *page) pickEthToSol() {
-	GinkgoHelper()
-	p.choose("#from-chain", "eth")
-	p.choose("#from-asset", eth)
-	p.typeInto("#to-search", "sol")
-	p.choose("#to-asset", sol)
+	p.pickToken("from", "eth", eth)
+	p.pickToken("to", "sol", sol)
 	p.typeInto("#amount", "0.1")
-	Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("≈"), "the live rates preview shows amounts")
-	Expect(p.text("#rates")).To(ContainSubstring("on Solana"), "each rate names its chain")
-	Expect(eval[string](p, `document.querySelector('#to-asset').selectedOptions[0].text`)).To(Equal("SOL (Solana)"),
-		"a name that repeats the symbol is not shown twice")
+	p.waitForQuote("SOL")
 }
 
-// getQuotes asks for the routes' quotes and waits for them.
-func (p *page) getQuotes() {
+func (p *page) waitForQuote(symbol string) {
 	GinkgoHelper()
-	p.click("#quote-btn")
-	Eventually(func() string { return p.text("#candidates") }).Should(ContainSubstring("SOL"))
+	Eventually(func() string { return p.text("#candidates") }).Should(ContainSubstring(symbol))
+	Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("≈"), "the rates preview shows amounts")
 	Expect(p.text("#candidates .badge")).To(Equal("Best"))
-	// Dry quotes from the simulator carry no expiresAt, so the page shows its own refresh
-	// countdown. Eventually: a slow run may catch the moment it re-quotes, which shows it anew.
-	Eventually(func() string { return p.text("#quote-expiry") }).Should(MatchRegexp(`^Quotes refresh in 0:[0-3]\d$`))
+	Eventually(func() string { return p.text("#order-btn") }).Should(HavePrefix("Swap via "))
 }
 
-// order fills the addresses and creates the order, returning the deposit address shown.
+// order fills the addresses and creates the order, returning the order's id as its address shows it.
 func (p *page) order(recipient string) string {
 	GinkgoHelper()
 	p.typeInto("#sender", ethAddress)
 	p.typeInto("#recipient", recipient)
-	p.screenshot("2-quote")
 	p.click("#order-btn")
+	Eventually(p.path).Should(MatchRegexp(`^/order/ord_[a-z2-7]{26}$`), "the order has its own address")
 	Eventually(func() string { return p.text("#deposit-address") }).Should(MatchRegexp(`^0x[0-9a-f]{40}$`))
 	Eventually(func() bool {
 		return eval[bool](p, `document.querySelector('#qr').complete && document.querySelector('#qr').naturalWidth > 100`)
 	}).Should(BeTrue(), "the QR code is drawn")
 	Expect(p.text("#deposit-amount")).To(Equal("0.1 ETH"))
 	Expect(p.text("#status")).To(Equal("Waiting for your deposit"))
-	return p.text("#deposit-address")
+	return strings.TrimPrefix(p.path(), "/order/")
 }
 
 var _ = Describe("the swap page", func() {
-	It("swaps ETH to SOL to SUCCESS, on a desktop", func() {
+	It("swaps ETH to SOL to SUCCESS on a desktop, in dollars and readable digits, and never links a simulated transaction to an explorer", func() {
 		p := newPage("success", 1280, 900)
-		p.pickEthToSol()
-		p.screenshot("1-pick")
-		p.getQuotes()
-		Expect(p.text("#candidates")).To(ContainSubstring("egress fee 0.02 SOL"), "fees read as words")
+		p.noAxeViolations("the empty card")
+		p.quoteEthToSol()
+		p.noAxeViolations("the card with quotes")
+
+		// Dollar values from the providers' prices, a rate line, amounts to four significant digits.
+		Expect(p.text("#from-usd")).To(MatchRegexp(`^\$[0-9,]+\.\d\d$`), "the amount paid in dollars")
+		Expect(p.text("#to-usd")).To(MatchRegexp(`^\$[0-9,]+\.\d\d$`), "the amount received in dollars")
+		Expect(p.text("#rate-line")).To(MatchRegexp(`^1 ETH ≈ \d+(\.\d+)? SOL$`))
+		received := p.text("#to-amount")
+		Expect(received).To(MatchRegexp(`^\d\.\d{1,3} SOL$|^\d{2}\.\d{1,2} SOL$|^\d{3}\.?\d? SOL$`), "four significant digits, not eight decimals")
+		full := eval[string](p, `document.querySelector('#to-amount .amt').title`)
+		Expect(len(full)).To(BeNumerically(">", len(received)), "the full amount is one hover away")
+		copied := eval[string](p, `(() => { const r = document.createRange(); r.selectNodeContents(document.querySelector('#to-amount'));
+			getSelection().removeAllRanges(); getSelection().addRange(r);
+			const dt = new DataTransfer(); const ev = new ClipboardEvent('copy', {clipboardData: dt, bubbles: true, cancelable: true});
+			document.querySelector('#to-amount').dispatchEvent(ev); return dt.getData('text/plain'); })()`)
+		Expect(copied).To(Equal(full), "copying the amount copies every digit")
+		eval[bool](p, `(() => { getSelection().removeAllRanges(); return true; })()`)
+
+		// Routes: fees summed in dollars, zero fees not listed.
+		routes := p.text("#candidates")
+		Expect(routes).To(ContainSubstring("Fees ≈ $"), "fees are summed in dollars")
+		Expect(routes).NotTo(MatchRegexp(`\b0 (ETH|SOL)\b`), "a zero fee is not listed")
+		Expect(routes).NotTo(ContainSubstring("ingress"))
+		p.screenshot("1-card")
+
+		p.click("#to-token")
+		Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeTrue())
+		p.typeInto("#picker-search", "us")
+		p.noAxeViolations("the token picker")
+		p.screenshot("2-picker")
+		p.press(kb.Escape)
+		Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeFalse())
+
 		p.order(solAddress)
+		Expect(p.text("#receive-line")).To(MatchRegexp(`^You receive ≈ \d+(\.\d+)? SOL at 9xQe…VFin$`), "what arrives where")
+		Eventually(func() string { return p.text("#deadline") }).Should(MatchRegexp(`^Send within \d+:\d\d$`))
+		first := p.text("#deadline")
+		Eventually(func() string { return p.text("#deadline") }).ShouldNot(Equal(first), "the deadline counts down")
+		p.noAxeViolations("the deposit page")
 		p.screenshot("3-deposit")
+
 		p.click("#sim-full")
 		Eventually(func() string { return p.text("#outcome") }).Should(ContainSubstring("You received"))
 		Expect(p.text("#status")).To(Equal("Swap complete"))
 		Expect(p.text("#timeline")).To(SatisfyAll(ContainSubstring("Waiting for deposit"), ContainSubstring("Sent to you")))
-		link := eval[string](p, `document.querySelector('#outcome a').href`)
-		Expect(link).To(HavePrefix("https://solscan.io/tx/"), "the output transaction links to the explorer")
+		Expect(eval[int](p, `document.querySelectorAll('#outcome a').length`)).To(Equal(0),
+			"in the dev system the simulated transaction links to no explorer")
+		Expect(p.text("#outcome")).To(MatchRegexp(`Transaction: \S+`), "its hash is shown")
 		Eventually(func() string { return p.text("#recent") }).Should(ContainSubstring("Swap complete"), "my recent orders shows it")
+		p.noAxeViolations("the outcome")
 		p.screenshot("4-success")
 	})
 
-	It("refunds an under-deposit, on a 320 px phone", func() {
-		p := newPage("refund", 320, 700)
-		p.pickEthToSol()
-		p.screenshot("1-pick")
-		Expect(p.overflowing()).To(BeEmpty(), "nothing is wider than the phone")
-		p.getQuotes()
-		Expect(p.overflowing()).To(BeEmpty(), "quote cards fit the phone")
+	It("refunds an under-deposit, on a phone, without sideways scrolling", func() {
+		p := newPage("refund", 375, 740)
+		p.quoteEthToSol()
+		p.screenshot("1-card")
+		Expect(p.overflowing()).To(BeEmpty(), "the card fits the phone")
+		p.noAxeViolations("the card on a phone")
 		p.order(solAddress)
 		p.screenshot("3-deposit")
-		Expect(p.overflowing()).To(BeEmpty(), "the deposit screen fits the phone")
+		Expect(p.overflowing()).To(BeEmpty(), "the deposit page fits the phone")
 		p.click("#sim-partial")
 		Eventually(func() string { return p.text("#outcome") }).Should(ContainSubstring("Refunded 0.05 ETH"))
 		Expect(p.overflowing()).To(BeEmpty(), "the outcome fits the phone")
 		Expect(p.text("#outcome")).To(ContainSubstring("Less than the quoted amount arrived"))
 		Expect(p.text("#status")).To(Equal("Refunded"))
+		p.noAxeViolations("the refund on a phone")
 		p.screenshot("4-refunded")
+	})
+
+	It("gives every order an address that survives reload, Back, Forward and a shared link, and shows it to no one else", func() {
+		p := newPage("links", 320, 700)
+		p.quoteEthToSol()
+		Expect(p.overflowing()).To(BeEmpty(), "the card fits a 320 px phone")
+		id := p.order(solAddress)
+		address := p.text("#deposit-address")
+		Expect(p.overflowing()).To(BeEmpty(), "the deposit page fits a 320 px phone")
+
+		p.run(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
+		Eventually(func() string { return p.text("#deposit-address") }).Should(Equal(address), "a reload lands on the order")
+		Expect(p.path()).To(Equal("/order/" + id))
+
+		p.run(chromedp.NavigateBack())
+		Eventually(p.path).Should(Equal("/"), "Back goes to the swap card, not about:blank")
+		Eventually(func() string { return p.text("#swap-h") }).Should(Equal("Swap"))
+		Expect(p.text("#deposit-address")).To(BeEmpty())
+		p.run(chromedp.NavigateForward())
+		Eventually(func() string { return p.text("#deposit-address") }).Should(Equal(address), "Forward comes back to the order")
+
+		p.click("#new-swap")
+		Eventually(p.path).Should(Equal("/"))
+		Eventually(func() string { return p.text("#recent") }).Should(ContainSubstring("Waiting for your deposit"))
+		p.click("#recent a")
+		Eventually(p.path).Should(Equal("/order/"+id), "a recent order is a link to its page")
+		Eventually(func() string { return p.text("#deposit-address") }).Should(Equal(address))
+
+		shared := p.sameSession(appURL + "/order/" + id)
+		Eventually(func() string { return shared.text("#deposit-address") }).Should(Equal(address), "a link shared within the session opens the order")
+
+		stranger := newPage("stranger", 1280, 900)
+		stranger.run(chromedp.Navigate(appURL+"/order/"+id), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
+		Eventually(func() string { return stranger.text("#error") }).Should(ContainSubstring("We cannot find this swap."))
+		body := stranger.text("body")
+		Expect(body).NotTo(ContainSubstring(address), "another session sees nothing of the order")
+		Expect(body).NotTo(ContainSubstring(solAddress))
+		Expect(stranger.text("#order-body")).To(BeEmpty())
+		stranger.noAxeViolations("an order of another session")
+	})
+
+	It("flips what you pay and what you receive", func() {
+		p := newPage("flip", 1280, 900)
+		p.quoteEthToSol()
+		Expect(p.tokenLabel("from")).To(Equal("You pay with ETH Ethereum"))
+		p.click("#flip")
+		Eventually(func() string { return p.tokenLabel("from") }).Should(Equal("You pay with SOL Solana"))
+		Expect(p.tokenLabel("to")).To(Equal("You receive ETH Ethereum"))
+		Expect(eval[string](p, `document.querySelector('#amount').value`)).To(Equal("0.1"), "the amount stays")
+		Eventually(func() string { return p.text("#rate-line") }).Should(MatchRegexp(`^1 SOL ≈ [0-9.]+ ETH$`), "the quote follows the flip")
+		Expect(p.text("#to-amount")).To(HaveSuffix(" ETH"))
+	})
+
+	It("picks a token with the keyboard alone", func() {
+		p := newPage("keyboard", 1280, 900)
+		p.click("#amount")
+		p.run(chromedp.SendKeys(chromedp.CSS("#amount"), "0.1"))
+		p.press(kb.Tab, kb.Tab, kb.Tab)
+		Expect(p.focused()).To(Equal("to-token"), "amount → pay token → flip → receive token")
+		p.press(kb.Enter)
+		Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeTrue())
+		Expect(p.focused()).To(Equal("picker-search"), "the picker opens on its search field")
+		p.noAxeViolations("the picker opened by keyboard")
+		p.press(kb.Escape)
+		Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeFalse())
+		Expect(p.focused()).To(Equal("to-token"), "Escape closes it and focus goes back")
+		Expect(p.tokenLabel("to")).To(Equal("You receive Select token"), "nothing was picked")
+
+		p.press(kb.Enter)
+		Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeTrue())
+		for _, r := range "solana" {
+			p.run(chromedp.KeyEvent(string(r)))
+		}
+		Eventually(func() string { return p.text("#picker-list") }).Should(ContainSubstring("SOL"))
+		p.press(kb.ArrowDown)
+		Expect(p.focused()).To(Equal(eval[string](p, `document.querySelector('#picker-list button').dataset.asset`)), "↓ enters the list")
+		p.press(kb.Enter)
+		Eventually(func() bool { return eval[bool](p, `document.querySelector('#picker').open`) }).Should(BeFalse())
+		Expect(p.tokenLabel("to")).To(HaveSuffix(" Solana"))
+		Expect(p.focused()).To(Equal("to-token"))
+		p.waitForQuote(p.text("#to-token .token-sym"))
+	})
+
+	It("states the minimum at the amount field, names the same cause in the rates, and clears it once the amount is fixed", func() {
+		p := newPage("minimum", 1280, 900)
+		p.pickToken("from", "eth", eth)
+		p.pickToken("to", "sol", sol)
+		p.typeInto("#amount", "0.000001")
+		Eventually(func() string { return p.text("#amount-msg") }).Should(MatchRegexp(`^Minimum 0\.00\d+ ETH$`))
+		minimum := p.text("#amount-msg")
+		Expect(eval[string](p, `document.querySelector('#amount').getAttribute('aria-invalid')`)).To(Equal("true"))
+		Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("SOL: "+minimum), "the rates box names the same cause")
+		Expect(p.text("#rates")).NotTo(ContainSubstring("no route"))
+		Expect(p.text("#error")).To(BeEmpty(), "the amount's problem is at the amount, not at the top")
+		Expect(p.text("#order-btn")).To(Equal("Amount below the minimum"))
+		p.noAxeViolations("an amount below the minimum")
+		p.screenshot("1-below")
+
+		p.typeInto("#amount", "0.1")
+		p.waitForQuote("SOL")
+		Expect(p.text("#amount-msg")).To(BeEmpty(), "the message goes once the amount is fixed")
+		Expect(p.text("#error")).To(BeEmpty())
+		Expect(eval[string](p, `String(document.querySelector('#amount').getAttribute('aria-invalid'))`)).To(Equal("null"))
 	})
 
 	It("says what is wrong with an address for the wrong chain and creates no order", func() {
@@ -201,8 +369,9 @@ var _ = Describe("the swap page", func() {
 		p.click("#order-btn")
 		Eventually(func() string { return p.text("#recipient-msg") }).Should(ContainSubstring("A Solana address is 32–44 base58 characters"))
 		Expect(eval[string](p, `document.querySelector('#recipient').getAttribute('aria-invalid')`)).To(Equal("true"))
-		Eventually(func() string { return eval[string](p, `document.activeElement.id`) }).Should(Equal("recipient"), "focus goes to the field to fix")
-		Expect(eval[bool](p, `document.querySelector('#order-section').hidden`)).To(BeTrue())
+		Eventually(p.focused).Should(Equal("recipient"), "focus goes to the field to fix")
+		Expect(p.path()).To(Equal("/"))
+		p.noAxeViolations("a wrong address")
 		p.screenshot("1-bad-address")
 	})
 
@@ -211,14 +380,13 @@ var _ = Describe("the swap page", func() {
 		statuses := eval[[]float64](greedy, fmt.Sprintf(`Promise.all(Array.from({length: %d}, () =>
 			fetch('/api/address-check?asset=%s&address=x').then(r => r.status)))`, perSession+5, "eip155%3A1%2Fslip44%3A60"))
 		Expect(statuses).To(ContainElement(429.0), "the greedy session is refused past its budget")
-		greedy.choose("#from-asset", eth)
-		greedy.choose("#to-asset", sol)
+		greedy.pickToken("to", "sol", sol)
 		greedy.typeInto("#amount", "0.1")
-		greedy.click("#quote-btn")
 		Eventually(func() string { return greedy.text("#error") }).Should(SatisfyAll(
 			ContainSubstring("Too many requests right now."), MatchRegexp(`Wait \d+ seconds and try again.`)))
 		Eventually(func() string { return greedy.text("#rates") }).Should(ContainSubstring("Too many requests right now."),
 			"the rates preview says why it shows no rates, in full")
+		greedy.noAxeViolations("a throttled user")
 		greedy.screenshot("1-throttled")
 
 		other := newPage("throttle-other", 1280, 900)
@@ -238,9 +406,9 @@ var _ = Describe("the swap page", func() {
 		Expect(cookies).NotTo(ContainSubstring(env.Secret))
 	})
 
-	It("counts down to the quotes' expiry, or to the page's own refresh (countdown.js in the browser)", func() {
+	It("counts down to the quotes' expiry, or to the page's own refresh, and the deposit window (countdown.js in the browser)", func() {
 		p := newPage("countdown", 800, 600)
-		got := eval[[]string](p, `import('/countdown.js').then(({quoteDeadline, countdownText, REFRESH_MS}) => {
+		got := eval[[]string](p, `import('/countdown.js').then(({quoteDeadline, countdownText, timeLeftText, REFRESH_MS}) => {
 			const t0 = Date.parse('2026-01-01T00:00:00Z');
 			const promised = quoteDeadline([{expiresAt: '2026-01-01T00:02:05Z'}, {expiresAt: '2026-01-01T00:01:30Z'}, {}], t0);
 			const own = quoteDeadline([{}, {expiresAt: 'not a time'}], t0);
@@ -248,16 +416,19 @@ var _ = Describe("the swap page", func() {
 				countdownText(promised, t0), countdownText(promised, t0 + 89500), countdownText(promised, t0 + 90000),
 				countdownText(own, t0), countdownText(own, t0 + REFRESH_MS - 1), countdownText(own, t0 + REFRESH_MS + 5000),
 				String(promised.at - t0), String(own.at - t0),
+				timeLeftText('2026-01-01T01:00:00Z', t0), timeLeftText('2026-01-01T00:59:12Z', t0 + 500),
+				timeLeftText('2026-01-01T02:01:02Z', t0), timeLeftText('2026-01-01T00:00:00Z', t0),
 			];
 		})`)
 		Expect(got).To(Equal([]string{
 			"Quotes valid for 1:30", "Quotes valid for 0:01", "",
 			"Quotes refresh in 0:30", "Quotes refresh in 0:01", "",
 			"90000", "30000",
+			"1:00:00", "59:11", "2:01:02", "",
 		}))
 	})
 
-	It("converts amounts exactly, both ways (units.js in the browser)", func() {
+	It("converts amounts exactly, both ways, and shows them to significant digits (units.js in the browser)", func() {
 		p := newPage("units", 800, 600)
 		type row struct {
 			Text, Base string
@@ -292,5 +463,14 @@ var _ = Describe("the swap page", func() {
 		Expect(back).To(Equal([]string{"1.5", "0.000000000000000001", "123456789012345678901234567890.123456789012345678",
 			"0.1", "7", "1.99999999", "0"}))
 		Expect(strings.Join(back, "")).NotTo(ContainSubstring("e"), "never scientific notation")
+
+		shown := eval[[]string](p, `import('/units.js').then(({significant, usdText, usdValue}) => [
+			significant('1982666660', 9), significant('3333333333333334', 18, 4, 'up'), significant('3333333333333334', 18),
+			significant('3333000000000000', 18, 4, 'up'), significant('123456789000', 6), significant('0', 18), significant('1', 18),
+			usdText(usdValue('100000000000000000', 18, 2487.61)), usdText(usdValue('1', 18, 2487.61)), usdText(usdValue('1', 18, 0)),
+			usdText(usdValue('1234567890', 6, 1)),
+		])`)
+		Expect(shown).To(Equal([]string{"1.982", "0.003334", "0.003333", "0.003333", "123456", "0", "0.000000000000000001",
+			"$248.76", "<$0.01", "", "$1,234.57"}))
 	})
 })

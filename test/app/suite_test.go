@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -45,9 +47,28 @@ var (
 	appURL  string
 	seen    *traffic
 	browser context.Context
+	// axeSource is axe-core (pinned in hack/axe), run inside the page on every screen.
+	axeSource string
 )
 
+// loadAxe installs hack/axe's pinned axe-core with npm when it is not there yet (as
+// hack/check-openapi-generators.sh installs its tools) and returns its script. Only the tests
+// need Node; the page is served without it.
+func loadAxe() string {
+	dir := filepath.Join("..", "..", "hack", "axe")
+	script := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
+	if _, err := os.Stat(script); err != nil {
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, GinkgoWriter, GinkgoWriter
+		Expect(cmd.Run()).To(Succeed(), "installing axe-core with npm in hack/axe (Node.js 18 or later is needed for the tests)")
+	}
+	b, err := os.ReadFile(script)
+	Expect(err).NotTo(HaveOccurred())
+	return string(b)
+}
+
 var _ = BeforeSuite(func(ctx context.Context) {
+	axeSource = loadAxe()
 	opts := devenv.EphemeralManager("app")
 	var err error
 	// The simulator settles in a couple of seconds and providers are polled every second, as

@@ -21,3 +21,12 @@ func Handler() http.Handler {
 		files.ServeHTTP(w, r)
 	})
 }
+
+// Page serves the page itself at any of its addresses (an order's /order/{id}): the page
+// reads its address and shows what it names, so a reload or a shared link lands there.
+func Page() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFileFS(w, r, static, "static/index.html")
+	})
+}

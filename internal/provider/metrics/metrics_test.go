@@ -70,3 +70,13 @@ func histogramCount(t *testing.T, o prometheus.Observer) uint64 {
 	}
 	return m.GetHistogram().GetSampleCount()
 }
+
+func TestSignatureFailuresAreCounted(t *testing.T) {
+	bad := &provider.Error{Kind: provider.KindRefused, Reason: provider.ReasonSignatureInvalid}
+	p := Instrument(quoteOnly{err: bad})
+	_, _ = p.Quote(context.Background(), provider.QuoteRequest{})
+	_, _ = Instrument(quoteOnly{err: &provider.Error{Kind: provider.KindRefused}}).Quote(context.Background(), provider.QuoteRequest{})
+	if got := testutil.ToFloat64(SignatureInvalid.WithLabelValues("metrics_test", CallQuote)); got != 1 {
+		t.Errorf("swaprouter_provider_signature_invalid_total = %v, want 1 (a plain refusal is no signature failure)", got)
+	}
+}

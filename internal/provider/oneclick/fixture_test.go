@@ -23,11 +23,14 @@ const (
 	from   = "0x1111111111111111111111111111111111111111"
 	solDst = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 	depo   = "0x76b4c56085ED136a8744D52bE956396624a730E8"
+	// fixtureSigningKey signed testdata/quote.json (its private half exists nowhere else).
+	fixtureSigningKey = "ed25519:BfRhWgVNkqPjw25mNDHHGXtrc3NxW1PQfNiwtRzdy7NL"
 )
 
 func newFixtureAdapter(t *testing.T, answers map[string]providertest.Answer) (*providertest.Backend, *Adapter) {
 	b := providertest.NewBackend(t, answers)
-	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: b.URL, Token: jwt, Timeout: time.Minute})
+	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: b.URL, Token: jwt, Timeout: time.Minute,
+		QuoteSigningKey: fixtureSigningKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,8 @@ func TestFixtureTokens(t *testing.T) {
 	}
 	// TON has no chain in the table and is skipped.
 	if len(got) != 4 || got["nep141:eth.omft.near"].AssetID != ethID || got["nep141:wrap.near"].AssetID != "near:mainnet/nep141:wrap.near" ||
-		got["nep141:eth-0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.omft.near"].Decimals != 6 {
+		got["nep141:eth-0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.omft.near"].Decimals != 6 ||
+		got["nep141:eth.omft.near"].PriceUSD != 2487.61 {
 		t.Fatalf("assets %+v", got)
 	}
 	if r, _ := b.Got("GET /v0/tokens"); r.Header.Get("Authorization") != "Bearer "+jwt {

@@ -20,3 +20,14 @@ export function countdownText(deadline, now) {
   const clock = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
   return deadline.promised ? `Quotes valid for ${clock}` : `Quotes refresh in ${clock}`;
 }
+
+// timeLeftText is the deposit window's remaining time at now, "59:12" (or "1:02:03"); ''
+// once it has closed.
+export function timeLeftText(deadline, now) {
+  const left = Math.max(0, Math.floor((Date.parse(deadline) - now) / 1000));
+  if (!left) return '';
+  const h = Math.floor(left / 3600);
+  const m = Math.floor((left % 3600) / 60);
+  const s = String(left % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

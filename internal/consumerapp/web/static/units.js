@@ -28,3 +28,35 @@ export function fromBaseUnits(amount, decimals, maxFraction) {
   frac = frac.replace(/0+$/, '');
   return frac ? `${whole}.${frac}` : whole.toString();
 }
+
+// significant shows a base-unit amount to `digits` significant digits, exactly (no floating
+// point): 'down' (the default) never shows more than the amount, 'up' never less (a minimum
+// a user enters must be enough). Whole numbers keep all their digits.
+export function significant(amount, decimals, digits = 4, direction = 'down') {
+  const full = fromBaseUnits(amount, decimals);
+  const [whole, frac = ''] = full.split('.');
+  if (BigInt(amount) === 0n) return full;
+  // Decimals kept: past the leading zeros of a fraction, or fewer as the whole part grows.
+  const keep = whole === '0' ? frac.search(/[1-9]/) + digits : Math.max(0, digits - whole.length);
+  if (frac.length <= keep) return full;
+  const scale = 10n ** BigInt(decimals - keep);
+  let n = BigInt(amount) / scale;
+  if (direction === 'up' && BigInt(amount) % scale !== 0n) n += 1n;
+  return fromBaseUnits((n * scale).toString(), decimals);
+}
+
+// usdValue is a base-unit amount's value in dollars at priceUsd per whole unit, as a number
+// for display (null when the price is unknown).
+export function usdValue(amount, decimals, priceUsd) {
+  if (!priceUsd || amount == null) return null;
+  return Number(fromBaseUnits(amount, decimals)) * priceUsd;
+}
+
+const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+
+// usdText reads "$1,234.56", "<$0.01" for dust, '' for an unknown value.
+export function usdText(value) {
+  if (value == null || Number.isNaN(value)) return '';
+  if (value > 0 && value < 0.01) return '<$0.01';
+  return dollars.format(value);
+}
