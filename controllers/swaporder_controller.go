@@ -105,6 +105,8 @@ type SwapOrderReconciler struct {
 	// CreateBound is how long a new order may wait for its deposit address; then it is
 	// FAILED NoDepositAddress (no address was ever shown for it).
 	CreateBound time.Duration
+	// ReviewBound is how long an order screening held waits for approval (DefaultReviewBound).
+	ReviewBound time.Duration
 	// WatchBound is how long an order the provider gives no usable answer for is watched
 	// (polls backing off to PollBackoffMax) before polling stops with Stalled WatchStopped.
 	WatchBound time.Duration
@@ -347,6 +349,9 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 
 	if controls, err = r.applyOperatorControls(ctx, p); err != nil {
 		return ctrl.Result{}, err
+	}
+	if res, done := r.holdForReview(p, &controls); done {
+		return res, nil
 	}
 	step := controls.stepFor(orders.NextStep(order, p.now))
 	log.V(1).Info("reconciling", "step", step.String(), "status", order.Status.Status)

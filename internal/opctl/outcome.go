@@ -32,7 +32,7 @@ func outcomeReasons(v verbs.Verb) []string {
 		return []string{v.RejectedReason(), verbs.ReasonPauseEnded}
 	case verbs.Poll:
 		return []string{v.RejectedReason(), verbs.ReasonPolled}
-	case verbs.Resolve:
+	case verbs.Resolve, verbs.Approve, verbs.Reject:
 		return []string{v.RejectedReason()}
 	case verbs.Redeliver:
 		return []string{v.RejectedReason(), verbs.ReasonRedelivered}
@@ -163,6 +163,10 @@ func outcome(req verbs.Request, value string, o *swapv1.SwapOrder, fresh []corev
 		if r := o.Status.Resolution; r != nil && sameRequest(r, value) {
 			return fmt.Sprintf("resolved to %s by %s: %s", r.Status, r.By, r.Reason), nil
 		}
+	case verbs.Approve, verbs.Reject:
+		if rv := o.Status.Review; rv != nil && !pending {
+			return reviewOutcome(rv, o), nil
+		}
 	case verbs.Poll, verbs.Redeliver:
 		for _, e := range fresh {
 			if !pending && (e.Reason == verbs.ReasonPolled || e.Reason == verbs.ReasonRedelivered) {
@@ -181,6 +185,17 @@ func sameRequest(r *swapv1.OperatorResolution, value string) bool {
 		return false
 	}
 	return r.Status == want.Status && r.Reason == strings.TrimSpace(want.Reason)
+}
+
+// reviewOutcome says how a held order's review ended and where the order is now.
+func reviewOutcome(rv *swapv1.ScreeningReview, o *swapv1.SwapOrder) string {
+	switch rv.Decision {
+	case swapv1.ReviewApproved:
+		return fmt.Sprintf("approved by %s; the order is %s", rv.By, statusOf(o))
+	case swapv1.ReviewRejected:
+		return fmt.Sprintf("rejected by %s (%s); the order is %s %s", rv.By, rv.Reason, o.Status.Status, o.Status.StatusReason)
+	}
+	return fmt.Sprintf("the review ended %s; the order is %s %s", rv.Decision, o.Status.Status, o.Status.StatusReason)
 }
 
 func statusOf(o *swapv1.SwapOrder) string {
