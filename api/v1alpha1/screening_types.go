@@ -116,6 +116,6 @@ type ScreeningReview struct {
 	By string `json:"by,omitempty"`
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
-	Reason string `json:"reason,omitempty"`
+	Reason string      `json:"reason,omitempty"`
 	At     metav1.Time `json:"at"`
 }
