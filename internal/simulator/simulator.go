@@ -71,6 +71,8 @@ type Options struct {
 	Seed uint64
 	// RouteAToken, when set, is the bearer token route_A requires (1Click uses a JWT).
 	RouteAToken string
+	// SanctionsAPIKey, when set, is the X-API-Key the sanctions screening API requires.
+	SanctionsAPIKey string
 	// Logger receives what the simulator does. Default: slog.Default().
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
@@ -120,6 +122,8 @@ type Simulator struct {
 	calls    map[swapv1.ProviderID]map[string]int
 	deposits int
 	dca      DCAMode
+	// sanctioned is the set the sanctions screening API identifies.
+	sanctioned []string
 }
 
 // New builds a simulator that keeps everything in memory.
@@ -170,8 +174,10 @@ func build(opts Options, book *orders.Book) *Simulator {
 	mux := http.NewServeMux()
 	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken)}.Routes())
 	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, ""), DCA: s.dcaMode}.Routes())
+	s.mount(mux, SanctionsService, s.sanctionsRoutes())
 	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
 	s.mountControl(mux)
+	s.mountSanctionsControl(mux)
 	s.handler = mux
 	return s
 }
