@@ -25,6 +25,17 @@ type Answer struct {
 // Verdict is what screening does with a request.
 type Verdict int
 
+// String is the verdict's metric label.
+func (v Verdict) String() string {
+	switch v {
+	case Hold:
+		return "held"
+	case Block:
+		return "blocked"
+	}
+	return "clear"
+}
+
 const (
 	// Allow creates the order as usual.
 	Allow Verdict = iota
@@ -37,7 +48,7 @@ const (
 // Decision is a verdict and the record the order keeps of it.
 type Decision struct {
 	Verdict Verdict
-	// Record is nil for Block (there is no order to keep it).
+	// Record is nil for Block (there is no order to keep it) and when no source answered.
 	Record *swapv1.ScreeningRecord
 	// Blocked is the first match that blocked the request.
 	Blocked *swapv1.ScreeningMatch
@@ -45,8 +56,12 @@ type Decision struct {
 
 // Decide applies a partner's policy (nil: the defaults) to the sources' answers. A match acts
 // first (block or review); otherwise a source that could not answer holds the order
-// (fail-closed) or lets it through (fail-open); otherwise the order is clear.
+// (fail-closed) or lets it through (fail-open); otherwise the order is clear. With no source
+// configured there is nothing to record.
 func Decide(p *swapv1.PartnerScreening, answers []Answer, at metav1.Time) Decision {
+	if len(answers) == 0 {
+		return Decision{Verdict: Allow}
+	}
 	onMatch, onUnavailable := swapv1.ScreeningBlock, swapv1.ScreeningFailClosed
 	if p != nil {
 		if p.OnMatch != "" {

@@ -143,7 +143,6 @@ func TestDecide(t *testing.T) {
 		outcome swapv1.ScreeningOutcome
 	}{
 		{"clear", nil, []Answer{clear}, Allow, swapv1.ScreeningClear},
-		{"no sources", nil, nil, Allow, swapv1.ScreeningClear},
 		{"a match blocks by default", nil, []Answer{listed}, Block, ""},
 		{"a match under review holds", review, []Answer{listed}, Hold, swapv1.ScreeningHeld},
 		{"a match blocks even when another source is down", open, []Answer{listed, unavailable}, Block, ""},
@@ -166,6 +165,12 @@ func TestDecide(t *testing.T) {
 				t.Fatalf("record %+v", d.Record)
 			}
 		})
+	}
+}
+
+func TestDecideWithoutSources(t *testing.T) {
+	if d := Decide(nil, nil, metav1.Now()); d.Verdict != Allow || d.Record != nil {
+		t.Fatalf("no source configured: %+v", d)
 	}
 }
 
