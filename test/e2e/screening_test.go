@@ -27,8 +27,8 @@ const (
 	// unscreened is a sender no journey screened before: the screening service's answers are
 	// cached, so only a new address reaches the service.
 	unscreened = "0x5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c"
-	sdnRefund    = "25308,\"LAZARUS GROUP\",-0- ,\"DPRK3\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"a.k.a. \"\"APPLEWORM\"\"; Digital Currency Address - ETH 0x8589427373D6D84E98730D7795D8f6f8731FDA16; Digital Currency Address - XBT 1AjZPMsnmpdK2Rv9KQNfMurTXinscVro9V\"\r\n"
-	sdnSender    = "31000,\"EXAMPLE MIXER\",-0- ,\"CYBER2\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"Digital Currency Address - ETH 0x098B716B8Aaf21512996dC57EB0615e2383E2f96.\"\r\n\x1a"
+	sdnRefund  = "25308,\"LAZARUS GROUP\",-0- ,\"DPRK3\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"a.k.a. \"\"APPLEWORM\"\"; Digital Currency Address - ETH 0x8589427373D6D84E98730D7795D8f6f8731FDA16; Digital Currency Address - XBT 1AjZPMsnmpdK2Rv9KQNfMurTXinscVro9V\"\r\n"
+	sdnSender  = "31000,\"EXAMPLE MIXER\",-0- ,\"CYBER2\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"Digital Currency Address - ETH 0x098B716B8Aaf21512996dC57EB0615e2383E2f96.\"\r\n\x1a"
 )
 
 // screenedOrder is an order of 0.1 ETH to SOL whose sender and refundTo are given.
