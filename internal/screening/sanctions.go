@@ -105,13 +105,13 @@ func (s *Sanctions) Screen(_ context.Context, subjects []Subject) (Answer, bool)
 	}
 	a := Answer{Source: swapv1.ScreeningSource{Name: SourceOFAC}}
 	if s.list == nil {
-		a.Source.Unavailable = truncate("no sanctions list has parsed yet: "+s.failure, 256)
+		a.Source.Unavailable = "no sanctions list has parsed yet: " + s.failure
 		return a, true
 	}
 	a.Source.Version = s.version()
 	for _, sub := range subjects {
 		if e, ok := s.list.Lookup(sub.Chain, sub.Address); ok {
-			a.Matches = append(a.Matches, match(sub, SourceOFAC, e.String()))
+			a.Matches = append(a.Matches, Match(sub, SourceOFAC, e.String()))
 		}
 	}
 	return a, true

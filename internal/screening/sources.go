@@ -16,19 +16,20 @@ type Source interface {
 // Sources screens with each configured source in turn.
 type Sources []Source
 
-// Screen returns every configured source's answer.
+// Screen returns every configured source's answer, within the order record's bounds.
 func (s Sources) Screen(ctx context.Context, subjects []Subject) []Answer {
 	var out []Answer
 	for _, src := range s {
 		if a, ok := src.Screen(ctx, subjects); ok {
+			a.Source.Unavailable = truncate(a.Source.Unavailable, 256)
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// match is the record of subject s found listed by source as entry.
-func match(s Subject, source, entry string) swapv1.ScreeningMatch {
+// Match is the record of subject s found listed by source as entry.
+func Match(s Subject, source, entry string) swapv1.ScreeningMatch {
 	return swapv1.ScreeningMatch{Field: s.Field, Chain: s.Chain, Address: s.Address, Source: source, Entry: truncate(entry, 512)}
 }
 

@@ -70,7 +70,8 @@ type cached struct {
 	expires time.Time
 }
 
-// Screen asks about each subject (cached answers first).
+// Screen asks about each subject (cached answers first), the subjects in parallel so an
+// order waits for one round trip, not three.
 func (c *Client) Screen(ctx context.Context, subjects []screening.Subject) (screening.Answer, bool) {
 	if c.BaseURL == "" {
 		return screening.Answer{}, false
@@ -78,32 +79,32 @@ func (c *Client) Screen(ctx context.Context, subjects []screening.Subject) (scre
 	a := screening.Answer{Source: swapv1.ScreeningSource{Name: Source, Version: "api/v1"}}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(c.Timeout, DefaultTimeout))
 	defer cancel()
-	for _, s := range subjects {
-		ids, err := c.identifications(ctx, screening.Canonical(s.Chain, s.Address))
-		if err != nil {
-			a.Source.Unavailable = err.Error()
-			a.Matches = nil
-			return a, true
-		}
-		if len(ids) > 0 {
-			a.Matches = append(a.Matches, swapv1.ScreeningMatch{Field: s.Field, Chain: s.Chain, Address: s.Address,
-				Source: Source, Entry: entry(ids)})
+	ids := make([][]Identification, len(subjects))
+	errs := make([]error, len(subjects))
+	var wg sync.WaitGroup
+	for i, s := range subjects {
+		wg.Go(func() { ids[i], errs[i] = c.identifications(ctx, screening.Canonical(s.Chain, s.Address)) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		a.Source.Unavailable = err.Error()
+		return a, true
+	}
+	for i, s := range subjects {
+		if len(ids[i]) > 0 {
+			a.Matches = append(a.Matches, screening.Match(s, Source, entry(ids[i])))
 		}
 	}
 	return a, true
 }
 
-// entry names what the service identified, within the record's bound.
+// entry names what the service identified.
 func entry(ids []Identification) string {
 	parts := make([]string, 0, len(ids))
 	for _, id := range ids {
 		parts = append(parts, id.Category+": "+id.Name)
 	}
-	s := strings.Join(parts, "; ")
-	if len(s) > 512 {
-		s = s[:512]
-	}
-	return s
+	return strings.Join(parts, "; ")
 }
 
 // identifications answers for one address from the cache or the service.

@@ -79,3 +79,19 @@ func TestScreenUnavailable(t *testing.T) {
 		t.Fatalf("open breaker: %+v after %d calls (before %d)", a.Source, calls(sim), before)
 	}
 }
+
+// The addresses of an order are asked in parallel: three answers that each take most of the
+// timeout still fit in it.
+func TestScreenAsksInParallel(t *testing.T) {
+	sim, c := rig(t)
+	c.Timeout = 900 * time.Millisecond
+	sim.SetFault(simulator.SanctionsService, simulator.SanctionsCall, simulator.Fault{Latency: 400 * time.Millisecond})
+	a, _ := c.Screen(context.Background(), []screening.Subject{
+		{Field: "sender", Chain: "eth", Address: clean},
+		{Field: "recipient", Chain: "eth", Address: "0x2222222222222222222222222222222222222222"},
+		{Field: "refundTo", Chain: "eth", Address: listed},
+	})
+	if a.Source.Unavailable != "" || len(a.Matches) != 1 {
+		t.Fatalf("answer %+v", a)
+	}
+}
