@@ -163,9 +163,13 @@ func outcome(req verbs.Request, value string, o *swapv1.SwapOrder, fresh []corev
 		if r := o.Status.Resolution; r != nil && sameRequest(r, value) {
 			return fmt.Sprintf("resolved to %s by %s: %s", r.Status, r.By, r.Reason), nil
 		}
-	case verbs.Approve, verbs.Reject:
-		if rv := o.Status.Review; rv != nil && !pending {
-			return reviewOutcome(rv, o), nil
+	case verbs.Approve:
+		if rv := o.Status.Review; rv != nil && rv.Decision == swapv1.ReviewApproved && !pending {
+			return fmt.Sprintf("approved by %s; the order is %s", rv.By, statusOf(o)), nil
+		}
+	case verbs.Reject:
+		if rv := o.Status.Review; rv != nil && rv.Decision == swapv1.ReviewRejected && !pending {
+			return fmt.Sprintf("rejected by %s (%s); the order is %s %s", rv.By, rv.Reason, o.Status.Status, o.Status.StatusReason), nil
 		}
 	case verbs.Poll, verbs.Redeliver:
 		for _, e := range fresh {
@@ -185,17 +189,6 @@ func sameRequest(r *swapv1.OperatorResolution, value string) bool {
 		return false
 	}
 	return r.Status == want.Status && r.Reason == strings.TrimSpace(want.Reason)
-}
-
-// reviewOutcome says how a held order's review ended and where the order is now.
-func reviewOutcome(rv *swapv1.ScreeningReview, o *swapv1.SwapOrder) string {
-	switch rv.Decision {
-	case swapv1.ReviewApproved:
-		return fmt.Sprintf("approved by %s; the order is %s", rv.By, statusOf(o))
-	case swapv1.ReviewRejected:
-		return fmt.Sprintf("rejected by %s (%s); the order is %s %s", rv.By, rv.Reason, o.Status.Status, o.Status.StatusReason)
-	}
-	return fmt.Sprintf("the review ended %s; the order is %s %s", rv.Decision, o.Status.Status, o.Status.StatusReason)
 }
 
 func statusOf(o *swapv1.SwapOrder) string {
