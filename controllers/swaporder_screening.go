@@ -56,6 +56,8 @@ func (r *SwapOrderReconciler) holdForReview(p *orderPass, c *operatorControls) (
 	now := metav1.NewTime(p.now)
 	switch screening.NextReview(state, p.now, r.reviewBound()) {
 	case screening.StayHeld:
+		// A pause of a held order is recorded as usual; it holds the address after approval.
+		holdPaused(st, o.Generation, c, orders.StepCreateDeposit, pauseNote(ann), now)
 		if st.Substatus != swapv1.SubstatusHeldForReview {
 			st.Substatus = swapv1.SubstatusHeldForReview
 			reviewsTotal.WithLabelValues("held").Inc()

@@ -73,10 +73,14 @@ var _ = Describe("SwapOrders screening held for review", func() {
 	It("hold → reject: FAILED ScreeningRejected with who and why, never an address", func() {
 		g := newOrderRig(orderRigOptions{sim: fastSim()})
 		o := g.createHeld()
-		_, err := kubectlSwaprouter("reject", o.Spec.OrderID, "-n", g.ns)
+		// A held order can be paused too (the pause then also holds it after an approval).
+		out, err := kubectlSwaprouter("pause", o.Spec.OrderID, "-n", g.ns, "--reason", "asking compliance")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("paused (oncall: asking compliance)"))
+		_, err = kubectlSwaprouter("reject", o.Spec.OrderID, "-n", g.ns)
 		Expect(err).To(MatchError(ContainSubstring("needs a reason")))
 
-		out, err := kubectlSwaprouter("reject", o.Spec.OrderID, "-n", g.ns, "--reason", "refundTo is a Lazarus address")
+		out, err = kubectlSwaprouter("reject", o.Spec.OrderID, "-n", g.ns, "--reason", "refundTo is a Lazarus address")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(ContainSubstring("rejected by admin (refundTo is a Lazarus address); the order is FAILED ScreeningRejected"))
 		got := g.get(o)
