@@ -71,8 +71,6 @@ type Options struct {
 	Seed uint64
 	// RouteAToken, when set, is the bearer token route_A requires (1Click uses a JWT).
 	RouteAToken string
-	// SanctionsAPIKey, when set, is the X-API-Key the sanctions screening API requires.
-	SanctionsAPIKey string
 	// Logger receives what the simulator does. Default: slog.Default().
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
@@ -80,6 +78,8 @@ type Options struct {
 	// DataDir, for Open, keeps the providers' orders and the chains' deposits, so a restarted
 	// simulator still knows (and settles) the orders of the previous run.
 	DataDir string
+	// SanctionsAPIKey, when set, is the X-API-Key the sanctions screening API requires.
+	SanctionsAPIKey string
 }
 
 // Dev defaults.
