@@ -24,8 +24,12 @@ var (
 		Help:    "Time order creation waited for the reconciler, by outcome (address, failed, timeout).",
 		Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 20, 30},
 	}, []string{"outcome"})
+	screeningDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swaprouter_screening_decisions_total",
+		Help: "Screening decisions on new orders: clear, blocked, held (a match under review, or a source down under fail-closed), failed_open (a source down under fail-open).",
+	}, []string{"decision"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(requests, duration, inflight, orderWait)
+	metrics.Registry.MustRegister(requests, duration, inflight, orderWait, screeningDecisions)
 }

@@ -55,9 +55,12 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 		spec:           spec,
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/order\n"), canonical...),
-		// The quote is accepted only for a new order: a retry finds its order even after the
-		// quote expired.
-		prepare: func(_ context.Context, spec *swapv1.SwapOrderSpec) error {
+		// Screening and the quote are for a new order only: a retry finds its order even after
+		// the quote expired or the list changed.
+		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
+			if err := s.screen(ctx, p.Partner, spec); err != nil {
+				return err
+			}
 			if req.QuoteID == "" {
 				return nil
 			}
@@ -163,9 +166,14 @@ func (s *Server) resume(ctx context.Context, existing *swapv1.SwapOrder, p *auth
 	return s.awaitDeposit(ctx, existing)
 }
 
-// deposited reports whether the reconciler has answered the creation: an address or a failure.
+// deposited reports whether the reconciler has answered the creation: an address, a failure,
+// or a hold for review (no address until an operator approves).
 func deposited(o *swapv1.SwapOrder) bool {
-	return o.Status.DepositAddress != "" || o.Status.Status.IsTerminal()
+	return o.Status.DepositAddress != "" || o.Status.Status.IsTerminal() || heldForReview(o)
+}
+
+func heldForReview(o *swapv1.SwapOrder) bool {
+	return o.Status.Substatus == swapv1.SubstatusHeldForReview
 }
 
 // awaitDeposit waits (bounded by WaitTimeout) until the reconciler has answered the creation of
@@ -209,7 +217,7 @@ func writeOrderAnswer(w http.ResponseWriter, o *swapv1.SwapOrder, body any) erro
 
 // settled is the answer for an order whose creation the reconciler has answered.
 func (s *Server) settled(o *swapv1.SwapOrder) (*swapv1.SwapOrder, error) {
-	if o.Status.DepositAddress == "" {
+	if o.Status.DepositAddress == "" && !heldForReview(o) {
 		return nil, s.creationFailure(o)
 	}
 	return o, nil

@@ -88,6 +88,9 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		idempotencyKey: key,
 		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
+			if err := s.screen(ctx, p.Partner, spec); err != nil {
+				return err
+			}
 			if req.QuoteID != "" {
 				// Bound to an accepted candidate: its provider, no new quote.
 				q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, "")

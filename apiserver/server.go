@@ -79,6 +79,8 @@ type Options struct {
 	Router    Router
 	// Archive holds terminal orders that left etcd; nil when the service runs without one.
 	Archive Archive
+	// Screener screens the addresses of every new order; nil screens nothing.
+	Screener Screener
 	// RateLimiter holds the per-key buckets; nil keeps them in this process (each replica
 	// then admits the whole limit), redislimit shares them across replicas.
 	RateLimiter ratelimit.Allower

@@ -108,6 +108,8 @@ type SwapOrderReconciler struct {
 	// CreateBound is how long a new order may wait for its deposit address; then it is
 	// FAILED NoDepositAddress (no address was ever shown for it).
 	CreateBound time.Duration
+	// ReviewBound is how long an order screening held waits for approval (DefaultReviewBound).
+	ReviewBound time.Duration
 	// WatchBound is how long an order the provider gives no usable answer for is watched
 	// (polls backing off to PollBackoffMax) before polling stops with Stalled WatchStopped.
 	WatchBound time.Duration
@@ -311,6 +313,9 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	controls, err := r.readOperatorControls(ctx, p)
 	if err != nil {
 		return r.persist(ctx, p, controls, ctrl.Result{}, err)
+	}
+	if res, held := r.holdForReview(p, &controls); held {
+		return r.persist(ctx, p, controls, res, nil)
 	}
 	capacity, release := r.takeCapacity(p.order)
 	decision := orders.Plan(p.order, controls.Controls, capacity, p.now)

@@ -29,7 +29,7 @@ const maxTxHashes = 16
 func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	o, st := p.order, &p.order.Status
 	key := client.ObjectKeyFromObject(o)
-	if orders.CreateGiveUp(st, o.CreationTimestamp.Time, p.now, r.CreateBound) {
+	if orders.CreateGiveUp(st, addressRequestedSince(o), p.now, r.CreateBound) {
 		// No address was ever recorded, so none was ever shown: failing is true.
 		r.memory.recovered(key)
 		p.transition(orders.Change{To: swapv1.OrderFailed, Reason: orders.ReasonNoDepositAddress})
@@ -39,7 +39,7 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 	// Come back no later than the bound, so the give-up is on time.
-	untilBound := o.CreationTimestamp.Add(r.CreateBound).Sub(p.now) + nextStepNow
+	untilBound := addressRequestedSince(o).Add(r.CreateBound).Sub(p.now) + nextStepNow
 	entry, wait := r.providerFor(p)
 	if wait != nil {
 		return ctrl.Result{RequeueAfter: min(wait.RequeueAfter, untilBound)}, nil

@@ -28,6 +28,7 @@ type orderMetrics struct {
 	stalled      *prometheus.CounterVec
 	emitFailures *prometheus.CounterVec
 	heldBack     *prometheus.CounterVec
+	reviews      *prometheus.CounterVec
 }
 
 func newOrderMetrics() *orderMetrics {
@@ -49,6 +50,8 @@ func newOrderMetrics() *orderMetrics {
 			"Order passes requeued without calling the provider, by provider and reason (provider_saturated: every call slot "+
 				"of the provider in use; provider_budget: its spec.callBudget used up; creates_saturated: the deposit-creation share of the workers in use).",
 			"provider", "reason"),
+		reviews: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "swaprouter_screening_reviews_total",
+			Help: "Orders held for review by screening (held), and how their reviews ended (approved, rejected, expired)."}, []string{"event"}),
 	}
 }
 
@@ -56,7 +59,7 @@ func newOrderMetrics() *orderMetrics {
 // status, the orders parked for a slot) to reg.
 func (m *orderMetrics) register(reg prometheus.Registerer, gauge *ordersGauge, lot *parking.Lot[heldKey]) error {
 	var errs []error
-	for _, c := range []prometheus.Collector{m.transitions, m.unshown, m.stalled, m.emitFailures, m.heldBack,
+	for _, c := range []prometheus.Collector{m.transitions, m.unshown, m.stalled, m.emitFailures, m.heldBack, m.reviews,
 		ordersCollector{gauge}, parkedCollector{lot}} {
 		errs = append(errs, reg.Register(c))
 	}

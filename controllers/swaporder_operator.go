@@ -321,6 +321,12 @@ func settleArchivedRequests(ctx context.Context, c client.Client, live client.Re
 		}
 		consumed = append(consumed, swapv1.AnnotationRedeliver)
 	}
+	for _, v := range []verbs.Verb{verbs.Approve, verbs.Reject} {
+		if _, ok := ann[v.Annotation()]; ok {
+			consumed = append(consumed, v.Annotation())
+			refuseRequest(rec, log, o, v, verbs.Decide(verbs.Request{Verb: v}, order))
+		}
+	}
 	_, err := removeAnnotations(ctx, c, o, consumed, read)
 	return err
 }

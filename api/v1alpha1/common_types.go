@@ -34,7 +34,7 @@ func (s OrderStatus) IsTerminal() bool {
 
 // OrderSubstatus is a normalized detail of an order's status that tells a user what to do
 // or what is happening; the six statuses stay the contract's.
-// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED
+// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
 // +kubebuilder:validation:MaxLength=24
 type OrderSubstatus string
 
@@ -66,6 +66,9 @@ const (
 	SubstatusDepositRejected OrderSubstatus = "DEPOSIT_REJECTED"
 	// SubstatusProviderFailed: the provider reports a failure without a refund.
 	SubstatusProviderFailed OrderSubstatus = "PROVIDER_FAILED"
+	// SubstatusHeldForReview: screening held the new order; no deposit address until an
+	// operator approves it.
+	SubstatusHeldForReview OrderSubstatus = "HELD_FOR_REVIEW"
 )
 
 // SwapType says which side of the swap is fixed.

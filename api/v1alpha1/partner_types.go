@@ -78,6 +78,10 @@ type PartnerSpec struct {
 	// (route_A: 1Click appFees) and shown in quotes as a fee of type "partner".
 	// +optional
 	Fees *PartnerFees `json:"fees,omitempty"`
+	// Screening is what a sanctioned address, or a screening source that cannot answer, does
+	// to the partner's orders; unset: block matches, hold orders when a source is down.
+	// +optional
+	Screening *PartnerScreening `json:"screening,omitempty"`
 }
 
 // PartnerFees is a partner fee in basis points of the input.

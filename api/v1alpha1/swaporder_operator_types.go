@@ -26,12 +26,17 @@ const (
 	// AnnotationRedeliver (any value) sends every webhook event of the order still in its
 	// history again (same webhook-id, a new delivery each), also of a finished order.
 	AnnotationRedeliver = "swap.swaprouter.dev/redeliver"
+	// AnnotationApprove (any value) lets an order held for review by screening request its
+	// deposit address.
+	AnnotationApprove = "swap.swaprouter.dev/approve"
+	// AnnotationReject (value: why) fails an order held for review: FAILED ScreeningRejected.
+	AnnotationReject = "swap.swaprouter.dev/reject"
 )
 
 // OperatorAnnotations are the annotations whose change makes the reconciler look at once.
 // Only an identity the API server authorizes as an operator may set, change or remove them
 // (config/admission lists the same annotations; a manifest test keeps the two in step).
-var OperatorAnnotations = []string{AnnotationPaused, AnnotationPoll, AnnotationResolve, AnnotationRedeliver}
+var OperatorAnnotations = []string{AnnotationPaused, AnnotationPoll, AnnotationResolve, AnnotationRedeliver, AnnotationApprove, AnnotationReject}
 
 // RequestedBy is the annotation beside an operator annotation that names who set it: the
 // API server writes the requester's username there (config/admission), whatever the

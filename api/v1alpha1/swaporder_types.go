@@ -170,6 +170,10 @@ type SwapOrderSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
 	Display *OrderDisplay `json:"display,omitempty"`
+	// Screening is the screening decision taken before the order was created.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="the order spec is immutable except depositHint"
+	Screening *ScreeningRecord `json:"screening,omitempty"`
 	// DepositHint is set by POST /v1/order/{id}/deposit; the only mutable part of the spec.
 	// +optional
 	DepositHint *DepositHint `json:"depositHint,omitempty"`
@@ -293,6 +297,9 @@ type SwapOrderStatus struct {
 	// Resolution is the operator's statement that ended the order (AnnotationResolve).
 	// +optional
 	Resolution *OperatorResolution `json:"resolution,omitempty"`
+	// Review is how the review of an order held by screening ended.
+	// +optional
+	Review *ScreeningReview `json:"review,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +optional

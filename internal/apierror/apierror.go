@@ -54,6 +54,9 @@ const (
 	// QuoteMismatch: fields of the request contradict the quoteId (another pair, amount,
 	// provider, partner...), or the quoteId is not one this service issued.
 	QuoteMismatch Code = "quote mismatch"
+	// AddressNotAllowed: screening found an address of the request (named in detail) on a
+	// sanctions list and the partner's policy blocks it; nothing was created or counted.
+	AddressNotAllowed Code = "address not allowed"
 )
 
 // statuses is the one place a code's HTTP status is decided.
@@ -84,6 +87,7 @@ var statuses = map[Code]int{
 	QuoteExpired:         http.StatusBadRequest,
 	QuoteChanged:         http.StatusConflict,
 	QuoteMismatch:        http.StatusBadRequest,
+	AddressNotAllowed:    http.StatusForbidden,
 }
 
 // Status is the HTTP status every response with this code carries.
@@ -101,7 +105,7 @@ func Codes() []Code {
 		ProviderIDRequired, MissingTxHash, OrderNotFound, OrderTerminal, RateLimitExceeded,
 		UpstreamTimeout, UpstreamError, Internal, Unauthorized, InvalidRequest, NotFound,
 		MethodNotAllowed, IdempotencyKeyReused, QuotaExceeded, ArchiveUnavailable, ClientReferenceInUse,
-		QuoteExpired, QuoteChanged, QuoteMismatch, Unavailable,
+		QuoteExpired, QuoteChanged, QuoteMismatch, Unavailable, AddressNotAllowed,
 	}
 }
 

@@ -38,6 +38,8 @@ func TestContractStatuses(t *testing.T) {
 		"archive unavailable": 503, "clientReference in use": 409, "service unavailable": 503,
 		// design.md "Quote binding".
 		"quote expired": 400, "quote changed": 409, "quote mismatch": 400,
+		// design.md "Screening".
+		"address not allowed": 403,
 	}
 	for code, status := range want {
 		if got := code.Status(); got != status {

@@ -149,6 +149,10 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	}
 	env.SimulatorURL = "http://" + simAddr
 	fmt.Fprintf(o.Out, "Provider simulator on %s (route_A: oneclick, route_B: channel).\n", env.SimulatorURL)
+	if o.Manager.ScreeningURL == "" {
+		// The simulator's sanctions screening API (nothing listed until PUT /control/sanctioned).
+		o.Manager.ScreeningURL, o.Manager.ScreeningAPIKey = env.SimulatorURL+"/sanctions", o.Simulator.SanctionsAPIKey
+	}
 
 	if err = env.applyProviders(ctx, o); err != nil {
 		return env, err

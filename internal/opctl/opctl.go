@@ -29,7 +29,7 @@ func NewCommand() *cobra.Command {
 	overrides := &clientcmd.ConfigOverrides{}
 	root := &cobra.Command{
 		Use:           "kubectl-swaprouter",
-		Short:         "Operator controls on swaprouter orders: pause, resume, poll, resolve, redeliver",
+		Short:         "Operator controls on swaprouter orders: pause, resume, poll, resolve, redeliver, approve, reject",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -123,6 +123,23 @@ func NewCommand() *cobra.Command {
 	resolve.Flags().StringVar(&status, "status", "", "terminal status: SUCCESS, REFUNDED or FAILED")
 	resolve.Flags().StringVar(&reason, "reason", "", "why (required; e.g. the on-chain refund tx you checked)")
 
-	root.AddCommand(pause, resume, poll, resolve, redeliver)
+	approve := request(verbs.Approve, "Let an order screening held for review request its deposit address")
+	var rejectWhy string
+	reject := &cobra.Command{
+		Use:   "reject ORDER --reason TEXT",
+		Short: "Fail an order screening held for review (FAILED ScreeningRejected)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := open(cmd)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Reject, Reason: rejectWhy}, strings.TrimSpace(rejectWhy))
+		},
+	}
+	reject.Flags().StringVar(&rejectWhy, "reason", "", "why (required; recorded on the order)")
+
+	root.AddCommand(pause, resume, poll, resolve, redeliver, approve, reject)
 	return root
 }

@@ -32,7 +32,7 @@ func outcomeReasons(v verbs.Verb) []string {
 		return []string{v.RejectedReason(), verbs.ReasonPauseEnded}
 	case verbs.Poll:
 		return []string{v.RejectedReason(), verbs.ReasonPolled}
-	case verbs.Resolve:
+	case verbs.Resolve, verbs.Approve, verbs.Reject:
 		return []string{v.RejectedReason()}
 	case verbs.Redeliver:
 		return []string{v.RejectedReason(), verbs.ReasonRedelivered}
@@ -162,6 +162,14 @@ func outcome(req verbs.Request, value string, o *swapv1.SwapOrder, fresh []corev
 	case verbs.Resolve:
 		if r := o.Status.Resolution; r != nil && sameRequest(r, value) {
 			return fmt.Sprintf("resolved to %s by %s: %s", r.Status, r.By, r.Reason), nil
+		}
+	case verbs.Approve:
+		if rv := o.Status.Review; rv != nil && rv.Decision == swapv1.ReviewApproved && !pending {
+			return fmt.Sprintf("approved by %s; the order is %s", rv.By, statusOf(o)), nil
+		}
+	case verbs.Reject:
+		if rv := o.Status.Review; rv != nil && rv.Decision == swapv1.ReviewRejected && !pending {
+			return fmt.Sprintf("rejected by %s (%s); the order is %s %s", rv.By, rv.Reason, o.Status.Status, o.Status.StatusReason), nil
 		}
 	case verbs.Poll, verbs.Redeliver:
 		for _, e := range fresh {

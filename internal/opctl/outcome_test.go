@@ -68,6 +68,21 @@ func TestOutcome(t *testing.T) {
 		}), nil, "", ""},
 		{"redeliver done", verbs.Request{Verb: verbs.Redeliver}, "oncall@t", order(nil, nil),
 			event("Normal", "Redelivered", "2 webhook events sent again"), "2 webhook events sent again", ""},
+		{"approve pending", verbs.Request{Verb: verbs.Approve}, "oncall@t", order(map[string]string{swapv1.AnnotationApprove: "oncall@t"}, nil), nil, "", ""},
+		{"approve done", verbs.Request{Verb: verbs.Approve}, "oncall@t", order(nil, func(o *swapv1.SwapOrder) {
+			o.Status.Status = ""
+			o.Status.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewApproved, By: "alice"}
+		}), nil, "approved by alice; the order is new (no deposit address yet)", ""},
+		{"approve refused", verbs.Request{Verb: verbs.Approve}, "oncall@t", order(nil, nil),
+			event("Warning", "ApproveRefused", "approve refused: order ord_x is not held for review by screening"), "", "is not held for review"},
+		{"reject done", verbs.Request{Verb: verbs.Reject, Reason: "listed"}, "listed", order(nil, func(o *swapv1.SwapOrder) {
+			o.Status.Status, o.Status.StatusReason = swapv1.OrderFailed, "ScreeningRejected"
+			o.Status.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewRejected, By: "alice", Reason: "listed"}
+		}), nil, "rejected by alice (listed); the order is FAILED ScreeningRejected", ""},
+		{"a review that expired is no reject: the refusal is awaited", verbs.Request{Verb: verbs.Reject, Reason: "listed"}, "listed", order(nil, func(o *swapv1.SwapOrder) {
+			o.Status.Status, o.Status.StatusReason = swapv1.OrderFailed, "ReviewExpired"
+			o.Status.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewExpired}
+		}), nil, "", ""},
 		{"the order left etcd", verbs.Request{Verb: verbs.Poll}, "oncall@t", nil, nil, "", "left etcd before the order controller acted"},
 	}
 	for _, tt := range tests {

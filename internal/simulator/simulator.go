@@ -84,6 +84,8 @@ type Options struct {
 	// DataDir, for Open, keeps the providers' orders and the chains' deposits, so a restarted
 	// simulator still knows (and settles) the orders of the previous run.
 	DataDir string
+	// SanctionsAPIKey, when set, is the X-API-Key the sanctions screening API requires.
+	SanctionsAPIKey string
 }
 
 // Dev defaults.
@@ -140,6 +142,8 @@ type Simulator struct {
 	calls    map[swapv1.ProviderID]map[string]int
 	deposits int
 	dca      DCAMode
+	// sanctioned is the set the sanctions screening API identifies.
+	sanctioned []string
 }
 
 // New builds a simulator that keeps everything in memory.
@@ -190,8 +194,10 @@ func build(opts Options, book *orders.Book) *Simulator {
 	mux := http.NewServeMux()
 	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken), SigningKey: opts.QuoteSigningKey}.Routes())
 	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, ""), DCA: s.dcaMode}.Routes())
+	s.mount(mux, SanctionsService, s.sanctionsRoutes())
 	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
 	s.mountControl(mux)
+	s.mountSanctionsControl(mux)
 	s.handler = mux
 	return s
 }

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -49,6 +50,9 @@ import (
 	"github.com/swaprouter/swaprouter/internal/restmapping"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/screening"
+	"github.com/swaprouter/swaprouter/internal/screening/chainalysis"
+	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
 	"github.com/swaprouter/swaprouter/internal/seal"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 	"github.com/swaprouter/swaprouter/internal/webhook"
@@ -150,6 +154,14 @@ type Options struct {
 	// entry n after the n-th failure; its length is the number of attempts). Empty means the
 	// design's; tests and the topology rig compress it so retries land within a bounded run.
 	WebhookSchedule []time.Duration
+
+	// ScreeningURL is an HTTP screening service speaking the Chainalysis public sanctions API
+	// (empty: only the sanctions list ConfigMap screens); ScreeningAPIKey its X-API-Key and
+	// ScreeningTimeout the bound of one order's screening by it.
+	ScreeningURL, ScreeningAPIKey string
+	ScreeningTimeout              time.Duration
+	// ReviewBound fails an order screening held for review that nobody decided within it.
+	ReviewBound time.Duration
 }
 
 // DefaultOptions are the production defaults.
@@ -181,6 +193,8 @@ func DefaultOptions() Options {
 		WebhookConcurrency: controllers.DefaultDeliveryConcurrency,
 		WebhookPerPartner:  webhook.DefaultMaxInFlight,
 		DeliveryRetention:  controllers.DefaultDeliveryRetention,
+		ScreeningTimeout:   chainalysis.DefaultTimeout,
+		ReviewBound:        controllers.DefaultReviewBound,
 	}
 }
 
@@ -224,6 +238,10 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookPerPartner, "webhook-partner-concurrency", o.WebhookPerPartner, "webhook deliveries attempted in parallel to one partner")
 	fs.DurationVar(&o.DeliveryRetention, "delivery-retention", o.DeliveryRetention, "how long delivered and failed webhook deliveries are kept")
 	fs.BoolVar(&o.AllowLoopbackWebhooks, "allow-loopback-webhooks", o.AllowLoopbackWebhooks, "let webhook deliveries reach loopback addresses (dev and tests only)")
+	fs.StringVar(&o.ScreeningURL, "screening-url", os.Getenv("SWAPROUTER_SCREENING_URL"), "base URL of a screening service speaking the Chainalysis public sanctions API (GET /api/v1/address/{address}); default $SWAPROUTER_SCREENING_URL; empty: only the swaprouter-sanctions ConfigMap screens")
+	fs.StringVar(&o.ScreeningAPIKey, "screening-api-key", os.Getenv("SWAPROUTER_SCREENING_API_KEY"), "X-API-Key of --screening-url (default $SWAPROUTER_SCREENING_API_KEY)")
+	fs.DurationVar(&o.ScreeningTimeout, "screening-timeout", o.ScreeningTimeout, "bound of one order's screening by --screening-url; past it the service counts as down (the partner's onUnavailable decides)")
+	fs.DurationVar(&o.ReviewBound, "review-bound", o.ReviewBound, "fail an order screening held for review after this long without approve or reject (ReviewExpired)")
 	fs.DurationSliceVar(&o.WebhookSchedule, "webhook-retry-schedule", o.WebhookSchedule, "delay before each webhook delivery attempt, comma-separated: the first before attempt 1, each next after a failed attempt; the count is the number of attempts (empty: the design's 0s,5s,5m,30m,2h,5h,10h,10h; shorter for tests only)")
 }
 
@@ -271,6 +289,7 @@ type System struct {
 // (provider tokens live in auth.FrontendSecret, the only Secret the frontend may read).
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=routingproviders,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,resourceNames=swaprouter-frontend-credentials,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,resourceNames=swaprouter-sanctions,verbs=get;list;watch
 
 // New builds the manager and adds the controllers and frontend that o switches on. Start it
 // with Manager.Start.
@@ -338,6 +357,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
 			Metrics:                 o.Metrics,
+			ReviewBound:             o.ReviewBound,
 		}
 		if sys.fence != nil {
 			// Not a nil *Fence in the interface: that would be a non-nil Leader whose every
@@ -382,6 +402,10 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err != nil {
 			return nil, err
 		}
+		screener, err := addScreening(mgr, o)
+		if err != nil {
+			return nil, err
+		}
 		srv, err := apiserver.New(apiserver.Options{
 			QuoteKeys:   keys,
 			Tiers:       tierTable,
@@ -395,6 +419,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Log:         ctrl.Log.WithName("apiserver"),
 			WaitTimeout: o.OrderWaitTimeout,
 			Archive:     frontendArchive(sys.Archive),
+			Screener:    screener,
 			RateLimiter: limiter,
 
 			QuotaFlushInterval: o.QuotaFlushInterval,
@@ -454,6 +479,25 @@ func (sys *System) addArchive(o Options) error {
 		return sys.Manager.Add(&archive.Pruner{Archive: a, Retention: o.ArchiveRetention, Log: ctrl.Log.WithName("archive-retention")})
 	}
 	return nil
+}
+
+// addScreening builds the frontend's screening sources: the sanctions list, kept in step with
+// its ConfigMap by a watch on every replica, and the HTTP screening service when configured.
+func addScreening(mgr manager.Manager, o Options) (screening.Sources, error) {
+	list, err := screening.NewSanctions(ctrlmetrics.Registry, time.Now)
+	if err != nil {
+		return nil, fmt.Errorf("sanctions list: %w", err)
+	}
+	if err := mgr.Add(&sdnwatch.Watch{Informers: mgr.GetCache(), Namespace: o.Namespace, List: list,
+		Log: ctrl.Log.WithName("sanctions-list")}); err != nil {
+		return nil, err
+	}
+	sources := screening.Sources{list}
+	if o.ScreeningURL != "" {
+		sources = append(sources, &chainalysis.Client{BaseURL: o.ScreeningURL, APIKey: o.ScreeningAPIKey,
+			HTTP: &http.Client{}, Timeout: o.ScreeningTimeout})
+	}
+	return sources, nil
 }
 
 // frontendArchive keeps a nil *Postgres from becoming a non-nil interface.
@@ -575,6 +619,8 @@ func cacheByObject(o Options) map[client.Object]cache.ByObject {
 		// only a redelivery reads it, through the API reader.
 		&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
 	}
+	// The sanctions list is the only ConfigMap the service reads (and its RBAC allows).
+	byObject[&corev1.ConfigMap{}] = cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", sdnwatch.ConfigMapName)}
 	if !o.Controllers {
 		// A frontend process holds (and its RBAC lets it read) the one Secret it needs, never
 		// the webhook signing secrets the controllers read.

@@ -58,6 +58,7 @@ func (e DeliveryPhase) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
+	ErrorCodeAddressNotAllowed                  ErrorCode = "address not allowed"
 	ErrorCodeAmountTooHigh                      ErrorCode = "amount_too_high"
 	ErrorCodeAmountTooLow                       ErrorCode = "amount_too_low"
 	ErrorCodeArchiveUnavailable                 ErrorCode = "archive unavailable"
@@ -89,6 +90,8 @@ const (
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeAddressNotAllowed:
+		return true
 	case ErrorCodeAmountTooHigh:
 		return true
 	case ErrorCodeAmountTooLow:
@@ -404,6 +407,7 @@ const (
 	SubstatusDEPOSITREJECTED     Substatus = "DEPOSIT_REJECTED"
 	SubstatusDEPOSITSEEN         Substatus = "DEPOSIT_SEEN"
 	SubstatusDEPOSITWINDOWCLOSED Substatus = "DEPOSIT_WINDOW_CLOSED"
+	SubstatusHELDFORREVIEW       Substatus = "HELD_FOR_REVIEW"
 	SubstatusINCOMPLETEDEPOSIT   Substatus = "INCOMPLETE_DEPOSIT"
 	SubstatusPARTIALREFUND       Substatus = "PARTIAL_REFUND"
 	SubstatusPROVIDERFAILED      Substatus = "PROVIDER_FAILED"
@@ -424,6 +428,8 @@ func (e Substatus) Valid() bool {
 	case SubstatusDEPOSITSEEN:
 		return true
 	case SubstatusDEPOSITWINDOWCLOSED:
+		return true
+	case SubstatusHELDFORREVIEW:
 		return true
 	case SubstatusINCOMPLETEDEPOSIT:
 		return true
@@ -616,12 +622,15 @@ func (e CreateOrder401JSONResponseBodyError) Valid() bool {
 
 // Defines values for CreateOrder403JSONResponseBodyError.
 const (
-	CreateOrder403JSONResponseBodyErrorOriginNotAllowed CreateOrder403JSONResponseBodyError = "origin not allowed"
+	CreateOrder403JSONResponseBodyErrorAddressNotAllowed CreateOrder403JSONResponseBodyError = "address not allowed"
+	CreateOrder403JSONResponseBodyErrorOriginNotAllowed  CreateOrder403JSONResponseBodyError = "origin not allowed"
 )
 
 // Valid indicates whether the value is a known member of the CreateOrder403JSONResponseBodyError enum.
 func (e CreateOrder403JSONResponseBodyError) Valid() bool {
 	switch e {
+	case CreateOrder403JSONResponseBodyErrorAddressNotAllowed:
+		return true
 	case CreateOrder403JSONResponseBodyErrorOriginNotAllowed:
 		return true
 	default:
@@ -1198,12 +1207,15 @@ func (e RequestQuote401JSONResponseBodyError) Valid() bool {
 
 // Defines values for RequestQuote403JSONResponseBodyError.
 const (
-	RequestQuote403JSONResponseBodyErrorOriginNotAllowed RequestQuote403JSONResponseBodyError = "origin not allowed"
+	RequestQuote403JSONResponseBodyErrorAddressNotAllowed RequestQuote403JSONResponseBodyError = "address not allowed"
+	RequestQuote403JSONResponseBodyErrorOriginNotAllowed  RequestQuote403JSONResponseBodyError = "origin not allowed"
 )
 
 // Valid indicates whether the value is a known member of the RequestQuote403JSONResponseBodyError enum.
 func (e RequestQuote403JSONResponseBodyError) Valid() bool {
 	switch e {
+	case RequestQuote403JSONResponseBodyErrorAddressNotAllowed:
+		return true
 	case RequestQuote403JSONResponseBodyErrorOriginNotAllowed:
 		return true
 	default:
@@ -2300,7 +2312,7 @@ type RatesResponse struct {
 // RatesResponseSwapType defines model for RatesResponse.SwapType.
 type RatesResponseSwapType string
 
-// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. A refund is never shown as SUCCESS/SETTLED.
+// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
 // SwappableTargets defines model for SwappableTargets.
@@ -2887,7 +2899,7 @@ type ClientInterface interface {
 
 	// CreateOrderWithBody Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2896,7 +2908,7 @@ type ClientInterface interface {
 
 	// CreateOrder Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2951,7 +2963,7 @@ type ClientInterface interface {
 
 	// RequestQuoteWithBody Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2960,7 +2972,7 @@ type ClientInterface interface {
 
 	// RequestQuote Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3173,7 +3185,7 @@ func (c *Client) OpenAPIHead(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // CreateOrderWithBody Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 //
 // Takes any type of body and a specified content type.
 //
@@ -3192,7 +3204,7 @@ func (c *Client) CreateOrderWithBody(ctx context.Context, params *CreateOrderPar
 
 // CreateOrder Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3317,7 +3329,7 @@ func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParam
 
 // RequestQuoteWithBody Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3336,7 +3348,7 @@ func (c *Client) RequestQuoteWithBody(ctx context.Context, params *RequestQuoteP
 
 // RequestQuote Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4783,7 +4795,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithBodyWithResponse Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4792,7 +4804,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithResponse Create an order
 	//
-	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+	// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4855,7 +4867,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4864,7 +4876,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestQuoteWithResponse Quote a swap (preview, or preview and order)
 	//
-	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10580,7 +10592,7 @@ func (c *ClientWithResponses) OpenAPIHeadWithResponse(ctx context.Context, reqEd
 
 // CreateOrderWithBodyWithResponse Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10595,7 +10607,7 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 
 // CreateOrderWithResponse Create an order
 //
-// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable.
+// Creates a deposit-address order with the provider chosen from a dry quote and answers 201 once the provider issued `depositAddress`; when the bounded wait ends first, 202 with the order (no address yet) and a `Location` to poll, never an error for an order that exists (a retry with the same Idempotency-Key returns it). While a provider whose assets are not known yet is down, an asset id missing from the list answers 502/504 (retry with backoff), not `unknown originAsset/destinationAsset`. A provider refusal at creation answers the matching error (`amount_too_low`, `amount_too_high`, `no provider supports this pair`, `invalid request`); the failed order stays readable. Before the order is created, `sender`, `recipient` and `refundTo` are screened against the sanctions sources: a listed address answers 403 `address not allowed`, or, under the partner's review policy, the order is created and answered 202 with `substatus` `HELD_FOR_REVIEW` and no address until an operator approves it (FAILED `ScreeningRejected` or `ReviewExpired` otherwise).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10700,7 +10712,7 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 
 // RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10715,7 +10727,7 @@ func (c *ClientWithResponses) RequestQuoteWithBodyWithResponse(ctx context.Conte
 
 // RequestQuoteWithResponse Quote a swap (preview, or preview and order)
 //
-// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
+// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered. `dry` false screens the addresses as `POST /v1/order` does (403 `address not allowed`, or an order held for review); dry quotes are not screened.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -51,6 +51,7 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 		}},
 		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app"}},
 		{"config/samples", "swaprouter-system", []string{"RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme"}},
+		{"config/sanctions", "swaprouter-system", []string{"CronJob/swaprouter-sanctions", "Role/swaprouter-sanctions-fetcher"}},
 		{"config/dev", "swaprouter-dev", []string{
 			"Deployment/provider-sim", "RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme",
 		}},

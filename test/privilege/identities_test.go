@@ -46,6 +46,7 @@ var _ = Describe("the frontend's ServiceAccount", func() {
 		for annotation, value := range map[string]string{
 			swapv1.AnnotationResolve: string(forged), swapv1.AnnotationPaused: "x",
 			swapv1.AnnotationPoll: "x", swapv1.AnnotationRedeliver: "x",
+			swapv1.AnnotationApprove: "x", swapv1.AnnotationReject: "x",
 		} {
 			Expect(annotate(fe, name, map[string]any{annotation: value})).To(refusedByPolicy(), annotation)
 		}

@@ -6,6 +6,7 @@ package verbs
 
 import (
 	"fmt"
+	"strings"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
@@ -19,6 +20,8 @@ const (
 	Poll      Verb = "poll"
 	Resolve   Verb = "resolve"
 	Redeliver Verb = "redeliver"
+	Approve   Verb = "approve"
+	Reject    Verb = "reject"
 )
 
 // Annotation is the SwapOrder annotation the verb writes (resume removes AnnotationPaused).
@@ -32,6 +35,10 @@ func (v Verb) Annotation() string {
 		return swapv1.AnnotationResolve
 	case Redeliver:
 		return swapv1.AnnotationRedeliver
+	case Approve:
+		return swapv1.AnnotationApprove
+	case Reject:
+		return swapv1.AnnotationReject
 	}
 	return ""
 }
@@ -47,6 +54,10 @@ const (
 	ReasonRedelivered = "Redelivered"
 	// ReasonPauseEnded: the order ended while paused, which ends the pause.
 	ReasonPauseEnded = "PauseEnded"
+	// ReasonApproved: an order held for review was approved; its address is requested.
+	ReasonApproved = "ReviewApproved"
+	// ReasonScreeningRejected: an order held for review was rejected (also its status reason).
+	ReasonScreeningRejected = "ScreeningRejected"
 )
 
 // RejectedReason is the reason of the Warning Event the order reconciler records when it
@@ -61,6 +72,10 @@ func (v Verb) RejectedReason() string {
 		return "ResolveRejected"
 	case Redeliver:
 		return "RedeliverRejected"
+	case Approve:
+		return "ApproveRefused"
+	case Reject:
+		return "RejectRefused"
 	}
 	return ""
 }
@@ -90,19 +105,29 @@ type Order struct {
 	Events int
 	// WebhooksEnabled: the order's partner has status webhooks on (only redeliver asks).
 	WebhooksEnabled bool
+	// HeldForReview: screening held the order and no review has ended yet.
+	HeldForReview bool
 }
 
 // Of describes o, found in etcd, for a decision; webhooksEnabled is its partner's setting.
 func Of(o *swapv1.SwapOrder, webhooksEnabled bool) Order {
 	by, paused := o.Annotations[swapv1.AnnotationPaused]
 	return Order{ID: o.Spec.OrderID, Where: InEtcd, Status: o.Status.Status, Paused: paused, PausedBy: by,
-		Events: len(o.Status.History), WebhooksEnabled: webhooksEnabled}
+		Events: len(o.Status.History), WebhooksEnabled: webhooksEnabled, HeldForReview: HeldForReview(o)}
 }
 
-// Request is a verb and, for resolve, the terminal status asked for.
+// HeldForReview reports whether screening held o and its review has not ended: no deposit
+// address until an operator approves it.
+func HeldForReview(o *swapv1.SwapOrder) bool {
+	return o.Spec.Screening != nil && o.Spec.Screening.Outcome == swapv1.ScreeningHeld &&
+		o.Status.Review == nil && o.Status.Status == ""
+}
+
+// Request is a verb and, for resolve, the terminal status asked for; for reject, why.
 type Request struct {
 	Verb      Verb
 	ResolveTo swapv1.OrderStatus
+	Reason    string
 }
 
 // Refusal says why a request cannot act on an order.
@@ -168,6 +193,15 @@ func refusal(r Request, o Order) string {
 		}
 	case Redeliver:
 		return redelivery(o)
+	case Approve, Reject:
+		switch {
+		case terminal:
+			return fmt.Sprintf("is already %s: there is nothing to %s", o.Status, r.Verb)
+		case !o.HeldForReview:
+			return "is not held for review by screening"
+		case r.Verb == Reject && strings.TrimSpace(r.Reason) == "":
+			return "needs a reason to be rejected (--reason)"
+		}
 	default:
 		return fmt.Sprintf("cannot be acted on by the unknown verb %q", r.Verb)
 	}

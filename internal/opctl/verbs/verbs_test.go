@@ -23,6 +23,10 @@ func TestDecide(t *testing.T) {
 	missing := Order{ID: id, Where: Missing}
 	muted := terminal
 	muted.WebhooksEnabled = false
+	held := newOrder
+	held.HeldForReview = true
+	heldPaused := held
+	heldPaused.Paused, heldPaused.PausedBy = true, "alice"
 
 	refunded := func(v Verb) Request { return Request{Verb: v, ResolveTo: swapv1.OrderRefunded} }
 	tests := []struct {
@@ -73,6 +77,20 @@ func TestDecide(t *testing.T) {
 		{"redeliver without webhooks", Request{Verb: Redeliver}, muted, "webhooks are disabled"},
 		{"redeliver a missing order", Request{Verb: Redeliver}, missing, "does not exist"},
 
+		{"approve a held order", Request{Verb: Approve}, held, ""},
+		{"approve a held, paused order", Request{Verb: Approve}, heldPaused, ""},
+		{"approve a new order screening did not hold", Request{Verb: Approve}, newOrder, "not held for review"},
+		{"approve a live order", Request{Verb: Approve}, live, "not held for review"},
+		{"approve a terminal order", Request{Verb: Approve}, terminal, "already REFUNDED"},
+		{"approve an archived order", Request{Verb: Approve}, archived, "is archived"},
+		{"approve a missing order", Request{Verb: Approve}, missing, "does not exist"},
+
+		{"reject a held order", Request{Verb: Reject, Reason: "listed sender"}, held, ""},
+		{"reject a held order without a reason", Request{Verb: Reject, Reason: "  "}, held, "needs a reason"},
+		{"reject a live order", Request{Verb: Reject, Reason: "x"}, live, "not held for review"},
+		{"reject a terminal order", Request{Verb: Reject, Reason: "x"}, terminal, "already REFUNDED"},
+		{"reject an archived order", Request{Verb: Reject, Reason: "x"}, archived, "is archived"},
+
 		{"an unknown verb", Request{Verb: "cancel"}, live, `unknown verb "cancel"`},
 	}
 	for _, tt := range tests {
@@ -104,5 +122,15 @@ func TestOf(t *testing.T) {
 	want := Order{ID: "ord_x", Where: InEtcd, Status: swapv1.OrderProcessing, Paused: true, PausedBy: "bob: why", Events: 2, WebhooksEnabled: true}
 	if got != want {
 		t.Fatalf("Of = %+v, want %+v", got, want)
+	}
+
+	o.Status = swapv1.SwapOrderStatus{}
+	o.Spec.Screening = &swapv1.ScreeningRecord{Outcome: swapv1.ScreeningHeld}
+	if !Of(o, false).HeldForReview {
+		t.Errorf("a new order screening held is not HeldForReview")
+	}
+	o.Status.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewApproved}
+	if Of(o, false).HeldForReview {
+		t.Errorf("an approved order is still HeldForReview")
 	}
 }

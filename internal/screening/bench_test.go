@@ -1,0 +1,76 @@
+package screening
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// sdnOf is an SDN.CSV of n listed addresses, four per record (ETH, XBT, TRX, SOL tickers).
+func sdnOf(n int) []byte {
+	var b strings.Builder
+	for i := 0; i < n; i += 4 {
+		fmt.Fprintf(&b, "%d,\"ENTITY %d\",-0- ,\"CYBER2\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"a.k.a. X; "+
+			"Digital Currency Address - ETH 0x%040x; Digital Currency Address - XBT bc1q%038x; "+
+			"Digital Currency Address - TRX T%033d; Digital Currency Address - SOL S%043d;\"\r\n", 10000+i, i, i, i, i, i)
+	}
+	b.WriteString("\x1a")
+	return []byte(b.String())
+}
+
+// BenchmarkReload10k is a reload of a 10,000-address list: parse and swap in.
+func BenchmarkReload10k(b *testing.B) {
+	data := sdnOf(10000)
+	s, err := NewSanctions(prometheus.NewRegistry(), time.Now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Load(data, "2026-01-01"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if s.list.Len() != 10000 {
+		b.Fatalf("%d addresses", s.list.Len())
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	l, _ := ParseSDN(data)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-retained")
+	runtime.KeepAlive(l)
+}
+
+// BenchmarkScreenOrder10k is what screening adds to one order with the list as its source:
+// three lookups and the answer.
+func BenchmarkScreenOrder10k(b *testing.B) {
+	s, err := NewSanctions(prometheus.NewRegistry(), time.Now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Load(sdnOf(10000), ""); err != nil {
+		b.Fatal(err)
+	}
+	subjects := []Subject{
+		{Field: "sender", Chain: "arb", Address: "0x1111111111111111111111111111111111111111"},
+		{Field: "recipient", Chain: "sol", Address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"},
+		{Field: "refundTo", Chain: "arb", Address: fmt.Sprintf("0x%040X", 4)},
+	}
+	sources := Sources{s}
+	b.ReportAllocs()
+	for b.Loop() {
+		if a := sources.Screen(context.Background(), subjects); len(a[0].Matches) != 1 {
+			b.Fatalf("answer %+v", a)
+		}
+	}
+}
