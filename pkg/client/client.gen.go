@@ -206,6 +206,66 @@ func (e HistoryEntryStatus) Valid() bool {
 	}
 }
 
+// Defines values for JSONWebKeySetKeysAlg.
+const (
+	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysAlg enum.
+func (e JSONWebKeySetKeysAlg) Valid() bool {
+	switch e {
+	case EdDSA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeySetKeysCrv.
+const (
+	Ed25519 JSONWebKeySetKeysCrv = "Ed25519"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysCrv enum.
+func (e JSONWebKeySetKeysCrv) Valid() bool {
+	switch e {
+	case Ed25519:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeySetKeysKty.
+const (
+	OKP JSONWebKeySetKeysKty = "OKP"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysKty enum.
+func (e JSONWebKeySetKeysKty) Valid() bool {
+	switch e {
+	case OKP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeySetKeysUse.
+const (
+	Sig JSONWebKeySetKeysUse = "sig"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysUse enum.
+func (e JSONWebKeySetKeysUse) Valid() bool {
+	switch e {
+	case Sig:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrderProviderId.
 const (
 	OrderProviderIdRouteA OrderProviderId = "route_A"
@@ -440,6 +500,21 @@ func (e Substatus) Valid() bool {
 	case SubstatusSETTLED:
 		return true
 	case SubstatusSWAPPING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReceiptKeys500JSONResponseBodyError.
+const (
+	ReceiptKeys500JSONResponseBodyErrorInternalError ReceiptKeys500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the ReceiptKeys500JSONResponseBodyError enum.
+func (e ReceiptKeys500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ReceiptKeys500JSONResponseBodyErrorInternalError:
 		return true
 	default:
 		return false
@@ -995,6 +1070,99 @@ func (e SubmitDeposit503JSONResponseBodyError) Valid() bool {
 	case SubmitDeposit503JSONResponseBodyErrorArchiveUnavailable:
 		return true
 	case SubmitDeposit503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt401JSONResponseBodyError.
+const (
+	GetOrderReceipt401JSONResponseBodyErrorUnauthorized GetOrderReceipt401JSONResponseBodyError = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt401JSONResponseBodyError enum.
+func (e GetOrderReceipt401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt401JSONResponseBodyErrorUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt403JSONResponseBodyError.
+const (
+	GetOrderReceipt403JSONResponseBodyErrorOriginNotAllowed GetOrderReceipt403JSONResponseBodyError = "origin not allowed"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt403JSONResponseBodyError enum.
+func (e GetOrderReceipt403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt403JSONResponseBodyErrorOriginNotAllowed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt404JSONResponseBodyError.
+const (
+	GetOrderReceipt404JSONResponseBodyErrorOrderNotFound GetOrderReceipt404JSONResponseBodyError = "order not found"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt404JSONResponseBodyError enum.
+func (e GetOrderReceipt404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt404JSONResponseBodyErrorOrderNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt429JSONResponseBodyError.
+const (
+	GetOrderReceipt429JSONResponseBodyErrorRateLimitExceeded GetOrderReceipt429JSONResponseBodyError = "rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt429JSONResponseBodyError enum.
+func (e GetOrderReceipt429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt500JSONResponseBodyError.
+const (
+	GetOrderReceipt500JSONResponseBodyErrorInternalError GetOrderReceipt500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt500JSONResponseBodyError enum.
+func (e GetOrderReceipt500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt500JSONResponseBodyErrorInternalError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt503JSONResponseBodyError.
+const (
+	GetOrderReceipt503JSONResponseBodyErrorArchiveUnavailable GetOrderReceipt503JSONResponseBodyError = "archive unavailable"
+	GetOrderReceipt503JSONResponseBodyErrorServiceUnavailable GetOrderReceipt503JSONResponseBodyError = "service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt503JSONResponseBodyError enum.
+func (e GetOrderReceipt503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt503JSONResponseBodyErrorArchiveUnavailable:
+		return true
+	case GetOrderReceipt503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -2053,6 +2221,32 @@ type HistoryEntryPreviousStatus string
 // HistoryEntryStatus defines model for HistoryEntry.Status.
 type HistoryEntryStatus string
 
+// JSONWebKeySet defines model for JSONWebKeySet.
+type JSONWebKeySet struct {
+	Keys []struct {
+		Alg *JSONWebKeySetKeysAlg `json:"alg,omitempty"`
+		Crv JSONWebKeySetKeysCrv  `json:"crv"`
+		Kid string                `json:"kid"`
+		Kty JSONWebKeySetKeysKty  `json:"kty"`
+		Use *JSONWebKeySetKeysUse `json:"use,omitempty"`
+
+		// X The public key, base64url.
+		X string `json:"x"`
+	} `json:"keys"`
+}
+
+// JSONWebKeySetKeysAlg defines model for JSONWebKeySet.Keys.Alg.
+type JSONWebKeySetKeysAlg string
+
+// JSONWebKeySetKeysCrv defines model for JSONWebKeySet.Keys.Crv.
+type JSONWebKeySetKeysCrv string
+
+// JSONWebKeySetKeysKty defines model for JSONWebKeySet.Keys.Kty.
+type JSONWebKeySetKeysKty string
+
+// JSONWebKeySetKeysUse defines model for JSONWebKeySet.Keys.Use.
+type JSONWebKeySetKeysUse string
+
 // Order Every field is always present; what the order does not have yet is null.
 type Order struct {
 	// Amount Positive integer in the smallest unit of the asset.
@@ -2297,6 +2491,12 @@ type RatesResponse struct {
 // RatesResponseSwapType defines model for RatesResponse.SwapType.
 type RatesResponseSwapType string
 
+// Receipt defines model for Receipt.
+type Receipt struct {
+	// Receipt Compact JWS; its payload (base64url JSON) is a ReceiptPayload.
+	Receipt string `json:"receipt"`
+}
+
 // Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
@@ -2337,6 +2537,9 @@ type Usage struct {
 		ResetAt time.Time `json:"resetAt"`
 	} `json:"requestsPerMinute"`
 }
+
+// ReceiptKeys500JSONResponseBodyError defines parameters for ReceiptKeys.
+type ReceiptKeys500JSONResponseBodyError string
 
 // Healthz500JSONResponseBodyError defines parameters for Healthz.
 type Healthz500JSONResponseBodyError string
@@ -2466,6 +2669,24 @@ type SubmitDeposit500JSONResponseBodyError string
 
 // SubmitDeposit503JSONResponseBodyError defines parameters for SubmitDeposit.
 type SubmitDeposit503JSONResponseBodyError string
+
+// GetOrderReceipt401JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt401JSONResponseBodyError string
+
+// GetOrderReceipt403JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt403JSONResponseBodyError string
+
+// GetOrderReceipt404JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt404JSONResponseBodyError string
+
+// GetOrderReceipt429JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt429JSONResponseBodyError string
+
+// GetOrderReceipt500JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt500JSONResponseBodyError string
+
+// GetOrderReceipt503JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt503JSONResponseBodyError string
 
 // ListOrdersParams defines parameters for ListOrders.
 type ListOrdersParams struct {
@@ -2826,6 +3047,20 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// ReceiptKeys Receipt verification keys
+	//
+	// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+	//
+	// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+	ReceiptKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiptKeysHead Receipt verification keys (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+	ReceiptKeysHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Healthz Liveness
 	//
 	// 200 while the process serves HTTP. No authentication.
@@ -2932,6 +3167,20 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/order/{id}/deposit (the `SubmitDeposit` operationId).
 	SubmitDeposit(ctx context.Context, id string, body SubmitDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetOrderReceipt Get a signed receipt of an order
+	//
+	// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+	//
+	// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+	GetOrderReceipt(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOrderReceiptHead Get a signed receipt of an order (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+	GetOrderReceiptHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListOrders List your orders
 	//
 	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -3030,6 +3279,40 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/deliveries/{eventId}/redeliver (the `Redeliver` operationId).
 	Redeliver(ctx context.Context, eventId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ReceiptKeys Receipt verification keys
+//
+// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+//
+// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+func (c *Client) ReceiptKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiptKeysRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiptKeysHead Receipt verification keys (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+func (c *Client) ReceiptKeysHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiptKeysHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // Healthz Liveness
@@ -3278,6 +3561,40 @@ func (c *Client) SubmitDeposit(ctx context.Context, id string, body SubmitDeposi
 	return c.Client.Do(req)
 }
 
+// GetOrderReceipt Get a signed receipt of an order
+//
+// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+//
+// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+func (c *Client) GetOrderReceipt(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrderReceiptRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOrderReceiptHead Get a signed receipt of an order (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+func (c *Client) GetOrderReceiptHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrderReceiptHeadRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListOrders List your orders
 //
 // Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -3505,6 +3822,60 @@ func (c *Client) Redeliver(ctx context.Context, eventId string, reqEditors ...Re
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewReceiptKeysRequest constructs an http.Request for the ReceiptKeys method
+func NewReceiptKeysRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/jwks.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReceiptKeysHeadRequest constructs an http.Request for the ReceiptKeysHead method
+func NewReceiptKeysHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/jwks.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewHealthzRequest constructs an http.Request for the Healthz method
@@ -3967,6 +4338,74 @@ func NewSubmitDepositRequestWithBody(server string, id string, contentType strin
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetOrderReceiptRequest constructs an http.Request for the GetOrderReceipt method
+func NewGetOrderReceiptRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/order/%s/receipt", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOrderReceiptHeadRequest constructs an http.Request for the GetOrderReceiptHead method
+func NewGetOrderReceiptHeadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/order/%s/receipt", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4706,6 +5145,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ReceiptKeysWithResponse Receipt verification keys
+	//
+	// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+	ReceiptKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysResponse, error)
+
+	// ReceiptKeysHeadWithResponse Receipt verification keys (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+	ReceiptKeysHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysHeadResponse, error)
+
 	// HealthzWithResponse Liveness
 	//
 	// 200 while the process serves HTTP. No authentication.
@@ -4832,6 +5289,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/order/{id}/deposit (the `SubmitDeposit` operationId).
 	SubmitDepositWithResponse(ctx context.Context, id string, body SubmitDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitDepositResponse, error)
 
+	// GetOrderReceiptWithResponse Get a signed receipt of an order
+	//
+	// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+	GetOrderReceiptWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptResponse, error)
+
+	// GetOrderReceiptHeadWithResponse Get a signed receipt of an order (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+	GetOrderReceiptHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptHeadResponse, error)
+
 	// ListOrdersWithResponse List your orders
 	//
 	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -4948,6 +5423,122 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/deliveries/{eventId}/redeliver (the `Redeliver` operationId).
 	RedeliverWithResponse(ctx context.Context, eventId string, reqEditors ...RequestEditorFn) (*RedeliverResponse, error)
+}
+
+type ReceiptKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *JSONWebKeySet
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                             `json:"detail,omitempty"`
+		Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReceiptKeysResponse) GetJSON200() *JSONWebKeySet {
+	return r.JSON200
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReceiptKeysResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                             `json:"detail,omitempty"`
+	Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiptKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiptKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiptKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiptKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReceiptKeysHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiptKeysHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiptKeysHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiptKeysHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiptKeysHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type HealthzResponse struct {
@@ -7257,6 +7848,437 @@ func (r SubmitDepositResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SubmitDepositResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOrderReceiptResponse200Headers the declared response headers of an HTTP 200 response for GetOrderReceipt
+type GetOrderReceiptResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse403Headers the declared response headers of an HTTP 403 response for GetOrderReceipt
+type GetOrderReceiptResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse404Headers the declared response headers of an HTTP 404 response for GetOrderReceipt
+type GetOrderReceiptResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse429Headers the declared response headers of an HTTP 429 response for GetOrderReceipt
+type GetOrderReceiptResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse500Headers the declared response headers of an HTTP 500 response for GetOrderReceipt
+type GetOrderReceiptResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse503Headers the declared response headers of an HTTP 503 response for GetOrderReceipt
+type GetOrderReceiptResponse503Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type GetOrderReceiptResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Receipt
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOrderReceiptResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetOrderReceiptResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetOrderReceiptResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOrderReceiptResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetOrderReceiptResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOrderReceiptResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON200() *Receipt {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON401() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON403() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON404() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON429() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON503() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOrderReceiptResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOrderReceiptResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOrderReceiptResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOrderReceiptResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOrderReceiptHeadResponse200Headers the declared response headers of an HTTP 200 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse403Headers the declared response headers of an HTTP 403 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse404Headers the declared response headers of an HTTP 404 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse429Headers the declared response headers of an HTTP 429 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse500Headers the declared response headers of an HTTP 500 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse503Headers the declared response headers of an HTTP 503 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse503Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type GetOrderReceiptHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOrderReceiptHeadResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetOrderReceiptHeadResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetOrderReceiptHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOrderReceiptHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetOrderReceiptHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOrderReceiptHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOrderReceiptHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOrderReceiptHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOrderReceiptHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOrderReceiptHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10455,6 +11477,36 @@ func (r RedeliverResponse) ContentType() string {
 	return ""
 }
 
+// ReceiptKeysWithResponse Receipt verification keys
+//
+// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+func (c *ClientWithResponses) ReceiptKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysResponse, error) {
+	rsp, err := c.ReceiptKeys(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiptKeysResponse(rsp)
+}
+
+// ReceiptKeysHeadWithResponse Receipt verification keys (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+func (c *ClientWithResponses) ReceiptKeysHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysHeadResponse, error) {
+	rsp, err := c.ReceiptKeysHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiptKeysHeadResponse(rsp)
+}
+
 // HealthzWithResponse Liveness
 //
 // 200 while the process serves HTTP. No authentication.
@@ -10665,6 +11717,36 @@ func (c *ClientWithResponses) SubmitDepositWithResponse(ctx context.Context, id 
 	return ParseSubmitDepositResponse(rsp)
 }
 
+// GetOrderReceiptWithResponse Get a signed receipt of an order
+//
+// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+func (c *ClientWithResponses) GetOrderReceiptWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptResponse, error) {
+	rsp, err := c.GetOrderReceipt(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOrderReceiptResponse(rsp)
+}
+
+// GetOrderReceiptHeadWithResponse Get a signed receipt of an order (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+func (c *ClientWithResponses) GetOrderReceiptHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptHeadResponse, error) {
+	rsp, err := c.GetOrderReceiptHead(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOrderReceiptHeadResponse(rsp)
+}
+
 // ListOrdersWithResponse List your orders
 //
 // Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -10858,6 +11940,72 @@ func (c *ClientWithResponses) RedeliverWithResponse(ctx context.Context, eventId
 		return nil, err
 	}
 	return ParseRedeliverResponse(rsp)
+}
+
+// ParseReceiptKeysResponse parses an HTTP response from a ReceiptKeysWithResponse call
+func ParseReceiptKeysResponse(rsp *http.Response) (*ReceiptKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiptKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest JSONWebKeySet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                             `json:"detail,omitempty"`
+			Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReceiptKeysHeadResponse parses an HTTP response from a ReceiptKeysHeadWithResponse call
+func ParseReceiptKeysHeadResponse(rsp *http.Response) (*ReceiptKeysHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiptKeysHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
 }
 
 // ParseHealthzResponse parses an HTTP response from a HealthzWithResponse call
@@ -13074,6 +14222,500 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitDepositResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOrderReceiptResponse parses an HTTP response from a GetOrderReceiptWithResponse call
+func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOrderReceiptResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Receipt
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOrderReceiptResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetOrderReceiptResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetOrderReceiptResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetOrderReceiptResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetOrderReceiptResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOrderReceiptResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOrderReceiptHeadResponse parses an HTTP response from a GetOrderReceiptHeadWithResponse call
+func ParseGetOrderReceiptHeadResponse(rsp *http.Response) (*GetOrderReceiptHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOrderReceiptHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOrderReceiptHeadResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetOrderReceiptHeadResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetOrderReceiptHeadResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetOrderReceiptHeadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetOrderReceiptHeadResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOrderReceiptHeadResponse503Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
