@@ -67,6 +67,7 @@ var routeTable = []route{
 	{method: "POST", path: "/v1/webhooks/deliveries/{eventId}/redeliver", handle: (*Server).redeliver,
 		errors: []apierror.Code{apierror.NotFound}},
 	{method: "GET", path: "/v1/usage", handle: (*Server).usage},
+	{method: "GET", path: "/v1/providers", handle: (*Server).listProviders},
 	{method: "GET", path: "/.well-known/jwks.json", public: true, handle: (*Server).receiptKeys},
 	{method: "GET", path: "/v1/openapi.json", public: true, handle: (*Server).openAPI},
 	{method: "GET", path: "/healthz", public: true, handle: (*Server).healthz},

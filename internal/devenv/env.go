@@ -209,20 +209,21 @@ func (e *Env) applyProviders(ctx context.Context, o EnvOptions) error {
 		}
 	}
 	for _, p := range []struct {
-		name     string
-		id       swapv1.ProviderID
-		protocol swapv1.ProviderProtocol
+		name, displayName string
+		id                swapv1.ProviderID
+		protocol          swapv1.ProviderProtocol
 	}{
-		{"route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick},
-		{"route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel},
+		{"route-a", "NEAR Intents", swapv1.ProviderRouteA, swapv1.ProtocolOneClick},
+		{"route-b", "Chainflip", swapv1.ProviderRouteB, swapv1.ProtocolChannel},
 	} {
 		rp := &swapv1.RoutingProvider{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: e.Namespace}}
 		if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, rp, func() error {
 			rp.Spec = swapv1.RoutingProviderSpec{
-				ProviderID: p.id,
-				Protocol:   p.protocol,
-				Endpoint:   e.SimulatorURL + "/" + string(p.id),
-				Timeout:    metav1.Duration{Duration: 5 * time.Second},
+				ProviderID:  p.id,
+				DisplayName: p.displayName,
+				Protocol:    p.protocol,
+				Endpoint:    e.SimulatorURL + "/" + string(p.id),
+				Timeout:     metav1.Duration{Duration: 5 * time.Second},
 				PollInterval: swapv1.PollInterval{
 					Min: metav1.Duration{Duration: o.PollMin}, Max: metav1.Duration{Duration: o.PollMax},
 				},

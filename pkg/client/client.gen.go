@@ -386,6 +386,60 @@ func (e ProviderErrorProviderId) Valid() bool {
 	}
 }
 
+// Defines values for ProviderHealthProviderId.
+const (
+	ProviderHealthProviderIdRouteA ProviderHealthProviderId = "route_A"
+	ProviderHealthProviderIdRouteB ProviderHealthProviderId = "route_B"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealthProviderId enum.
+func (e ProviderHealthProviderId) Valid() bool {
+	switch e {
+	case ProviderHealthProviderIdRouteA:
+		return true
+	case ProviderHealthProviderIdRouteB:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProviderHealthStatus.
+const (
+	AVAILABLE   ProviderHealthStatus = "AVAILABLE"
+	DEGRADED    ProviderHealthStatus = "DEGRADED"
+	UNAVAILABLE ProviderHealthStatus = "UNAVAILABLE"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealthStatus enum.
+func (e ProviderHealthStatus) Valid() bool {
+	switch e {
+	case AVAILABLE:
+		return true
+	case DEGRADED:
+		return true
+	case UNAVAILABLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProviderHealthWindow.
+const (
+	N1h ProviderHealthWindow = "1h"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealthWindow enum.
+func (e ProviderHealthWindow) Valid() bool {
+	switch e {
+	case N1h:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for QuoteCandidateProviderId.
 const (
 	QuoteCandidateProviderIdRouteA QuoteCandidateProviderId = "route_A"
@@ -1313,6 +1367,66 @@ func (e ListOrdersHeadParamsStatus) Valid() bool {
 	case ListOrdersHeadParamsStatusSUCCESS:
 		return true
 	case ListOrdersHeadParamsStatusUNKNOWN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders401JSONResponseBodyError.
+const (
+	ListProviders401JSONResponseBodyErrorUnauthorized ListProviders401JSONResponseBodyError = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders401JSONResponseBodyError enum.
+func (e ListProviders401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders401JSONResponseBodyErrorUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders403JSONResponseBodyError.
+const (
+	ListProviders403JSONResponseBodyErrorOriginNotAllowed ListProviders403JSONResponseBodyError = "origin not allowed"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders403JSONResponseBodyError enum.
+func (e ListProviders403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders403JSONResponseBodyErrorOriginNotAllowed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders429JSONResponseBodyError.
+const (
+	ListProviders429JSONResponseBodyErrorRateLimitExceeded ListProviders429JSONResponseBodyError = "rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders429JSONResponseBodyError enum.
+func (e ListProviders429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders500JSONResponseBodyError.
+const (
+	ListProviders500JSONResponseBodyErrorInternalError ListProviders500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders500JSONResponseBodyError enum.
+func (e ListProviders500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders500JSONResponseBodyErrorInternalError:
 		return true
 	default:
 		return false
@@ -2247,6 +2361,12 @@ type JSONWebKeySetKeysKty string
 // JSONWebKeySetKeysUse defines model for JSONWebKeySet.Keys.Use.
 type JSONWebKeySetKeysUse string
 
+// LatencyPercentiles Milliseconds, to the precision of the buckets calls are counted in (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000).
+type LatencyPercentiles struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+}
+
 // Order Every field is always present; what the order does not have yet is null.
 type Order struct {
 	// Amount Positive integer in the smallest unit of the asset.
@@ -2357,6 +2477,41 @@ type ProviderError struct {
 
 // ProviderErrorProviderId defines model for ProviderError.ProviderId.
 type ProviderErrorProviderId string
+
+// ProviderHealth Every field is always present; what was not measured is null.
+type ProviderHealth struct {
+	// AssetsUpdatedAt When its asset list was last fetched.
+	AssetsUpdatedAt         *time.Time          `json:"assetsUpdatedAt"`
+	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
+
+	// DisplayName The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents.
+	DisplayName    string                   `json:"displayName"`
+	ProviderId     ProviderHealthProviderId `json:"providerId"`
+	QuoteLatencyMs *LatencyPercentiles      `json:"quoteLatencyMs"`
+
+	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
+	Reason *string              `json:"reason"`
+	Since  *time.Time           `json:"since"`
+	Status ProviderHealthStatus `json:"status"`
+
+	// SuccessRate Share of the window's calls that did not fail the provider as a whole (a refused order is an answer).
+	SuccessRate *float32             `json:"successRate"`
+	Window      ProviderHealthWindow `json:"window"`
+}
+
+// ProviderHealthProviderId defines model for ProviderHealth.ProviderId.
+type ProviderHealthProviderId string
+
+// ProviderHealthStatus defines model for ProviderHealth.Status.
+type ProviderHealthStatus string
+
+// ProviderHealthWindow defines model for ProviderHealth.Window.
+type ProviderHealthWindow string
+
+// Providers defines model for Providers.
+type Providers struct {
+	Providers []ProviderHealth `json:"providers"`
+}
 
 // QuoteCandidate defines model for QuoteCandidate.
 type QuoteCandidate struct {
@@ -2745,6 +2900,18 @@ type ListOrdersHeadParams struct {
 
 // ListOrdersHeadParamsStatus defines parameters for ListOrdersHead.
 type ListOrdersHeadParamsStatus string
+
+// ListProviders401JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders401JSONResponseBodyError string
+
+// ListProviders403JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders403JSONResponseBodyError string
+
+// ListProviders429JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders429JSONResponseBodyError string
+
+// ListProviders500JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders500JSONResponseBodyError string
 
 // RequestQuoteParams defines parameters for RequestQuote.
 type RequestQuoteParams struct {
@@ -3195,6 +3362,20 @@ type ClientInterface interface {
 	// Corresponds with HEAD /v1/orders (the `ListOrdersHead` operationId).
 	ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListProviders Providers and their health
+	//
+	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+	//
+	// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListProvidersHead Providers and their health (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+	ListProvidersHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RequestQuoteWithBody Quote a swap (preview, or preview and order)
 	//
 	// `dry` true (the default): every provider's candidate, the best one and per-provider errors; nothing is stored. `dry` false: `sender` and `recipient` are required; the best candidate becomes an order and the answer is 201 `{order, quote}` once the provider issued the deposit address, 202 `{order, quote}` with a `Location` when the bounded wait ends first. Each request counts one quote against the monthly quota (an idempotent replay of a dry:false quote does not). When no provider can quote, the most telling provider error is answered.
@@ -3619,6 +3800,40 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 // Corresponds with HEAD /v1/orders (the `ListOrdersHead` operationId).
 func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListOrdersHeadRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListProviders Providers and their health
+//
+// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+//
+// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListProvidersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListProvidersHead Providers and their health (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+func (c *Client) ListProvidersHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListProvidersHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4662,6 +4877,60 @@ func NewListOrdersHeadRequest(server string, params *ListOrdersHeadParams) (*htt
 	return req, nil
 }
 
+// NewListProvidersRequest constructs an http.Request for the ListProviders method
+func NewListProvidersRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/providers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListProvidersHeadRequest constructs an http.Request for the ListProvidersHead method
+func NewListProvidersHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/providers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRequestQuoteRequest calls the generic RequestQuote builder with application/json body
 func NewRequestQuoteRequest(server string, params *RequestQuoteParams, body RequestQuoteJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5324,6 +5593,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with HEAD /v1/orders (the `ListOrdersHead` operationId).
 	ListOrdersHeadWithResponse(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*ListOrdersHeadResponse, error)
+
+	// ListProvidersWithResponse Providers and their health
+	//
+	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+	ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error)
+
+	// ListProvidersHeadWithResponse Providers and their health (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+	ListProvidersHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersHeadResponse, error)
 
 	// RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
 	//
@@ -8724,6 +9011,319 @@ func (r ListOrdersHeadResponse) ContentType() string {
 	return ""
 }
 
+// ListProvidersResponse200Headers the declared response headers of an HTTP 200 response for ListProviders
+type ListProvidersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersResponse403Headers the declared response headers of an HTTP 403 response for ListProviders
+type ListProvidersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersResponse429Headers the declared response headers of an HTTP 429 response for ListProviders
+type ListProvidersResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersResponse500Headers the declared response headers of an HTTP 500 response for ListProviders
+type ListProvidersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type ListProvidersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Providers
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders401JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders403JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders429JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListProvidersResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListProvidersResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListProvidersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListProvidersResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListProvidersResponse) GetJSON200() *Providers {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListProvidersResponse) GetJSON401() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders401JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListProvidersResponse) GetJSON403() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders403JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListProvidersResponse) GetJSON429() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders429JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListProvidersResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListProvidersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListProvidersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListProvidersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListProvidersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListProvidersHeadResponse200Headers the declared response headers of an HTTP 200 response for ListProvidersHead
+type ListProvidersHeadResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersHeadResponse403Headers the declared response headers of an HTTP 403 response for ListProvidersHead
+type ListProvidersHeadResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersHeadResponse429Headers the declared response headers of an HTTP 429 response for ListProvidersHead
+type ListProvidersHeadResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersHeadResponse500Headers the declared response headers of an HTTP 500 response for ListProvidersHead
+type ListProvidersHeadResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type ListProvidersHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListProvidersHeadResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListProvidersHeadResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListProvidersHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListProvidersHeadResponse500Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListProvidersHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListProvidersHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListProvidersHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListProvidersHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RequestQuoteResponse200Headers the declared response headers of an HTTP 200 response for RequestQuote
 type RequestQuoteResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -11775,6 +12375,36 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParseListOrdersHeadResponse(rsp)
+}
+
+// ListProvidersWithResponse Providers and their health
+//
+// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error) {
+	rsp, err := c.ListProviders(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListProvidersResponse(rsp)
+}
+
+// ListProvidersHeadWithResponse Providers and their health (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+func (c *ClientWithResponses) ListProvidersHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersHeadResponse, error) {
+	rsp, err := c.ListProvidersHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListProvidersHeadResponse(rsp)
 }
 
 // RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
@@ -15236,6 +15866,356 @@ func ParseListOrdersHeadResponse(rsp *http.Response) (*ListOrdersHeadResponse, e
 			headers.XRateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListProvidersResponse parses an HTTP response from a ListProvidersWithResponse call
+func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListProvidersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Providers
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders401JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders403JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders429JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListProvidersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListProvidersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListProvidersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListProvidersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListProvidersHeadResponse parses an HTTP response from a ListProvidersHeadWithResponse call
+func ParseListProvidersHeadResponse(rsp *http.Response) (*ListProvidersHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListProvidersHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListProvidersHeadResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListProvidersHeadResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListProvidersHeadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListProvidersHeadResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil
