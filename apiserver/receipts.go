@@ -26,7 +26,7 @@ func (s *Server) orderReceipt(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	signed, err := keys.Sign(receipt.Of(o, s.opts.Now()))
+	signed, err := keys.Sign(newReceiptPayload(o, s.opts.Now()))
 	if err != nil {
 		return err
 	}

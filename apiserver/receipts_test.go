@@ -39,14 +39,14 @@ func (h *harness) receipt(id string) string {
 
 // verified checks r against the published key set (fetched without a key) and returns its
 // payload and kid.
-func (h *harness) verified(r string) (receipt.Payload, string) {
+func (h *harness) verified(r string) (receiptPayload, string) {
 	h.t.Helper()
 	set := decode[jose.JSONWebKeySet](h.t, h.do(req{method: "GET", path: "/.well-known/jwks.json", noAuth: true}), http.StatusOK)
 	raw, err := receipt.Verify(r, set)
 	if err != nil {
 		h.t.Fatalf("the receipt does not verify with the published keys: %v", err)
 	}
-	var p receipt.Payload
+	var p receiptPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
 		h.t.Fatal(err)
 	}

@@ -13,11 +13,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/spf13/cobra"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/swaprouter/swaprouter/internal/receipt"
-	"github.com/swaprouter/swaprouter/internal/scheme"
 )
 
 func newReceiptCommand() *cobra.Command {
@@ -91,14 +88,6 @@ func newReceiptCommand() *cobra.Command {
 	keys.AddCommand(rotate, retire)
 	cmd.AddCommand(verify, keys)
 	return cmd
-}
-
-func clusterClient() (client.Client, error) {
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return nil, err
-	}
-	return client.New(cfg, client.Options{Scheme: scheme.New()})
 }
 
 // readReceipt reads the compact JWS from path: as saved from the API's answer

@@ -34,7 +34,7 @@ func TestReceiptVerifyChecksAgainstAKeySetFileOrURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jws, err := keys.Sign(receipt.Payload{OrderID: "ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", Status: "SUCCESS", Final: true})
+	jws, err := keys.Sign(map[string]any{"orderId": "ord_aaaaaaaaaaaaaaaaaaaaaaaaaa", "final": true})
 	if err != nil {
 		t.Fatal(err)
 	}

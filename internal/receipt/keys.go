@@ -1,3 +1,6 @@
+// Package receipt signs and verifies order receipts: compact JWS (EdDSA, Ed25519) that a
+// partner can keep and verify offline against the service's published keys (a JSON Web Key
+// Set). The keys live in the frontend's Secret; the first signs, all verify.
 package receipt
 
 import (
@@ -54,10 +57,10 @@ func (k *Keys) Public() jose.JSONWebKeySet {
 	return out
 }
 
-// Sign returns p as a compact JWS signed with the first key (EdDSA, header kid). Ed25519
-// signatures are deterministic, so equal payloads give equal receipts.
-func (k *Keys) Sign(p Payload) (string, error) {
-	body, err := json.Marshal(p)
+// Sign returns payload's JSON as a compact JWS signed with the first key (EdDSA, header
+// kid). Ed25519 signatures are deterministic, so equal payloads give equal receipts.
+func (k *Keys) Sign(payload any) (string, error) {
+	body, err := json.Marshal(payload)
 	if err != nil {
 		return "", err
 	}

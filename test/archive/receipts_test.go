@@ -77,13 +77,10 @@ var _ = Describe("order receipts", func() {
 		By("Go: the receipt verifies with the published keys and states the ended order")
 		raw, err := receipt.Verify(first, publishedKeys())
 		Expect(err).NotTo(HaveOccurred())
-		var stated receipt.Payload
+		var stated map[string]any
 		Expect(json.Unmarshal(raw, &stated)).To(Succeed())
-		Expect(stated.OrderID).To(Equal(id))
-		Expect(stated.Status).To(Equal("SUCCESS"))
-		Expect(stated.Final).To(BeTrue())
-		Expect(stated.AmountOut).NotTo(BeNil())
-		Expect(stated.OutTxHashes).NotTo(BeEmpty())
+		Expect(stated).To(And(HaveKeyWithValue("orderId", id), HaveKeyWithValue("status", "SUCCESS"),
+			HaveKeyWithValue("final", true), HaveKeyWithValue("amountOut", Not(BeNil())), HaveKeyWithValue("outTxHashes", Not(BeEmpty()))))
 
 		By("JavaScript: the README's snippet, run as written, verifies it with npm's jose")
 		dir := jsVerifier()

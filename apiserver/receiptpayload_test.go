@@ -1,4 +1,4 @@
-package receipt
+package apiserver
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-func TestPayloadOfAnOrder(t *testing.T) {
+func TestReceiptPayload(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	ended := created.Add(90 * time.Second)
 	now := created.Add(time.Hour)
@@ -53,7 +53,7 @@ func TestPayloadOfAnOrder(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			body, _ := json.Marshal(Of(tt.order, now))
+			body, _ := json.Marshal(newReceiptPayload(tt.order, now))
 			var got map[string]any
 			if err := json.Unmarshal(body, &got); err != nil {
 				t.Fatal(err)
