@@ -248,6 +248,7 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 	timeout := durationOr(rp.Spec.Timeout.Duration, DefaultProviderTimeout)
 	adapter, err := r.NewProvider(rp.Spec.Protocol, provider.Config{
 		ID: id, Endpoint: rp.Spec.Endpoint, Token: token, Timeout: timeout, HTTPClient: r.HTTPClient,
+		QuoteSigningKey: rp.Spec.QuoteSigningKey,
 	})
 	if err != nil {
 		r.unavailable(id, key, nil, err)

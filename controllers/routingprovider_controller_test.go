@@ -421,6 +421,7 @@ var _ = Describe("RoutingProvider reconciler", func() {
 		routeA := func() *swapv1.RoutingProvider {
 			rp := routingProvider(ns, "route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick, simURL+"/route_A")
 			rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: "route-a-token", Key: "token"}
+			rp.Spec.QuoteSigningKey = sim.QuotePublicKey()
 			return rp
 		}
 

@@ -75,9 +75,10 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 			return ctrl.Result{RequeueAfter: min(delay, untilBound)}, nil
 		}
 		r.failures.forget(key)
-		p.transition(orders.CreateFailure(pe))
+		failure := orders.CreateFailure(pe)
+		p.transition(failure)
 		orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
-		r.Recorder.Eventf(o, nil, "Warning", "DepositRefused", "CreateDeposit", "provider %s refused the order: %s", o.Spec.ProviderID, pe.Kind)
+		r.Recorder.Eventf(o, nil, "Warning", "DepositRefused", "CreateDeposit", "provider %s refused the order: %s", o.Spec.ProviderID, failure.Reason)
 		return ctrl.Result{RequeueAfter: nextStepNow}, nil
 	}
 

@@ -131,7 +131,8 @@ func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 	GinkgoHelper()
 	g.providers = providerset.New()
 	for _, id := range swapv1.ProviderIDs {
-		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second})
+		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second,
+			QuoteSigningKey: g.sim.QuotePublicKey()})
 		Expect(err).NotTo(HaveOccurred())
 		adapter := providermetrics.Instrument(p)
 		if g.health != nil {

@@ -432,7 +432,7 @@ var _ = Describe("SwapOrder workers at start-up", func() {
 		rp := &swapv1.RoutingProvider{
 			ObjectMeta: metav1.ObjectMeta{Name: "route-a", Namespace: g.ns},
 			Spec: swapv1.RoutingProviderSpec{ProviderID: swapv1.ProviderRouteA, Protocol: swapv1.ProtocolOneClick,
-				Endpoint: g.url + "/route_A", Enabled: true},
+				Endpoint: g.url + "/route_A", Enabled: true, QuoteSigningKey: g.sim.QuotePublicKey()},
 		}
 		Expect(k8sClient.Create(ctx, rp)).To(Succeed())
 		// Other suites judge route_A's claimants cluster-wide: leave none behind.

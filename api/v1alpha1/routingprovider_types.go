@@ -42,6 +42,13 @@ type RoutingProviderSpec struct {
 	// CredentialsSecretRef points at the provider's API token, when it needs one.
 	// +optional
 	CredentialsSecretRef *SecretKeyRef `json:"credentialsSecretRef,omitempty"`
+	// QuoteSigningKey is the ed25519 public key ("ed25519:<base58>") the provider's quote
+	// signatures must verify with; a quote that does not is never used, and its order fails
+	// with ProviderSignatureInvalid. Read by the oneclick protocol; absent: 1Click's
+	// published key.
+	// +kubebuilder:validation:Pattern=`^(ed25519:)?[1-9A-HJ-NP-Za-km-z]{43,44}$`
+	// +optional
+	QuoteSigningKey string `json:"quoteSigningKey,omitempty"`
 	// Timeout bounds each provider call.
 	// +kubebuilder:default="5s"
 	// +optional

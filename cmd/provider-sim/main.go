@@ -20,7 +20,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/simulator"
 )
 
-// faultFlags collects repeated --fault provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage.
+// faultFlags collects repeated --fault provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage,badSignature.
 type faultFlags []string
 
 func (f *faultFlags) String() string     { return strings.Join(*f, " ") }
@@ -45,7 +45,7 @@ func run() error {
 		dataDir = flag.String("data-dir", "", "folder that keeps orders and deposits across restarts (empty: memory only)")
 		faults  faultFlags
 	)
-	flag.Var(&faults, "fault", "inject a fault, repeatable: provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage (call * = all)")
+	flag.Var(&faults, "fault", "inject a fault, repeatable: provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage,badSignature (call * = all)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -110,6 +110,8 @@ func parseFault(spec string) (swapv1.ProviderID, string, simulator.Fault, error)
 			f.Hang = true
 		case "garbage":
 			f.Garbage = true
+		case "badSignature":
+			f.BadSignature = true
 		default:
 			err = errors.New("unknown option")
 		}

@@ -17,6 +17,7 @@ func TestParseFault(t *testing.T) {
 		{spec: "route_A/quote=latency:2s,errorRate:0.5,status:502", call: "quote", want: simulator.Fault{Latency: 2 * time.Second, ErrorRate: 0.5, Status: 502}},
 		{spec: "route_B/*=hang", call: "*", want: simulator.Fault{Hang: true}},
 		{spec: "route_B/status=garbage", call: "status", want: simulator.Fault{Garbage: true}},
+		{spec: "route_A/quote=badSignature", call: "quote", want: simulator.Fault{BadSignature: true}},
 		{spec: "route_A=hang", wantErr: true},
 		{spec: "route_A/quote=sometimes", wantErr: true},
 		{spec: "route_A/quote=errorRate:7", wantErr: true},

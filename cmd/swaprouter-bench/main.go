@@ -33,7 +33,7 @@ func main() {
 		out       = flag.String("out", "", "folder for docs/benchmarks.md, docs/bench-latency.png and bench/results.json (default: the repository root, or bench/short for -short)")
 		rounds    = flag.Int("rounds", 0, "rounds per scenario (default 5, or 2 with -short)")
 		orders    = flag.Int("orders", 0, "scenario 4's number of active orders (default 10000, or 300 with -short)")
-		scenarios = flag.String("scenarios", "", "comma-separated scenarios to run (default all: 1,2,3,4,5,6,7,8,9,10; 10: one provider hanging while the other is polled and quoted)")
+		scenarios = flag.String("scenarios", "", "comma-separated scenarios to run (default all; 10: one provider hanging while the other is polled and quoted; 11: one abusive swap-app client)")
 		timeout   = flag.Duration("timeout", 30*time.Minute, "abort the run after this long")
 		verbose   = flag.Bool("v", false, "log the manager's messages to stderr")
 		render    = flag.Bool("render", false, "measure nothing: rewrite docs/benchmarks.md and the chart from bench/results.json and bench/analysis.md")
@@ -49,8 +49,8 @@ func main() {
 	cfg := bench.Config{Short: *short, Rounds: *rounds, Orders: *orders, Out: os.Stdout}
 	for _, f := range strings.FieldsFunc(*scenarios, func(r rune) bool { return r == ',' || r == ' ' }) {
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > 10 {
-			fmt.Fprintf(os.Stderr, "swaprouter-bench: -scenarios: %q is not a scenario number 1–10\n", f)
+		if err != nil || n < 1 || n > bench.ScenarioCount {
+			fmt.Fprintf(os.Stderr, "swaprouter-bench: -scenarios: %q is not a scenario number 1–%d\n", f, bench.ScenarioCount)
 			os.Exit(2)
 		}
 		cfg.Scenarios = append(cfg.Scenarios, n)

@@ -1,6 +1,6 @@
 // Package bench measures swaprouter against its physical limits (issue 8): it starts the whole
 // system in-process (envtest control plane, provider simulator, manager with controllers and
-// frontend) and measures ten scenarios, each figure a ratio of two things measured in the
+// frontend) and measures its scenarios, each figure a ratio of two things measured in the
 // same run, with medians over repeated rounds. Run it with cmd/swaprouter-bench.
 package bench
 
@@ -29,7 +29,7 @@ import (
 type Config struct {
 	// Short runs a few seconds per scenario with small sizes: a smoke test of the harness.
 	Short bool
-	// Scenarios to run (1–10); all when empty.
+	// Scenarios to run (1–ScenarioCount); all when empty.
 	Scenarios []int
 	// Rounds per scenario; 5 (full) or 2 (short) when zero.
 	Rounds int
@@ -62,7 +62,9 @@ func (c *Config) defaults() {
 		}
 	}
 	if len(c.Scenarios) == 0 {
-		c.Scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+		for n := 1; n <= ScenarioCount; n++ {
+			c.Scenarios = append(c.Scenarios, n)
+		}
 	}
 }
 
@@ -93,6 +95,9 @@ func (c *Config) count(full, short int) int {
 	}
 	return full
 }
+
+// ScenarioCount is the number of scenarios; they are numbered from 1.
+const ScenarioCount = 11
 
 // Namespaces: the manager's, and one it does not watch for the raw control-plane baselines.
 const (
@@ -176,7 +181,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(4, h.idlePolling, fmt.Sprintf("N active orders idle-polling (%d attempted)", cfg.Orders))
 	run(5, h.orderReadLarge, "")
 	run(8, h.orderArchive, fmt.Sprintf("order archive: %d archived orders (COPY) next to %d live", cfg.count(1_000_000, 2_000), cfg.count(1_000, 100)))
-	for n := 1; n <= 10; n++ {
+	run(11, h.appAbuse, "one abusive swap-app client against the app key's budget")
+	for n := 1; n <= ScenarioCount; n++ {
 		if s := byNumber[n]; s != nil {
 			rep.Scenarios = append(rep.Scenarios, s)
 		}
@@ -262,7 +268,8 @@ func (h *harness) start(ctx context.Context) error {
 		if id == swapv1.ProviderRouteA {
 			token = routeAToken
 		}
-		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second})
+		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second,
+			QuoteSigningKey: env.Simulator.QuotePublicKey()})
 		if err != nil {
 			return err
 		}

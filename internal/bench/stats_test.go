@@ -238,3 +238,30 @@ func TestParseGoroutineWaits(t *testing.T) {
 		t.Errorf("parseGoroutineWaits = %+v, want %+v", got, want)
 	}
 }
+
+func TestMostWithin(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(secs ...float64) []time.Time {
+		var out []time.Time
+		for _, s := range secs {
+			out = append(out, t0.Add(time.Duration(s*float64(time.Second))))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		times []time.Time
+		want  int
+	}{
+		{"none", nil, 0},
+		{"one", at(5), 1},
+		{"all within the span", at(0, 10, 59.9), 3},
+		{"a span is half-open", at(0, 60), 1},
+		{"the busiest span is later", at(0, 70, 80, 90, 100), 4},
+		{"a burst at the end", at(0, 1, 100, 100.5, 101, 101.5), 4},
+	} {
+		if got := mostWithin(c.times, time.Minute); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}

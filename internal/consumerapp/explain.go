@@ -97,6 +97,8 @@ func reasonText(reason string) string {
 		return "The provider refused the order: the amount is above what it can route. Start a new swap with a smaller amount."
 	case "UnsupportedPair":
 		return "The provider no longer routes this pair. Start a new swap and pick another asset."
+	case "ProviderSignatureInvalid":
+		return "The provider's answer could not be verified, so no deposit address was shown. Nothing was taken; start a new swap."
 	case "ProviderRefused", "ProviderDisabled", "ProviderNotConfigured":
 		return "The provider could not take this order. Nothing was taken; start a new swap."
 	case "ProviderUnreachable", "OrderNotFoundAtProvider", "ProviderStatusUnmapped", "UnrecognizedProviderStatus", "CompletedWithoutEgress":

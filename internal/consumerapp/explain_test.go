@@ -33,6 +33,8 @@ func TestReasonText(t *testing.T) {
 		"CompletedWithoutEgress": "We are waiting to hear back from the provider. Your funds are safe; this page updates by itself.",
 		"IncompleteDeposit":      "Less than the quoted amount arrived, so the deposit was sent back to your refund address.",
 		"SlippageExceeded":       "The provider reported: slippage exceeded.",
+		"ProviderSignatureInvalid": "The provider's answer could not be verified, so no deposit address was shown. " +
+			"Nothing was taken; start a new swap.",
 	}
 	for reason, want := range tests {
 		if got := reasonText(reason); got != want {

@@ -230,6 +230,9 @@ func (e *Env) applyProviders(ctx context.Context, o EnvOptions) error {
 				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
 				Enabled:              true,
 			}
+			if p.protocol == swapv1.ProtocolOneClick {
+				rp.Spec.QuoteSigningKey = e.Simulator.QuotePublicKey()
+			}
 			if p.id == swapv1.ProviderRouteA && o.Simulator.RouteAToken != "" {
 				rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: routeACredentials, Key: "token"}
 			}

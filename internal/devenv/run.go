@@ -154,7 +154,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		fmt.Fprintln(out, "Stopped.")
 	}()
 	addrs := Addresses{API: env.FrontendURL, Simulator: env.SimulatorURL, Namespace: env.Namespace,
-		EnvFile: filepath.Join(o.DataDir, "dev.env")}
+		EnvFile: filepath.Join(o.DataDir, "dev.env"), QuoteKey: env.Simulator.QuotePublicKey()}
 	if !o.Verbose {
 		addrs.LogFile = filepath.Join(o.DataDir, LogFileName)
 	}

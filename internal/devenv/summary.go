@@ -9,6 +9,8 @@ import (
 type Addresses struct {
 	App, API, Metrics, Simulator, Receiver string
 	EnvFile, LogFile, Namespace            string
+	// QuoteKey is the key the simulated route_A signs its quotes with.
+	QuoteKey string
 }
 
 // summary is the screen `swaprouter-dev` leaves on the terminal: where to click first, then
@@ -26,6 +28,7 @@ func summary(a Addresses) string {
 	row("/v1 API", a.API, "partner key in dev.env")
 	row("Metrics", a.Metrics, "")
 	row("Simulator", a.Simulator, "")
+	row("Quote key", a.QuoteKey, "route_A's signatures; route-a's spec.quoteSigningKey")
 	row("Webhooks", a.Receiver, "receiver prints each verified event")
 	row("Logs", a.LogFile, "(--verbose prints them here)")
 	fmt.Fprintf(&b, "\n  source %s\n", a.EnvFile)

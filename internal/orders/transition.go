@@ -60,6 +60,9 @@ func CreateFailure(err *provider.Error) Change {
 	case provider.KindUnsupportedPair:
 		reason = ReasonUnsupportedPair
 	}
+	if err.Reason != "" {
+		reason = err.Reason
+	}
 	return Change{To: swapv1.OrderFailed, Reason: reason}
 }
 

@@ -22,17 +22,19 @@ const (
 
 func TestCreateFailure(t *testing.T) {
 	tests := []struct {
-		kind provider.Kind
-		want string
+		kind   provider.Kind
+		reason string
+		want   string
 	}{
-		{provider.KindAmountTooLow, ReasonAmountTooLow},
-		{provider.KindAmountTooHigh, ReasonAmountTooHigh},
-		{provider.KindUnsupportedPair, ReasonUnsupportedPair},
-		{provider.KindRefused, ReasonProviderRefused},
-		{provider.KindNotFound, ReasonProviderRefused},
+		{provider.KindAmountTooLow, "", ReasonAmountTooLow},
+		{provider.KindAmountTooHigh, "", ReasonAmountTooHigh},
+		{provider.KindUnsupportedPair, "", ReasonUnsupportedPair},
+		{provider.KindRefused, "", ReasonProviderRefused},
+		{provider.KindNotFound, "", ReasonProviderRefused},
+		{provider.KindRefused, provider.ReasonSignatureInvalid, provider.ReasonSignatureInvalid},
 	}
 	for _, tt := range tests {
-		got := CreateFailure(&provider.Error{Kind: tt.kind})
+		got := CreateFailure(&provider.Error{Kind: tt.kind, Reason: tt.reason})
 		if got.To != failed || got.Reason != tt.want {
 			t.Errorf("CreateFailure(%v) = %+v, want FAILED %s", tt.kind, got, tt.want)
 		}

@@ -59,6 +59,11 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// ReasonSignatureInvalid: the provider's answer carries a signature that does not verify
+// with the key its RoutingProvider trusts, so nothing in it (a deposit address above all) is
+// used. The error's Kind is KindRefused: retrying gets another answer from the same source.
+const ReasonSignatureInvalid = "ProviderSignatureInvalid"
+
 // Upstream describes the provider call that failed (contract's error `upstream` object).
 type Upstream struct {
 	// Status is the provider's HTTP status, 0 when none was received.
@@ -74,7 +79,10 @@ type Error struct {
 	// Detail is a human-readable explanation without request ids or timestamps.
 	Detail string
 	// Limit is the minimum (KindAmountTooLow) or maximum (KindAmountTooHigh) amount.
-	Limit    string
+	Limit string
+	// Reason, when set, is the stable CamelCase reason an order fails with instead of the
+	// one its Kind implies (e.g. ReasonSignatureInvalid).
+	Reason   string
 	Upstream *Upstream
 	// RetryAfter is the provider's Retry-After (408, 425, 429, 503), zero when none.
 	RetryAfter time.Duration

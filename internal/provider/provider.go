@@ -145,6 +145,10 @@ type Config struct {
 	Endpoint string
 	// Token is the bearer token from the credentials Secret, empty when none.
 	Token string
+	// QuoteSigningKey is the key the provider's quote signatures verify with
+	// (RoutingProvider.spec.quoteSigningKey, "ed25519:<base58>"); empty: the protocol's
+	// published key.
+	QuoteSigningKey string
 	// Timeout bounds each call.
 	Timeout time.Duration
 	// HTTPClient is used when set (tests, shared transports); otherwise a default client.

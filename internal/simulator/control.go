@@ -61,6 +61,7 @@ type dcaRequest struct {
 // mountControl serves:
 //
 //	GET    /control/stats                      -> Stats
+//	GET    /control/quote-signing-key          -> {publicKey} (route_A's, "ed25519:<base58>")
 //	GET    /control/faults                     -> [{provider, call, fault}]
 //	PUT    /control/faults/{provider}/{call}   body Fault -> 204 (call "*" = every call)
 //	DELETE /control/faults/{provider}/{call}   -> 204
@@ -72,6 +73,9 @@ type dcaRequest struct {
 func (s *Simulator) mountControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /control/stats", func(w http.ResponseWriter, _ *http.Request) {
 		wire.JSON(w, http.StatusOK, s.Stats())
+	})
+	mux.HandleFunc("GET /control/quote-signing-key", func(w http.ResponseWriter, _ *http.Request) {
+		wire.JSON(w, http.StatusOK, map[string]string{"publicKey": s.QuotePublicKey()})
 	})
 	mux.HandleFunc("GET /control/faults", func(w http.ResponseWriter, _ *http.Request) {
 		out := []faultEntry{}

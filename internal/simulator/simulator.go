@@ -5,6 +5,8 @@
 package simulator
 
 import (
+	"crypto/ed25519"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/quotesig"
 	"github.com/swaprouter/swaprouter/internal/simulator/chainaddr"
 	"github.com/swaprouter/swaprouter/internal/simulator/channelapi"
 	"github.com/swaprouter/swaprouter/internal/simulator/fault"
@@ -71,6 +74,9 @@ type Options struct {
 	Seed uint64
 	// RouteAToken, when set, is the bearer token route_A requires (1Click uses a JWT).
 	RouteAToken string
+	// QuoteSigningKey signs route_A's quotes, as 1Click signs its own. Default: a key derived
+	// from Seed, so a restarted simulator keeps it and the RoutingProvider trusting it.
+	QuoteSigningKey ed25519.PrivateKey
 	// Logger receives what the simulator does. Default: slog.Default().
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
@@ -106,7 +112,21 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.QuoteSigningKey == nil {
+		o.QuoteSigningKey = seedSigningKey(o.Seed)
+	}
 	return o
+}
+
+func seedSigningKey(seed uint64) ed25519.PrivateKey {
+	h := sha256.Sum256([]byte("provider simulator quote signing key " + strconv.FormatUint(seed, 10)))
+	return ed25519.NewKeyFromSeed(h[:])
+}
+
+// SeedQuotePublicKey is the public key route_A's quotes verify with, "ed25519:<base58>",
+// for a simulator started with seed and no QuoteSigningKey (provider-sim --seed).
+func SeedQuotePublicKey(seed uint64) string {
+	return quotesig.FormatPublicKey(seedSigningKey(seed).Public().(ed25519.PublicKey))
 }
 
 // Simulator is both simulated providers and their chains.
@@ -168,7 +188,7 @@ func build(opts Options, book *orders.Book) *Simulator {
 		}
 	}
 	mux := http.NewServeMux()
-	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken)}.Routes())
+	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken), SigningKey: opts.QuoteSigningKey}.Routes())
 	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, ""), DCA: s.dcaMode}.Routes())
 	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
 	s.mountControl(mux)
@@ -178,6 +198,12 @@ func build(opts Options, book *orders.Book) *Simulator {
 
 // Handler serves everything.
 func (s *Simulator) Handler() http.Handler { return s.handler }
+
+// QuotePublicKey is the public key route_A's quotes verify with, as "ed25519:<base58>" (the
+// form RoutingProvider.spec.quoteSigningKey takes).
+func (s *Simulator) QuotePublicKey() string {
+	return quotesig.FormatPublicKey(s.opts.QuoteSigningKey.Public().(ed25519.PublicKey))
+}
 
 // mount serves a provider's routes under /<provider>, counting each call and applying its
 // faults.

@@ -34,6 +34,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 	"github.com/swaprouter/swaprouter/test/containers/node"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
@@ -246,7 +247,9 @@ func (c *cluster) seed(ctx context.Context, g *WithT) {
 	} {
 		g.Expect(c.admin.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, StringData: data})).To(Succeed())
 	}
-	key, err := partnerapi.Declare(ctx, c.admin, namespace, partner, "http://"+svc("provider-sim")+":18080", "http://"+receiverAddr,
+	// config/simulator's provider-sim runs with the default seed.
+	key, err := partnerapi.Declare(ctx, c.admin, namespace, partner, "http://"+svc("provider-sim")+":18080",
+		simulator.SeedQuotePublicKey(1), "http://"+receiverAddr,
 		time.Second, 2*time.Second, c.receiver)
 	g.Expect(err).NotTo(HaveOccurred())
 	c.keyID, c.secret = key.KeyID, key.Secret

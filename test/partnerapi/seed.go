@@ -18,10 +18,11 @@ import (
 type Declared struct{ KeyID, Secret string }
 
 // Declare declares what an operator declares in git for a whole-system run: both providers
-// (route-a speaking 1Click, route-b the Chainflip protocol) at simulatorURL/<providerId>,
-// polled every pollMin to pollMax, and the partner with its webhook to receiverURL, signed
-// with a fresh secret that receiver verifies; then it issues the partner's key.
-func Declare(ctx context.Context, c client.Client, namespace, partner, simulatorURL, receiverURL string,
+// (route-a speaking 1Click, trusting quoteSigningKey, route-b the Chainflip protocol) at
+// simulatorURL/<providerId>, polled every pollMin to pollMax, and the partner with its webhook
+// to receiverURL, signed with a fresh secret that receiver verifies; then it issues the
+// partner's key.
+func Declare(ctx context.Context, c client.Client, namespace, partner, simulatorURL, quoteSigningKey, receiverURL string,
 	pollMin, pollMax time.Duration, receiver *devenv.Receiver) (Declared, error) {
 	whSecret, err := webhooks.NewSecret()
 	if err != nil {
@@ -39,7 +40,7 @@ func Declare(ctx context.Context, c client.Client, namespace, partner, simulator
 		id       swapv1.ProviderID
 		protocol swapv1.ProviderProtocol
 	}{{"route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick}, {"route-b", swapv1.ProviderRouteB, swapv1.ProtocolChannel}} {
-		if err := c.Create(ctx, &swapv1.RoutingProvider{
+		rp := &swapv1.RoutingProvider{
 			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: namespace},
 			Spec: swapv1.RoutingProviderSpec{
 				ProviderID: p.id, Protocol: p.protocol, Endpoint: simulatorURL + "/" + string(p.id), Enabled: true,
@@ -47,7 +48,11 @@ func Declare(ctx context.Context, c client.Client, namespace, partner, simulator
 				PollInterval:         swapv1.PollInterval{Min: metav1.Duration{Duration: pollMin}, Max: metav1.Duration{Duration: pollMax}},
 				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
 			},
-		}); err != nil {
+		}
+		if p.protocol == swapv1.ProtocolOneClick {
+			rp.Spec.QuoteSigningKey = quoteSigningKey
+		}
+		if err := c.Create(ctx, rp); err != nil {
 			return Declared{}, err
 		}
 	}

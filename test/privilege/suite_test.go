@@ -100,6 +100,7 @@ var _ = BeforeSuite(func() {
 			ProviderID: swapv1.ProviderRouteA, Protocol: swapv1.ProtocolOneClick, Enabled: true,
 			Endpoint:             simSrv.URL + "/" + string(swapv1.ProviderRouteA),
 			CredentialsSecretRef: &swapv1.SecretKeyRef{Name: auth.FrontendSecret, Key: "route-a-token"},
+			QuoteSigningKey:      sim.QuotePublicKey(),
 			Timeout:              metav1.Duration{Duration: 5 * time.Second},
 			PollInterval: swapv1.PollInterval{
 				Min: metav1.Duration{Duration: 200 * time.Millisecond}, Max: metav1.Duration{Duration: 300 * time.Millisecond},

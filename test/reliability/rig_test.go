@@ -263,14 +263,15 @@ func newRig(seed uint64, step time.Duration) *rig {
 		Expect(k8sClient.Create(ctx, &swapv1.RoutingProvider{
 			ObjectMeta: metav1.ObjectMeta{Name: strings.ReplaceAll(strings.ToLower(string(id)), "_", "-"), Namespace: g.ns},
 			Spec: swapv1.RoutingProviderSpec{
-				ProviderID: id, Protocol: protocol, Endpoint: endpoint, Enabled: true,
+				ProviderID: id, Protocol: protocol, Endpoint: endpoint, Enabled: true, QuoteSigningKey: g.sim.QuotePublicKey(),
 				Timeout: metav1.Duration{Duration: time.Second},
 				PollInterval: swapv1.PollInterval{Min: metav1.Duration{Duration: 200 * time.Millisecond},
 					Max: metav1.Duration{Duration: 300 * time.Millisecond}},
 				AssetRefreshInterval: metav1.Duration{Duration: 10 * time.Minute},
 			},
 		})).To(Succeed())
-		g.truth[id], err = registry.New(protocol, provider.Config{ID: id, Endpoint: endpoint, Timeout: 5 * time.Second})
+		g.truth[id], err = registry.New(protocol, provider.Config{ID: id, Endpoint: endpoint, Timeout: 5 * time.Second,
+			QuoteSigningKey: g.sim.QuotePublicKey()})
 		Expect(err).NotTo(HaveOccurred())
 	}
 	DeferCleanup(func() {

@@ -42,6 +42,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/testenv"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
@@ -328,7 +329,9 @@ func (r *rig) run(name, path string, args, env []string) *proc {
 // seed declares what an operator declares in git: the providers (the simulator) and the
 // partner with its webhook, and issues the partner's key.
 func (r *rig) seed(ctx context.Context, g *WithT, receiverURL string) {
-	key, err := partnerapi.Declare(ctx, r.admin, namespace, partner, r.simURL, receiverURL, pollMin, pollMax, r.receiver)
+	// The provider-sim process runs with the default seed.
+	key, err := partnerapi.Declare(ctx, r.admin, namespace, partner, r.simURL, simulator.SeedQuotePublicKey(1), receiverURL,
+		pollMin, pollMax, r.receiver)
 	g.Expect(err).NotTo(HaveOccurred())
 	r.keyID, r.secret = key.KeyID, key.Secret
 }

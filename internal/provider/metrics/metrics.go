@@ -38,8 +38,17 @@ var CallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 	Buckets:   []float64{0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
 }, []string{"provider", "call", "outcome"})
 
+// SignatureInvalid is swaprouter_provider_signature_invalid_total{provider, call}: answers
+// refused because their signature did not verify with the RoutingProvider's key.
+var SignatureInvalid = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "swaprouter",
+	Subsystem: "provider",
+	Name:      "signature_invalid_total",
+	Help:      "Provider answers refused because their signature did not verify, by provider and call.",
+}, []string{"provider", "call"})
+
 func init() {
-	ctrlmetrics.Registry.MustRegister(CallDuration)
+	ctrlmetrics.Registry.MustRegister(CallDuration, SignatureInvalid)
 }
 
 // Outcome is the label value for err: "ok", or the error kind in snake case.
@@ -72,6 +81,9 @@ func Outcome(err error) string {
 // Observe records one call to provider id that started at start and ended with err.
 func Observe(id swapv1.ProviderID, call string, start time.Time, err error) {
 	CallDuration.WithLabelValues(string(id), call, Outcome(err)).Observe(time.Since(start).Seconds())
+	if err != nil && provider.AsError(err).Reason == provider.ReasonSignatureInvalid {
+		SignatureInvalid.WithLabelValues(string(id), call).Inc()
+	}
 }
 
 // Instrument returns p with every call measured. Instrumenting twice is harmless but counts twice,

@@ -86,3 +86,13 @@ func TestInstrumentIntoCountsProviderWideFailuresAndSkipsAbandonedCalls(t *testi
 		t.Errorf("counted %d calls, %d failed; want 3 calls (a refusal is an answer, a call given up is not counted), 1 failed", got.Calls, got.Failed)
 	}
 }
+
+func TestSignatureFailuresAreCounted(t *testing.T) {
+	bad := &provider.Error{Kind: provider.KindRefused, Reason: provider.ReasonSignatureInvalid}
+	p := Instrument(quoteOnly{err: bad})
+	_, _ = p.Quote(context.Background(), provider.QuoteRequest{})
+	_, _ = Instrument(quoteOnly{err: &provider.Error{Kind: provider.KindRefused}}).Quote(context.Background(), provider.QuoteRequest{})
+	if got := testutil.ToFloat64(SignatureInvalid.WithLabelValues("metrics_test", CallQuote)); got != 1 {
+		t.Errorf("swaprouter_provider_signature_invalid_total = %v, want 1 (a plain refusal is no signature failure)", got)
+	}
+}

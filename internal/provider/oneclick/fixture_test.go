@@ -23,11 +23,14 @@ const (
 	from   = "0x1111111111111111111111111111111111111111"
 	solDst = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 	depo   = "0x76b4c56085ED136a8744D52bE956396624a730E8"
+	// fixtureSigningKey signed testdata/quote.json (its private half exists nowhere else).
+	fixtureSigningKey = "ed25519:BfRhWgVNkqPjw25mNDHHGXtrc3NxW1PQfNiwtRzdy7NL"
 )
 
 func newFixtureAdapter(t *testing.T, answers map[string]providertest.Answer) (*providertest.Backend, *Adapter) {
 	b := providertest.NewBackend(t, answers)
-	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: b.URL, Token: jwt, Timeout: time.Minute})
+	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: b.URL, Token: jwt, Timeout: time.Minute,
+		QuoteSigningKey: fixtureSigningKey})
 	if err != nil {
 		t.Fatal(err)
 	}

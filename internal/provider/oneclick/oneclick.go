@@ -4,11 +4,17 @@
 //
 // 1Click's QuoteRequest has no idempotency field (referral is a public analytics tag, not a
 // key): every non-dry quote creates a new deposit address, so IdempotentCreate is false.
+//
+// 1Click signs every quote with ed25519; a quote whose signature does not verify with the
+// RoutingProvider's key (1Click's published key by default) is refused with
+// provider.ReasonSignatureInvalid before anything in it is read.
 package oneclick
 
 import (
 	"cmp"
 	"context"
+	"crypto/ed25519"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -20,6 +26,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/assetindex"
 	"github.com/swaprouter/swaprouter/internal/provider/httpcall"
+	"github.com/swaprouter/swaprouter/internal/quotesig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -32,20 +39,25 @@ const (
 
 // Adapter talks to one 1Click-compatible provider.
 type Adapter struct {
-	c      *httpcall.Client
-	tokens *assetindex.Index[string]
-	now    func() time.Time
+	c          *httpcall.Client
+	tokens     *assetindex.Index[string]
+	now        func() time.Time
+	signingKey ed25519.PublicKey
 }
 
 var _ provider.Provider = (*Adapter)(nil)
 
 // New builds the adapter.
 func New(cfg provider.Config) (*Adapter, error) {
+	key, err := quotesig.ParsePublicKey(cmp.Or(cfg.QuoteSigningKey, quotesig.PublishedKey))
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", cfg.ID, err)
+	}
 	c, err := httpcall.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{c: c, now: time.Now}
+	a := &Adapter{c: c, now: time.Now, signingKey: key}
 	a.tokens = assetindex.New(tokenTTL, a.loadTokens)
 	return a, nil
 }
@@ -145,9 +157,14 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 		body.AppFees = []appFee{{Recipient: f.Recipient, Fee: int64(f.Bps)}}
 	}
 	call := httpcall.Call{Method: http.MethodPost, Path: "/v0/quote", Body: body}
-	var resp quoteResponse
+	var resp signedResponse
 	if err := a.c.Do(ctx, call, &resp); err != nil {
 		return provider.Quote{}, quote{}, httpcall.Refine(err, refine)
+	}
+	if err := quotesig.Verify(a.signingKey, resp.raw); err != nil {
+		return provider.Quote{}, quote{}, &provider.Error{Provider: a.ID(), Kind: provider.KindRefused,
+			Reason: provider.ReasonSignatureInvalid, Detail: "quote signature does not verify with the RoutingProvider's quoteSigningKey",
+			Upstream: &provider.Upstream{Status: http.StatusOK, Path: call.String()}, Err: err}
 	}
 	q, err := a.candidate(resp.Quote, swapType)
 	if err == nil && len(body.AppFees) > 0 {

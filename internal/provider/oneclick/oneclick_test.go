@@ -122,8 +122,9 @@ func TestAssetIDAndReason(t *testing.T) {
 // A partner fee goes to 1Click as appFees (recipient, bps of the input): the simulator, like
 // 1Click, pays the user that much less, and the candidate shows the fee as type "partner".
 func TestAppFeesAgainstSimulator(t *testing.T) {
-	_, url := simtest.Start(t, simtest.FastOptions())
-	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Timeout: time.Minute})
+	sim, url := simtest.Start(t, simtest.FastOptions())
+	a, err := New(provider.Config{ID: swapv1.ProviderRouteA, Endpoint: url + "/route_A", Timeout: time.Minute,
+		QuoteSigningKey: sim.QuotePublicKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,11 @@ package oneclick
 // GetExecutionStatusResponse, SwapDetails, TransactionDetails, SubmitDepositTxRequest. Only
 // the fields the adapter reads are decoded; unknown fields are ignored.
 
+import (
+	"encoding/json"
+	"slices"
+)
+
 type tokenResponse struct {
 	AssetID         string  `json:"assetId"`
 	Decimals        int     `json:"decimals"`
@@ -51,9 +56,19 @@ type quote struct {
 }
 
 type quoteResponse struct {
-	Quote     quote  `json:"quote"`
-	Signature string `json:"signature"`
-	Timestamp string `json:"timestamp"`
+	Quote quote `json:"quote"`
+}
+
+// signedResponse is a QuoteResponse as received: what the adapter reads, and the body its
+// signature is verified over.
+type signedResponse struct {
+	quoteResponse
+	raw []byte
+}
+
+func (s *signedResponse) UnmarshalJSON(b []byte) error {
+	s.raw = slices.Clone(b)
+	return json.Unmarshal(b, &s.quoteResponse)
 }
 
 type transactionDetails struct {

@@ -7,6 +7,7 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -68,9 +69,15 @@ func quoteReq(from, to market.Asset, amount string, st swapv1.SwapType) provider
 	}
 }
 
+// adapter speaks to the simulator at url, trusting the key it signs quotes with.
 func (s Suite) adapter(t *testing.T, url string, timeout time.Duration) provider.Provider {
 	t.Helper()
-	p, err := s.New(provider.Config{ID: s.Provider, Endpoint: url + "/" + string(s.Provider), Timeout: timeout})
+	var key struct{ PublicKey string }
+	if err := json.Unmarshal(Fetch(t, "GET", url+"/control/quote-signing-key", nil), &key); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.New(provider.Config{ID: s.Provider, Endpoint: url + "/" + string(s.Provider), Timeout: timeout,
+		QuoteSigningKey: key.PublicKey})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 // Package fault injects failures into the simulated providers' answers: latency, hangs,
-// error statuses at a rate, and malformed bodies, per provider and per call.
+// error statuses at a rate, malformed bodies and forged signatures, per provider and per call.
 package fault
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,6 +35,9 @@ type Fault struct {
 	RetryAfter time.Duration
 	// Garbage answers 200 with a body that is not JSON.
 	Garbage bool
+	// BadSignature answers as usual but with a signature that does not verify (route_A's
+	// quotes); the protocol applies it, see FromContext.
+	BadSignature bool
 }
 
 // faultJSON is Fault on the control API, with the latency as a Go duration string.
@@ -44,11 +48,13 @@ type faultJSON struct {
 	Status     int     `json:"status,omitempty"`
 	RetryAfter string  `json:"retryAfter,omitempty"`
 	Garbage    bool    `json:"garbage,omitempty"`
+	// BadSignature is set by the control API as "badSignature".
+	BadSignature bool `json:"badSignature,omitempty"`
 }
 
 // MarshalJSON writes the latency as e.g. "250ms".
 func (f Fault) MarshalJSON() ([]byte, error) {
-	j := faultJSON{Hang: f.Hang, ErrorRate: f.ErrorRate, Status: f.Status, Garbage: f.Garbage}
+	j := faultJSON{Hang: f.Hang, ErrorRate: f.ErrorRate, Status: f.Status, Garbage: f.Garbage, BadSignature: f.BadSignature}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
 	}
@@ -64,7 +70,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*f = Fault{Hang: j.Hang, ErrorRate: j.ErrorRate, Status: j.Status, Garbage: j.Garbage}
+	*f = Fault{Hang: j.Hang, ErrorRate: j.ErrorRate, Status: j.Status, Garbage: j.Garbage, BadSignature: j.BadSignature}
 	for _, d := range []struct {
 		name string
 		in   string
@@ -201,7 +207,16 @@ func (in *Injector) Wrap(provider swapv1.ProviderID, call string, next http.Hand
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"quote": [unterminated`))
 		default:
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), faultKey{}, f)))
 		}
 	})
+}
+
+type faultKey struct{}
+
+// FromContext is the fault of the call a request belongs to (the zero Fault when none), for
+// the faults a protocol applies itself.
+func FromContext(ctx context.Context) Fault {
+	f, _ := ctx.Value(faultKey{}).(Fault)
+	return f
 }

@@ -97,6 +97,13 @@ func TestFaultJSON(t *testing.T) {
 	if string(b) != `{"latency":"250ms","errorRate":0.5,"status":500}` {
 		t.Fatalf("marshal = %s", b)
 	}
+	var forged Fault
+	if err := json.Unmarshal([]byte(`{"badSignature":true}`), &forged); err != nil || forged != (Fault{BadSignature: true}) {
+		t.Fatalf("badSignature: %+v %v", forged, err)
+	}
+	if b, _ := json.Marshal(forged); string(b) != `{"badSignature":true}` {
+		t.Fatalf("marshal = %s", b)
+	}
 	for _, bad := range []string{`{"latency":"soon"}`, `{"errorRate":2}`, `{"status":200}`, `{"latency":"-1s"}`} {
 		if err := json.Unmarshal([]byte(bad), &f); err == nil {
 			t.Errorf("%s accepted", bad)

@@ -2,13 +2,17 @@
 // field as its public SDK's models define it: GET /v0/tokens, POST /v0/quote, GET /v0/status,
 // POST /v0/deposit/submit, each behind a bearer JWT, errors as {"message": ...}.
 //
-// Like the real service: a non-dry quote always creates a new deposit address (1Click has no
-// idempotency field), recipient and refundTo are required even for a dry quote, an exact-input
-// deposit above amountIn is swapped for amountIn and the excess refunded with SUCCESS, and a
-// deposit below it is INCOMPLETE_DEPOSIT until topped up or refunded.
+// Like the real service: every quote is signed with ed25519 over the fields 1Click's SDK
+// verifies, a non-dry quote always creates a new deposit address (1Click has no idempotency
+// field), recipient and refundTo are required even for a dry quote, an exact-input deposit
+// above amountIn is swapped for amountIn and the excess refunded with SUCCESS, and a deposit
+// below it is INCOMPLETE_DEPOSIT until topped up or refunded. A FLEX_INPUT deposit of at least
+// minAmountIn is swapped whole at the quoted rate.
 package oneclickapi
 
 import (
+	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +24,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swaprouter/swaprouter/internal/quotesig"
 	"github.com/swaprouter/swaprouter/internal/simulator/chainaddr"
+	"github.com/swaprouter/swaprouter/internal/simulator/fault"
 	"github.com/swaprouter/swaprouter/internal/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/simulator/orders"
 	"github.com/swaprouter/swaprouter/internal/simulator/settlement"
@@ -36,8 +42,11 @@ const (
 	CallSubmit = "submit"
 )
 
-// API is route_A's protocol over a venue.
-type API struct{ V *venue.Venue }
+// API is route_A's protocol over a venue; SigningKey signs its quotes.
+type API struct {
+	V          *venue.Venue
+	SigningKey ed25519.PrivateKey
+}
 
 // Routes lists the endpoints.
 func (a API) Routes() []venue.Route {
@@ -105,9 +114,10 @@ type appFee struct {
 	Fee       int64  `json:"fee"`
 }
 
+// rebate is the SDK's Rebate: a Confidential Intents account and its share in percent.
 type rebate struct {
-	Recipient string `json:"recipient"`
-	Percent   int64  `json:"percent"`
+	Recipient string      `json:"recipient"`
+	Share     json.Number `json:"share"`
 }
 
 type quoteRequest struct {
@@ -180,7 +190,7 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 		wire.Error(w, http.StatusBadRequest, "originAsset or destinationAsset is not supported")
 		return
 	}
-	exactOut := req.SwapType == "EXACT_OUTPUT"
+	exactOut, flex := req.SwapType == "EXACT_OUTPUT", req.SwapType == "FLEX_INPUT"
 	var appFeeBps int64
 	for _, f := range req.AppFees {
 		appFeeBps += f.Fee
@@ -195,15 +205,15 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 		CorrelationID: correlationID(now, req.OriginAsset, req.DestinationAsset, req.Amount),
 		Timestamp:     now.Format(time.RFC3339Nano),
 		QuoteRequest:  req,
-		Quote:         a.buildQuote(from, to, priced, req.SlippageTolerance, exactOut),
+		Quote:         a.buildQuote(from, to, priced, req.SlippageTolerance, req.SwapType),
 	}
-	resp.Signature = "ed25519:" + resp.CorrelationID
 	if req.Dry {
+		resp.Signature = a.sign(r.Context(), resp)
 		wire.JSON(w, http.StatusOK, resp)
 		return
 	}
 	deadline, _ := time.Parse(time.RFC3339, req.Deadline)
-	o := a.V.Open(venue.OpenRequest{
+	open := venue.OpenRequest{
 		From: from, To: to, Priced: priced, ExactOutput: exactOut,
 		Recipient: req.Recipient, RefundTo: req.RefundTo, RequestedDeadline: deadline,
 		Payload: func(o orders.Order) any {
@@ -212,18 +222,36 @@ func (a API) quote(w http.ResponseWriter, r *http.Request) {
 			saved.Quote.Deadline = o.Terms.Deadline.UTC().Format(time.RFC3339Nano)
 			// The address turns cold (slower processing) well before it stops accepting funds.
 			saved.Quote.TimeWhenInactive = o.CreatedAt.Add(o.Terms.Deadline.Sub(o.CreatedAt) / 2).UTC().Format(time.RFC3339Nano)
+			saved.Signature = a.sign(r.Context(), saved)
 			return saved
 		},
-	})
+	}
+	if flex {
+		open.MinAmountIn, _ = new(big.Int).SetString(resp.Quote.MinAmountIn, 10)
+	}
+	o := a.V.Open(open)
 	wire.JSON(w, http.StatusOK, o.Payload)
+}
+
+// sign is 1Click's signature of resp, or, under a BadSignature fault, a well-formed one over
+// a larger amountOut than resp promises.
+func (a API) sign(ctx context.Context, resp quoteResponse) string {
+	if fault.FromContext(ctx).BadSignature {
+		resp.Quote.AmountOut += "0"
+	}
+	body, _ := json.Marshal(resp) // the protocol's own types always encode
+	sig, _ := quotesig.Sign(a.SigningKey, body)
+	return sig
 }
 
 func validateQuote(req quoteRequest) string {
 	switch {
 	case req.OriginAsset == "" || req.DestinationAsset == "":
 		return "originAsset and destinationAsset are required"
-	case req.SwapType != "EXACT_INPUT" && req.SwapType != "EXACT_OUTPUT":
-		return "swapType must be EXACT_INPUT or EXACT_OUTPUT"
+	case req.SwapType == "ANY_INPUT":
+		return "swapType ANY_INPUT is only available for authorized partners"
+	case req.SwapType != "EXACT_INPUT" && req.SwapType != "EXACT_OUTPUT" && req.SwapType != "FLEX_INPUT":
+		return "swapType must be EXACT_INPUT, EXACT_OUTPUT or FLEX_INPUT"
 	case req.SlippageTolerance < 0 || req.SlippageTolerance > 10000:
 		return "slippageTolerance must be within 0..10000"
 	case req.Recipient == "" || req.RefundTo == "":
@@ -232,6 +260,8 @@ func validateQuote(req quoteRequest) string {
 		return "depositMode must be SIMPLE or MEMO"
 	case !validAppFees(req.AppFees):
 		return "appFees: each needs a recipient and a fee in basis points, together below 10000"
+	case !validRebates(req.Rebates):
+		return "rebates: up to 3, each with a recipient and a positive share, the shares adding up to 100"
 	case req.Dry:
 		return ""
 	case req.DepositType != "ORIGIN_CHAIN":
@@ -256,6 +286,23 @@ func validAppFees(fees []appFee) bool {
 	return total < 10000
 }
 
+// validRebates: 1Click splits a rebate among up to 3 accounts by percent shares that add up
+// to 100.
+func validRebates(rebates []rebate) bool {
+	if len(rebates) == 0 {
+		return true
+	}
+	total := new(big.Rat)
+	for _, r := range rebates {
+		share, ok := new(big.Rat).SetString(string(r.Share))
+		if r.Recipient == "" || !ok || share.Sign() <= 0 {
+			return false
+		}
+		total.Add(total, share)
+	}
+	return len(rebates) <= 3 && total.Cmp(big.NewRat(100, 1)) == 0
+}
+
 // quoteError answers the pricing failures with 1Click-style messages.
 func (a API) quoteError(w http.ResponseWriter, err error) {
 	var le *market.LimitError
@@ -272,7 +319,7 @@ func (a API) quoteError(w http.ResponseWriter, err error) {
 	}
 }
 
-func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int64, exactOut bool) quote {
+func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int64, swapType string) quote {
 	q := quote{
 		AmountIn: p.AmountIn.String(), AmountInFormatted: units.Format(p.AmountIn, from.Decimals),
 		AmountInUsd: usd(p.AmountIn, from), MinAmountIn: p.AmountIn.String(),
@@ -282,9 +329,14 @@ func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int6
 		TimeEstimate: float64(p.EstimatedSeconds) - 0.4,
 		RefundFee:    "0", WithdrawFee: p.NetworkFee.String(),
 	}
-	if exactOut { // the output is fixed; the input may move by the tolerance
+	switch swapType {
+	case "EXACT_OUTPUT": // the output is fixed; the input may move by the tolerance
 		q.MinAmountOut = p.AmountOut.String()
 		q.MinAmountIn = venue.Slippage(p.AmountIn, slippageBps).String()
+	case "FLEX_INPUT": // the tolerance bounds the input; the least input buys at the quoted rate
+		minIn := venue.Slippage(p.AmountIn, slippageBps)
+		q.MinAmountIn = minIn.String()
+		q.MinAmountOut = minIn.Mul(minIn, p.AmountOut).Quo(minIn, p.AmountIn).String()
 	}
 	return q
 }

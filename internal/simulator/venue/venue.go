@@ -59,6 +59,9 @@ type OpenRequest struct {
 	Recipient         string
 	RefundTo          string
 	RequestedDeadline time.Time
+	// MinAmountIn, when set (1Click's FLEX_INPUT), makes any deposits adding up to at least
+	// this much be swapped whole at the quoted rate.
+	MinAmountIn *big.Int
 	// ChannelID builds the provider's own reference from the book's sequence number; nil
 	// when the protocol identifies orders by deposit address.
 	ChannelID func(seq int) string
@@ -79,13 +82,18 @@ func (v *Venue) Open(req OpenRequest) orders.Order {
 		// addresses of different runs apart.
 		salt := "seq:" + strconv.Itoa(seq) + "@" + strconv.FormatInt(now.UnixNano(), 10)
 		addr := chainaddr.Address(req.From.Chain, v.Seed, string(v.Provider.ID), salt)
+		terms := settlement.Terms{
+			ExpectedIn: req.Priced.AmountIn, QuotedOut: req.Priced.AmountOut,
+			ExactOutput: req.ExactOutput, Deadline: deadline,
+		}
+		if m := req.MinAmountIn; m != nil {
+			out := new(big.Int).Mul(req.Priced.AmountOut, m)
+			terms.ExpectedIn, terms.QuotedOut, terms.KeepExcess = m, out.Quo(out, req.Priced.AmountIn), true
+		}
 		o := orders.Order{
 			Provider: v.Provider.ID, DepositAddress: addr,
 			From: req.From, To: req.To, Recipient: req.Recipient, RefundTo: req.RefundTo, CreatedAt: now,
-			Terms: settlement.Terms{
-				ExpectedIn: req.Priced.AmountIn, QuotedOut: req.Priced.AmountOut,
-				ExactOutput: req.ExactOutput, Deadline: deadline,
-			},
+			Terms:        terms,
 			OutTxHash:    chainaddr.TxHash(req.To.Chain, v.Seed, addr, "out"),
 			RefundTxHash: chainaddr.TxHash(req.From.Chain, v.Seed, addr, "refund"),
 		}

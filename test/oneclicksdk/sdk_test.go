@@ -1,0 +1,106 @@
+// Package oneclicksdk holds the simulator to the real 1Click client: 1Click's official
+// TypeScript SDK (npm, pinned by testdata/sdk/package-lock.json) drives the simulated
+// route_A through every call swaprouter's oneclick adapter makes and verifies each quote's
+// signature with the SDK's own code. It needs Node.js and npm (make tools installs them) and
+// installs the SDK with npm ci.
+package oneclicksdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swaprouter/swaprouter/internal/quotesig"
+	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
+	"github.com/swaprouter/swaprouter/internal/testenv"
+)
+
+const token = "sdk-conformance-jwt"
+
+type report struct {
+	Steps []struct {
+		Name              string   `json:"name"`
+		SignatureVerified bool     `json:"signatureVerified"`
+		DepositAddress    string   `json:"depositAddress"`
+		Statuses          []string `json:"statuses"`
+	} `json:"steps"`
+	Hashes map[string]string `json:"hashes"`
+	Error  string            `json:"error"`
+}
+
+func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
+	dir := filepath.Join("testdata", "sdk")
+	npm(t, dir, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+
+	opts := simtest.FastOptions()
+	opts.RouteAToken = token
+	sim, url := simtest.Start(t, opts)
+	golden, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "internal", "quotesig", "testdata", "*.json"))
+	if err != nil || len(golden) == 0 {
+		t.Fatalf("no quotesig testdata: %v", err)
+	}
+
+	cmd := exec.Command("node", "conformance.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SIM_URL="+url, "ROUTE_A_TOKEN="+token, "SIGNING_KEY="+sim.QuotePublicKey(),
+		"HASH_FILES="+strings.Join(golden, ","))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, runErr := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var r report
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		t.Fatalf("node conformance.mjs: %v, %v\nstdout: %s\nstderr: %s", runErr, err, out, stderr.String())
+	}
+	if runErr != nil || r.Error != "" {
+		t.Fatalf("the SDK failed against the simulator: %s (%v)\nsteps so far: %+v\nstderr: %s", r.Error, runErr, r.Steps, stderr.String())
+	}
+
+	done := map[string]bool{}
+	for _, s := range r.Steps {
+		done[s.Name] = true
+		t.Logf("%s: verified=%v address=%q statuses=%v", s.Name, s.SignatureVerified, s.DepositAddress, s.Statuses)
+	}
+	for _, want := range []string{
+		"getTokens", "dry EXACT_INPUT quote", "dry EXACT_OUTPUT quote", "dry FLEX_INPUT quote with rebates",
+		"non-dry EXACT_INPUT quote", "submitDepositTx", "full deposit to SUCCESS", "under-deposit to REFUNDED",
+		"non-dry FLEX_INPUT quote with rebates", "FLEX_INPUT deposit of minAmountIn to SUCCESS",
+	} {
+		if !done[want] {
+			t.Errorf("step %q did not run", want)
+		}
+	}
+	calls := sim.Stats().Calls["route_A"]
+	for _, call := range []string{"tokens", "quote", "status", "submit"} {
+		if calls[call] == 0 {
+			t.Errorf("the SDK never reached route_A's %s call (calls: %v)", call, calls)
+		}
+	}
+
+	// The Go verifier hashes what the SDK hashes.
+	for _, f := range golden {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := quotesig.Message(raw); err != nil || got != r.Hashes[f] {
+			t.Errorf("%s: quotesig.Message = %q, %v; the SDK's quoteHash = %q", filepath.Base(f), got, err, r.Hashes[f])
+		}
+	}
+}
+
+func npm(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm is needed (Node.js 18 or later; make tools installs it)")
+	}
+	cmd := exec.Command("npm", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
