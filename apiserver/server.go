@@ -27,6 +27,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/livebook"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/quota"
 	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
@@ -77,6 +78,9 @@ type Options struct {
 	Informers cache.Informers
 	Catalog   Catalog
 	Router    Router
+	// Calls is what this process measured of its provider calls (its quotes, for GET
+	// /v1/providers); nil: none measured.
+	Calls *callstats.Window
 	// Archive holds terminal orders that left etcd; nil when the service runs without one.
 	Archive Archive
 	// Screener screens the addresses of every new order; nil screens nothing.
@@ -140,6 +144,9 @@ func (o *Options) defaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Calls == nil {
+		o.Calls = &callstats.Window{Now: o.Now}
 	}
 	if o.RateLimiter == nil {
 		o.RateLimiter = ratelimit.InProcess{Limiter: ratelimit.New(), Now: o.Now}

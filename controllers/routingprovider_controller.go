@@ -31,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
@@ -113,6 +114,9 @@ type RoutingProviderReconciler struct {
 	// breaker); the adapters are wrapped with it and the Available condition reports it.
 	// nil leaves adapters unguarded.
 	Health *health.Tracker
+	// Calls counts every call made through the adapters (GET /v1/providers, status.calls);
+	// nil counts nothing.
+	Calls *callstats.Window
 	// Budgets enforces each provider's spec.callBudget on every call made through its
 	// adapter (orders and quotes of this process alike); nil leaves calls unbudgeted.
 	Budgets *budget.Budgets
@@ -252,7 +256,7 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 		// Only a spec change (a new generation) can fix this.
 		return ctrl.Result{}, nil
 	}
-	guarded := providermetrics.Instrument(adapter)
+	guarded := providermetrics.InstrumentInto(adapter, r.Calls)
 	if r.Health != nil {
 		guarded = health.Guard(guarded, r.Health)
 	}

@@ -22,7 +22,7 @@ import (
 // provider (its circuit breaker): True (Available) while calls go through; False with
 // Degraded (timeouts, 5xx, throttling) or CredentialsRejected (401/403) while calls are held
 // back. Orders of an unavailable provider keep their status.
-const ConditionAvailable = "Available"
+const ConditionAvailable = swapv1.ConditionAvailable
 
 // providersLoadedPoll is how often the start-up gate looks whether every RoutingProvider
 // has been loaded.

@@ -98,4 +98,7 @@ const (
 	ConditionReady       = "Ready"
 	ConditionReconciling = "Reconciling"
 	ConditionStalled     = "Stalled"
+	// ConditionAvailable is the RoutingProvider's judgement from every call made to it (its
+	// circuit breaker).
+	ConditionAvailable = "Available"
 )

@@ -28,9 +28,10 @@ type PollInterval struct {
 type RoutingProviderSpec struct {
 	// ProviderID is the id partners see.
 	ProviderID ProviderID `json:"providerId"`
-	// DisplayName is the provider's name as people read it ("NEAR Intents"); the id when empty.
-	// +kubebuilder:validation:MaxLength=64
+	// DisplayName is the provider's name as people read it (GET /v1/providers, the swap app),
+	// e.g. "NEAR Intents" or "Chainflip"; the providerId when unset.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	DisplayName string `json:"displayName,omitempty"`
 	// Protocol selects the adapter.
 	Protocol ProviderProtocol `json:"protocol"`
@@ -93,12 +94,42 @@ type RoutingProviderStatus struct {
 	// LastRefresh is when the asset list was last fetched successfully.
 	// +optional
 	LastRefresh *metav1.Time `json:"lastRefresh,omitempty"`
+	// Calls is what the controllers measured of their calls to the provider over the last
+	// hour, rewritten at most every 30 s and only when it changed.
+	// +optional
+	Calls *ProviderCallSummary `json:"calls,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ProviderCallSummary counts the order calls one installation's controllers made to a
+// provider (deposit addresses, status polls, deposit hints, asset listings) over Window.
+// Quotes are made by the frontend replicas, which measure them themselves.
+type ProviderCallSummary struct {
+	// Window is how far back the summary looks.
+	Window metav1.Duration `json:"window"`
+	// Calls is the number of calls made.
+	Calls int64 `json:"calls"`
+	// Failed counts the calls that failed the provider as a whole (timeouts, 5xx, throttling,
+	// rejected credentials); refusals of one order are answers, not failures.
+	Failed int64 `json:"failed"`
+	// FirstFailure is the start of the oldest minute in Window with a failed call.
+	// +optional
+	FirstFailure *metav1.Time `json:"firstFailure,omitempty"`
+	// DepositAddressLatency is how long deposit-address calls took; absent without any.
+	// +optional
+	DepositAddressLatency *LatencyPercentiles `json:"depositAddressLatency,omitempty"`
+}
+
+// LatencyPercentiles are call latencies in milliseconds, to the precision of the buckets
+// they were counted in.
+type LatencyPercentiles struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
 }
 
 // RoutingProvider is a provider the service routes swaps through.

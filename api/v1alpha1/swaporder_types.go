@@ -236,6 +236,11 @@ type SwapOrderStatus struct {
 	DepositAddress string `json:"depositAddress,omitempty"`
 	// +optional
 	DepositMemo string `json:"depositMemo,omitempty"`
+	// ProviderSignature is the provider's signature over the quote behind the deposit address,
+	// when the provider signs its quotes; receipts carry it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	ProviderSignature string `json:"providerSignature,omitempty"`
 	// DepositDeadline is when the provider stops accepting the deposit.
 	// +optional
 	DepositDeadline *metav1.Time `json:"depositDeadline,omitempty"`

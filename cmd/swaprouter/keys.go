@@ -4,11 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/swaprouter/swaprouter/internal/auth"
-	"github.com/swaprouter/swaprouter/internal/scheme"
 )
 
 func newKeysCommand() *cobra.Command {
@@ -20,11 +17,7 @@ func newKeysCommand() *cobra.Command {
 		Short: "Create an API key for a partner; the secret is printed once and only its hash is stored",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := ctrl.GetConfig()
-			if err != nil {
-				return err
-			}
-			c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+			c, err := clusterClient()
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,12 @@
 package main
 
-import "k8s.io/client-go/tools/clientcmd"
+import (
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/swaprouter/swaprouter/internal/scheme"
+)
 
 // deployedNamespace is where config/default puts the service.
 const deployedNamespace = "swaprouter-system"
@@ -16,4 +22,13 @@ func defaultNamespace() string {
 		return c.Namespace
 	}
 	return deployedNamespace
+}
+
+// clusterClient talks to the cluster of the kubeconfig (or the Pod's service account).
+func clusterClient() (client.Client, error) {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme.New()})
 }

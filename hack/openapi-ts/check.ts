@@ -32,3 +32,16 @@ export const known: components["schemas"]["ErrorCode"] = "amount_too_low";
 export const unknownCode: components["schemas"]["ErrorCode"] = "rate_limited";
 export const tooLow: QuoteTooLow["error"] = "amount_too_low";
 export type { Quote };
+
+type Providers = paths["/v1/providers"]["get"]["responses"][200]["content"]["application/json"];
+type Receipt = paths["/v1/order/{id}/receipt"]["get"]["responses"][200]["content"]["application/json"];
+type ReceiptKeys = paths["/.well-known/jwks.json"]["get"]["responses"][200]["content"]["application/json"];
+
+export function notAvailable(p: Providers): string[] {
+  return p.providers.filter((x) => x.status !== "AVAILABLE" || (x.quoteLatencyMs?.p95 ?? 0) > 5000).map((x) => x.displayName);
+}
+
+export function receiptKid(r: Receipt, keys: ReceiptKeys): boolean {
+  const kid: string = JSON.parse(atob((r.receipt.split(".")[0] ?? "").replace(/-/g, "+").replace(/_/g, "/"))).kid;
+  return keys.keys.some((k) => k.kid === kid && k.crv === "Ed25519");
+}

@@ -21,6 +21,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/receipt"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/internal/system"
@@ -159,6 +160,10 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	}
 	if err = env.applyPartner(ctx, o); err != nil {
 		return env, err
+	}
+	// The key survives restarts with the data folder: receipts issued before stay verifiable.
+	if _, err = receipt.EnsureSecret(ctx, env.Client, env.Namespace); err != nil {
+		return env, fmt.Errorf("receipt signing key: %w", err)
 	}
 
 	if env.System, err = system.New(plane.Config, o.Manager); err != nil {

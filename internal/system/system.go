@@ -43,6 +43,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/leaderfence"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
@@ -321,6 +322,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	// Every process needs the live providers: the controllers to track orders, the frontend
 	// to quote. Only the controllers write RoutingProvider status.
 	breakers := health.NewTracker()
+	// What this process measured of its provider calls: the frontend answers GET
+	// /v1/providers with its quotes' share, the controllers publish theirs to status.calls.
+	calls := &callstats.Window{}
 	providers := &controllers.RoutingProviderReconciler{
 		Recorder:  recorder(controllers.RoutingProviderEventSource),
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
@@ -328,6 +332,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		// Each process judges providers from its own calls: quotes skip a failing provider
 		// fast, orders keep their status while it fails.
 		Health: breakers,
+		Calls:  calls,
 		// One budget per provider per process: the frontend's quotes and the order
 		// reconciler's calls draw from it when both run here.
 		Budgets: budget.New(),
@@ -344,6 +349,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	if o.Controllers {
 		if err := (&controllers.PartnerReconciler{Tiers: tierTable}).SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("partner controller: %w", err)
+		}
+		if err := mgr.Add(&controllers.ProviderCallsPublisher{Client: mgr.GetClient(), Calls: calls}); err != nil {
+			return nil, err
 		}
 		orders := &controllers.SwapOrderReconciler{
 			Recorder:                recorder(controllers.SwapOrderEventSource),
@@ -416,6 +424,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Informers:   mgr.GetCache(),
 			Catalog:     sys.Catalog,
 			Router:      router,
+			Calls:       calls,
 			Log:         ctrl.Log.WithName("apiserver"),
 			WaitTimeout: o.OrderWaitTimeout,
 			Archive:     frontendArchive(sys.Archive),

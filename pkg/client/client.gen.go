@@ -209,6 +209,66 @@ func (e HistoryEntryStatus) Valid() bool {
 	}
 }
 
+// Defines values for JSONWebKeySetKeysAlg.
+const (
+	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysAlg enum.
+func (e JSONWebKeySetKeysAlg) Valid() bool {
+	switch e {
+	case EdDSA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeySetKeysCrv.
+const (
+	Ed25519 JSONWebKeySetKeysCrv = "Ed25519"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysCrv enum.
+func (e JSONWebKeySetKeysCrv) Valid() bool {
+	switch e {
+	case Ed25519:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeySetKeysKty.
+const (
+	OKP JSONWebKeySetKeysKty = "OKP"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysKty enum.
+func (e JSONWebKeySetKeysKty) Valid() bool {
+	switch e {
+	case OKP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeySetKeysUse.
+const (
+	Sig JSONWebKeySetKeysUse = "sig"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysUse enum.
+func (e JSONWebKeySetKeysUse) Valid() bool {
+	switch e {
+	case Sig:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrderProviderId.
 const (
 	OrderProviderIdRouteA OrderProviderId = "route_A"
@@ -323,6 +383,60 @@ func (e ProviderErrorProviderId) Valid() bool {
 	case ProviderErrorProviderIdRouteA:
 		return true
 	case ProviderErrorProviderIdRouteB:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProviderHealthProviderId.
+const (
+	ProviderHealthProviderIdRouteA ProviderHealthProviderId = "route_A"
+	ProviderHealthProviderIdRouteB ProviderHealthProviderId = "route_B"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealthProviderId enum.
+func (e ProviderHealthProviderId) Valid() bool {
+	switch e {
+	case ProviderHealthProviderIdRouteA:
+		return true
+	case ProviderHealthProviderIdRouteB:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProviderHealthStatus.
+const (
+	AVAILABLE   ProviderHealthStatus = "AVAILABLE"
+	DEGRADED    ProviderHealthStatus = "DEGRADED"
+	UNAVAILABLE ProviderHealthStatus = "UNAVAILABLE"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealthStatus enum.
+func (e ProviderHealthStatus) Valid() bool {
+	switch e {
+	case AVAILABLE:
+		return true
+	case DEGRADED:
+		return true
+	case UNAVAILABLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProviderHealthWindow.
+const (
+	N1h ProviderHealthWindow = "1h"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealthWindow enum.
+func (e ProviderHealthWindow) Valid() bool {
+	switch e {
+	case N1h:
 		return true
 	default:
 		return false
@@ -446,6 +560,21 @@ func (e Substatus) Valid() bool {
 	case SubstatusSETTLED:
 		return true
 	case SubstatusSWAPPING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReceiptKeys500JSONResponseBodyError.
+const (
+	ReceiptKeys500JSONResponseBodyErrorInternalError ReceiptKeys500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the ReceiptKeys500JSONResponseBodyError enum.
+func (e ReceiptKeys500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ReceiptKeys500JSONResponseBodyErrorInternalError:
 		return true
 	default:
 		return false
@@ -1010,6 +1139,99 @@ func (e SubmitDeposit503JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for GetOrderReceipt401JSONResponseBodyError.
+const (
+	GetOrderReceipt401JSONResponseBodyErrorUnauthorized GetOrderReceipt401JSONResponseBodyError = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt401JSONResponseBodyError enum.
+func (e GetOrderReceipt401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt401JSONResponseBodyErrorUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt403JSONResponseBodyError.
+const (
+	GetOrderReceipt403JSONResponseBodyErrorOriginNotAllowed GetOrderReceipt403JSONResponseBodyError = "origin not allowed"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt403JSONResponseBodyError enum.
+func (e GetOrderReceipt403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt403JSONResponseBodyErrorOriginNotAllowed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt404JSONResponseBodyError.
+const (
+	GetOrderReceipt404JSONResponseBodyErrorOrderNotFound GetOrderReceipt404JSONResponseBodyError = "order not found"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt404JSONResponseBodyError enum.
+func (e GetOrderReceipt404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt404JSONResponseBodyErrorOrderNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt429JSONResponseBodyError.
+const (
+	GetOrderReceipt429JSONResponseBodyErrorRateLimitExceeded GetOrderReceipt429JSONResponseBodyError = "rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt429JSONResponseBodyError enum.
+func (e GetOrderReceipt429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt500JSONResponseBodyError.
+const (
+	GetOrderReceipt500JSONResponseBodyErrorInternalError GetOrderReceipt500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt500JSONResponseBodyError enum.
+func (e GetOrderReceipt500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt500JSONResponseBodyErrorInternalError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetOrderReceipt503JSONResponseBodyError.
+const (
+	GetOrderReceipt503JSONResponseBodyErrorArchiveUnavailable GetOrderReceipt503JSONResponseBodyError = "archive unavailable"
+	GetOrderReceipt503JSONResponseBodyErrorServiceUnavailable GetOrderReceipt503JSONResponseBodyError = "service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetOrderReceipt503JSONResponseBodyError enum.
+func (e GetOrderReceipt503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetOrderReceipt503JSONResponseBodyErrorArchiveUnavailable:
+		return true
+	case GetOrderReceipt503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListOrdersParamsStatus.
 const (
 	ListOrdersParamsStatusFAILED     ListOrdersParamsStatus = "FAILED"
@@ -1154,6 +1376,66 @@ func (e ListOrdersHeadParamsStatus) Valid() bool {
 	case ListOrdersHeadParamsStatusSUCCESS:
 		return true
 	case ListOrdersHeadParamsStatusUNKNOWN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders401JSONResponseBodyError.
+const (
+	ListProviders401JSONResponseBodyErrorUnauthorized ListProviders401JSONResponseBodyError = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders401JSONResponseBodyError enum.
+func (e ListProviders401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders401JSONResponseBodyErrorUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders403JSONResponseBodyError.
+const (
+	ListProviders403JSONResponseBodyErrorOriginNotAllowed ListProviders403JSONResponseBodyError = "origin not allowed"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders403JSONResponseBodyError enum.
+func (e ListProviders403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders403JSONResponseBodyErrorOriginNotAllowed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders429JSONResponseBodyError.
+const (
+	ListProviders429JSONResponseBodyErrorRateLimitExceeded ListProviders429JSONResponseBodyError = "rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders429JSONResponseBodyError enum.
+func (e ListProviders429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListProviders500JSONResponseBodyError.
+const (
+	ListProviders500JSONResponseBodyErrorInternalError ListProviders500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the ListProviders500JSONResponseBodyError enum.
+func (e ListProviders500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListProviders500JSONResponseBodyErrorInternalError:
 		return true
 	default:
 		return false
@@ -2068,6 +2350,38 @@ type HistoryEntryPreviousStatus string
 // HistoryEntryStatus defines model for HistoryEntry.Status.
 type HistoryEntryStatus string
 
+// JSONWebKeySet defines model for JSONWebKeySet.
+type JSONWebKeySet struct {
+	Keys []struct {
+		Alg *JSONWebKeySetKeysAlg `json:"alg,omitempty"`
+		Crv JSONWebKeySetKeysCrv  `json:"crv"`
+		Kid string                `json:"kid"`
+		Kty JSONWebKeySetKeysKty  `json:"kty"`
+		Use *JSONWebKeySetKeysUse `json:"use,omitempty"`
+
+		// X The public key, base64url.
+		X string `json:"x"`
+	} `json:"keys"`
+}
+
+// JSONWebKeySetKeysAlg defines model for JSONWebKeySet.Keys.Alg.
+type JSONWebKeySetKeysAlg string
+
+// JSONWebKeySetKeysCrv defines model for JSONWebKeySet.Keys.Crv.
+type JSONWebKeySetKeysCrv string
+
+// JSONWebKeySetKeysKty defines model for JSONWebKeySet.Keys.Kty.
+type JSONWebKeySetKeysKty string
+
+// JSONWebKeySetKeysUse defines model for JSONWebKeySet.Keys.Use.
+type JSONWebKeySetKeysUse string
+
+// LatencyPercentiles Milliseconds, to the precision of the buckets calls are counted in (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000).
+type LatencyPercentiles struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+}
+
 // Order Every field is always present; what the order does not have yet is null.
 type Order struct {
 	// Amount Positive integer in the smallest unit of the asset.
@@ -2178,6 +2492,41 @@ type ProviderError struct {
 
 // ProviderErrorProviderId defines model for ProviderError.ProviderId.
 type ProviderErrorProviderId string
+
+// ProviderHealth Every field is always present; what was not measured is null.
+type ProviderHealth struct {
+	// AssetsUpdatedAt When its asset list was last fetched.
+	AssetsUpdatedAt         *time.Time          `json:"assetsUpdatedAt"`
+	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
+
+	// DisplayName The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents.
+	DisplayName    string                   `json:"displayName"`
+	ProviderId     ProviderHealthProviderId `json:"providerId"`
+	QuoteLatencyMs *LatencyPercentiles      `json:"quoteLatencyMs"`
+
+	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
+	Reason *string              `json:"reason"`
+	Since  *time.Time           `json:"since"`
+	Status ProviderHealthStatus `json:"status"`
+
+	// SuccessRate Share of the window's calls that did not fail the provider as a whole (a refused order is an answer).
+	SuccessRate *float32             `json:"successRate"`
+	Window      ProviderHealthWindow `json:"window"`
+}
+
+// ProviderHealthProviderId defines model for ProviderHealth.ProviderId.
+type ProviderHealthProviderId string
+
+// ProviderHealthStatus defines model for ProviderHealth.Status.
+type ProviderHealthStatus string
+
+// ProviderHealthWindow defines model for ProviderHealth.Window.
+type ProviderHealthWindow string
+
+// Providers defines model for Providers.
+type Providers struct {
+	Providers []ProviderHealth `json:"providers"`
+}
 
 // QuoteCandidate defines model for QuoteCandidate.
 type QuoteCandidate struct {
@@ -2312,6 +2661,12 @@ type RatesResponse struct {
 // RatesResponseSwapType defines model for RatesResponse.SwapType.
 type RatesResponseSwapType string
 
+// Receipt defines model for Receipt.
+type Receipt struct {
+	// Receipt Compact JWS; its payload (base64url JSON) is a ReceiptPayload.
+	Receipt string `json:"receipt"`
+}
+
 // Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
@@ -2352,6 +2707,9 @@ type Usage struct {
 		ResetAt time.Time `json:"resetAt"`
 	} `json:"requestsPerMinute"`
 }
+
+// ReceiptKeys500JSONResponseBodyError defines parameters for ReceiptKeys.
+type ReceiptKeys500JSONResponseBodyError string
 
 // Healthz500JSONResponseBodyError defines parameters for Healthz.
 type Healthz500JSONResponseBodyError string
@@ -2482,6 +2840,24 @@ type SubmitDeposit500JSONResponseBodyError string
 // SubmitDeposit503JSONResponseBodyError defines parameters for SubmitDeposit.
 type SubmitDeposit503JSONResponseBodyError string
 
+// GetOrderReceipt401JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt401JSONResponseBodyError string
+
+// GetOrderReceipt403JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt403JSONResponseBodyError string
+
+// GetOrderReceipt404JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt404JSONResponseBodyError string
+
+// GetOrderReceipt429JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt429JSONResponseBodyError string
+
+// GetOrderReceipt500JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt500JSONResponseBodyError string
+
+// GetOrderReceipt503JSONResponseBodyError defines parameters for GetOrderReceipt.
+type GetOrderReceipt503JSONResponseBodyError string
+
 // ListOrdersParams defines parameters for ListOrders.
 type ListOrdersParams struct {
 	Status     *ListOrdersParamsStatus `form:"status,omitempty" json:"status,omitempty"`
@@ -2539,6 +2915,18 @@ type ListOrdersHeadParams struct {
 
 // ListOrdersHeadParamsStatus defines parameters for ListOrdersHead.
 type ListOrdersHeadParamsStatus string
+
+// ListProviders401JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders401JSONResponseBodyError string
+
+// ListProviders403JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders403JSONResponseBodyError string
+
+// ListProviders429JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders429JSONResponseBodyError string
+
+// ListProviders500JSONResponseBodyError defines parameters for ListProviders.
+type ListProviders500JSONResponseBodyError string
 
 // RequestQuoteParams defines parameters for RequestQuote.
 type RequestQuoteParams struct {
@@ -2841,6 +3229,20 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// ReceiptKeys Receipt verification keys
+	//
+	// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+	//
+	// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+	ReceiptKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiptKeysHead Receipt verification keys (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+	ReceiptKeysHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Healthz Liveness
 	//
 	// 200 while the process serves HTTP. No authentication.
@@ -2947,6 +3349,20 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/order/{id}/deposit (the `SubmitDeposit` operationId).
 	SubmitDeposit(ctx context.Context, id string, body SubmitDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetOrderReceipt Get a signed receipt of an order
+	//
+	// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+	//
+	// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+	GetOrderReceipt(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOrderReceiptHead Get a signed receipt of an order (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+	GetOrderReceiptHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListOrders List your orders
 	//
 	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -2960,6 +3376,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with HEAD /v1/orders (the `ListOrdersHead` operationId).
 	ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListProviders Providers and their health
+	//
+	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+	//
+	// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListProvidersHead Providers and their health (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+	ListProvidersHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RequestQuoteWithBody Quote a swap (preview, or preview and order)
 	//
@@ -3045,6 +3475,40 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/deliveries/{eventId}/redeliver (the `Redeliver` operationId).
 	Redeliver(ctx context.Context, eventId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ReceiptKeys Receipt verification keys
+//
+// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+//
+// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+func (c *Client) ReceiptKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiptKeysRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiptKeysHead Receipt verification keys (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+func (c *Client) ReceiptKeysHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiptKeysHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // Healthz Liveness
@@ -3293,6 +3757,40 @@ func (c *Client) SubmitDeposit(ctx context.Context, id string, body SubmitDeposi
 	return c.Client.Do(req)
 }
 
+// GetOrderReceipt Get a signed receipt of an order
+//
+// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+//
+// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+func (c *Client) GetOrderReceipt(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrderReceiptRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOrderReceiptHead Get a signed receipt of an order (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+func (c *Client) GetOrderReceiptHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrderReceiptHeadRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListOrders List your orders
 //
 // Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -3317,6 +3815,40 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 // Corresponds with HEAD /v1/orders (the `ListOrdersHead` operationId).
 func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListOrdersHeadRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListProviders Providers and their health
+//
+// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+//
+// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListProvidersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListProvidersHead Providers and their health (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+func (c *Client) ListProvidersHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListProvidersHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3520,6 +4052,60 @@ func (c *Client) Redeliver(ctx context.Context, eventId string, reqEditors ...Re
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewReceiptKeysRequest constructs an http.Request for the ReceiptKeys method
+func NewReceiptKeysRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/jwks.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReceiptKeysHeadRequest constructs an http.Request for the ReceiptKeysHead method
+func NewReceiptKeysHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/jwks.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewHealthzRequest constructs an http.Request for the Healthz method
@@ -3986,6 +4572,74 @@ func NewSubmitDepositRequestWithBody(server string, id string, contentType strin
 	return req, nil
 }
 
+// NewGetOrderReceiptRequest constructs an http.Request for the GetOrderReceipt method
+func NewGetOrderReceiptRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/order/%s/receipt", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOrderReceiptHeadRequest constructs an http.Request for the GetOrderReceiptHead method
+func NewGetOrderReceiptHeadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/order/%s/receipt", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListOrdersRequest constructs an http.Request for the ListOrders method
 func NewListOrdersRequest(server string, params *ListOrdersParams) (*http.Request, error) {
 	var err error
@@ -4228,6 +4882,60 @@ func NewListOrdersHeadRequest(server string, params *ListOrdersHeadParams) (*htt
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListProvidersRequest constructs an http.Request for the ListProviders method
+func NewListProvidersRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/providers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListProvidersHeadRequest constructs an http.Request for the ListProvidersHead method
+func NewListProvidersHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/providers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
@@ -4721,6 +5429,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ReceiptKeysWithResponse Receipt verification keys
+	//
+	// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+	ReceiptKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysResponse, error)
+
+	// ReceiptKeysHeadWithResponse Receipt verification keys (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+	ReceiptKeysHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysHeadResponse, error)
+
 	// HealthzWithResponse Liveness
 	//
 	// 200 while the process serves HTTP. No authentication.
@@ -4847,6 +5573,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/order/{id}/deposit (the `SubmitDeposit` operationId).
 	SubmitDepositWithResponse(ctx context.Context, id string, body SubmitDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitDepositResponse, error)
 
+	// GetOrderReceiptWithResponse Get a signed receipt of an order
+	//
+	// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+	GetOrderReceiptWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptResponse, error)
+
+	// GetOrderReceiptHeadWithResponse Get a signed receipt of an order (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+	GetOrderReceiptHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptHeadResponse, error)
+
 	// ListOrdersWithResponse List your orders
 	//
 	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -4864,6 +5608,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with HEAD /v1/orders (the `ListOrdersHead` operationId).
 	ListOrdersHeadWithResponse(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*ListOrdersHeadResponse, error)
+
+	// ListProvidersWithResponse Providers and their health
+	//
+	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+	ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error)
+
+	// ListProvidersHeadWithResponse Providers and their health (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+	ListProvidersHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersHeadResponse, error)
 
 	// RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
 	//
@@ -4963,6 +5725,122 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/deliveries/{eventId}/redeliver (the `Redeliver` operationId).
 	RedeliverWithResponse(ctx context.Context, eventId string, reqEditors ...RequestEditorFn) (*RedeliverResponse, error)
+}
+
+type ReceiptKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *JSONWebKeySet
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                             `json:"detail,omitempty"`
+		Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReceiptKeysResponse) GetJSON200() *JSONWebKeySet {
+	return r.JSON200
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReceiptKeysResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                             `json:"detail,omitempty"`
+	Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiptKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiptKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiptKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiptKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReceiptKeysHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiptKeysHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiptKeysHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiptKeysHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiptKeysHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type HealthzResponse struct {
@@ -7278,6 +8156,437 @@ func (r SubmitDepositResponse) ContentType() string {
 	return ""
 }
 
+// GetOrderReceiptResponse200Headers the declared response headers of an HTTP 200 response for GetOrderReceipt
+type GetOrderReceiptResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse403Headers the declared response headers of an HTTP 403 response for GetOrderReceipt
+type GetOrderReceiptResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse404Headers the declared response headers of an HTTP 404 response for GetOrderReceipt
+type GetOrderReceiptResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse429Headers the declared response headers of an HTTP 429 response for GetOrderReceipt
+type GetOrderReceiptResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse500Headers the declared response headers of an HTTP 500 response for GetOrderReceipt
+type GetOrderReceiptResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptResponse503Headers the declared response headers of an HTTP 503 response for GetOrderReceipt
+type GetOrderReceiptResponse503Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type GetOrderReceiptResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Receipt
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                 `json:"detail,omitempty"`
+		Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOrderReceiptResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetOrderReceiptResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetOrderReceiptResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOrderReceiptResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetOrderReceiptResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOrderReceiptResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON200() *Receipt {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON401() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON403() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON404() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON429() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetOrderReceiptResponse) GetJSON503() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                 `json:"detail,omitempty"`
+	Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOrderReceiptResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOrderReceiptResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOrderReceiptResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOrderReceiptResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOrderReceiptHeadResponse200Headers the declared response headers of an HTTP 200 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse403Headers the declared response headers of an HTTP 403 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse404Headers the declared response headers of an HTTP 404 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse429Headers the declared response headers of an HTTP 429 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse500Headers the declared response headers of an HTTP 500 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetOrderReceiptHeadResponse503Headers the declared response headers of an HTTP 503 response for GetOrderReceiptHead
+type GetOrderReceiptHeadResponse503Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type GetOrderReceiptHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOrderReceiptHeadResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetOrderReceiptHeadResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetOrderReceiptHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOrderReceiptHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetOrderReceiptHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOrderReceiptHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOrderReceiptHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOrderReceiptHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOrderReceiptHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOrderReceiptHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListOrdersResponse200Headers the declared response headers of an HTTP 200 response for ListOrders
 type ListOrdersResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -7711,6 +9020,319 @@ func (r ListOrdersHeadResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListOrdersHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListProvidersResponse200Headers the declared response headers of an HTTP 200 response for ListProviders
+type ListProvidersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersResponse403Headers the declared response headers of an HTTP 403 response for ListProviders
+type ListProvidersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersResponse429Headers the declared response headers of an HTTP 429 response for ListProviders
+type ListProvidersResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersResponse500Headers the declared response headers of an HTTP 500 response for ListProviders
+type ListProvidersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type ListProvidersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Providers
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders401JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders403JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders429JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                               `json:"detail,omitempty"`
+		Error  ListProviders500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListProvidersResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListProvidersResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListProvidersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListProvidersResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListProvidersResponse) GetJSON200() *Providers {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListProvidersResponse) GetJSON401() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders401JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListProvidersResponse) GetJSON403() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders403JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListProvidersResponse) GetJSON429() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders429JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListProvidersResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                               `json:"detail,omitempty"`
+	Error  ListProviders500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListProvidersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListProvidersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListProvidersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListProvidersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListProvidersHeadResponse200Headers the declared response headers of an HTTP 200 response for ListProvidersHead
+type ListProvidersHeadResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersHeadResponse403Headers the declared response headers of an HTTP 403 response for ListProvidersHead
+type ListProvidersHeadResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersHeadResponse429Headers the declared response headers of an HTTP 429 response for ListProvidersHead
+type ListProvidersHeadResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProvidersHeadResponse500Headers the declared response headers of an HTTP 500 response for ListProvidersHead
+type ListProvidersHeadResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type ListProvidersHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListProvidersHeadResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListProvidersHeadResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListProvidersHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListProvidersHeadResponse500Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListProvidersHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListProvidersHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListProvidersHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListProvidersHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10470,6 +12092,36 @@ func (r RedeliverResponse) ContentType() string {
 	return ""
 }
 
+// ReceiptKeysWithResponse Receipt verification keys
+//
+// The JSON Web Key Set (RFC 7517) that receipts verify with: Ed25519 public keys (`kty` OKP, `crv` Ed25519). Several keys may be listed while keys rotate; a receipt names its key by `kid`. No authentication; cacheable for a minute.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /.well-known/jwks.json (the `ReceiptKeys` operationId).
+func (c *ClientWithResponses) ReceiptKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysResponse, error) {
+	rsp, err := c.ReceiptKeys(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiptKeysResponse(rsp)
+}
+
+// ReceiptKeysHeadWithResponse Receipt verification keys (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /.well-known/jwks.json (the `ReceiptKeysHead` operationId).
+func (c *ClientWithResponses) ReceiptKeysHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReceiptKeysHeadResponse, error) {
+	rsp, err := c.ReceiptKeysHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiptKeysHeadResponse(rsp)
+}
+
 // HealthzWithResponse Liveness
 //
 // 200 while the process serves HTTP. No authentication.
@@ -10680,6 +12332,36 @@ func (c *ClientWithResponses) SubmitDepositWithResponse(ctx context.Context, id 
 	return ParseSubmitDepositResponse(rsp)
 }
 
+// GetOrderReceiptWithResponse Get a signed receipt of an order
+//
+// A compact JWS (RFC 7515, `alg` EdDSA with Ed25519 as RFC 8037 defines it, header `kid`) whose payload is a ReceiptPayload: what was quoted, bound, deposited, settled and charged. Verify it offline with the keys of `/.well-known/jwks.json` (the key its `kid` names). Once the order is terminal the receipt is `final` and the same bytes on every call, also after the order left the live store. Another partner's order is 404 like a missing one.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/order/{id}/receipt (the `GetOrderReceipt` operationId).
+func (c *ClientWithResponses) GetOrderReceiptWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptResponse, error) {
+	rsp, err := c.GetOrderReceipt(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOrderReceiptResponse(rsp)
+}
+
+// GetOrderReceiptHeadWithResponse Get a signed receipt of an order (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/order/{id}/receipt (the `GetOrderReceiptHead` operationId).
+func (c *ClientWithResponses) GetOrderReceiptHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetOrderReceiptHeadResponse, error) {
+	rsp, err := c.GetOrderReceiptHead(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOrderReceiptHeadResponse(rsp)
+}
+
 // ListOrdersWithResponse List your orders
 //
 // Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
@@ -10708,6 +12390,36 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParseListOrdersHeadResponse(rsp)
+}
+
+// ListProvidersWithResponse Providers and their health
+//
+// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/providers (the `ListProviders` operationId).
+func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error) {
+	rsp, err := c.ListProviders(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListProvidersResponse(rsp)
+}
+
+// ListProvidersHeadWithResponse Providers and their health (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/providers (the `ListProvidersHead` operationId).
+func (c *ClientWithResponses) ListProvidersHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersHeadResponse, error) {
+	rsp, err := c.ListProvidersHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListProvidersHeadResponse(rsp)
 }
 
 // RequestQuoteWithBodyWithResponse Quote a swap (preview, or preview and order)
@@ -10873,6 +12585,72 @@ func (c *ClientWithResponses) RedeliverWithResponse(ctx context.Context, eventId
 		return nil, err
 	}
 	return ParseRedeliverResponse(rsp)
+}
+
+// ParseReceiptKeysResponse parses an HTTP response from a ReceiptKeysWithResponse call
+func ParseReceiptKeysResponse(rsp *http.Response) (*ReceiptKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiptKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest JSONWebKeySet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                             `json:"detail,omitempty"`
+			Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReceiptKeysHeadResponse parses an HTTP response from a ReceiptKeysHeadWithResponse call
+func ParseReceiptKeysHeadResponse(rsp *http.Response) (*ReceiptKeysHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiptKeysHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
 }
 
 // ParseHealthzResponse parses an HTTP response from a HealthzWithResponse call
@@ -13116,6 +14894,500 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	return response, nil
 }
 
+// ParseGetOrderReceiptResponse parses an HTTP response from a GetOrderReceiptWithResponse call
+func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOrderReceiptResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Receipt
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                 `json:"detail,omitempty"`
+			Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOrderReceiptResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetOrderReceiptResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetOrderReceiptResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetOrderReceiptResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetOrderReceiptResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOrderReceiptResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOrderReceiptHeadResponse parses an HTTP response from a GetOrderReceiptHeadWithResponse call
+func ParseGetOrderReceiptHeadResponse(rsp *http.Response) (*GetOrderReceiptHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOrderReceiptHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOrderReceiptHeadResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetOrderReceiptHeadResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetOrderReceiptHeadResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetOrderReceiptHeadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetOrderReceiptHeadResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOrderReceiptHeadResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListOrdersResponse parses an HTTP response from a ListOrdersWithResponse call
 func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13609,6 +15881,356 @@ func ParseListOrdersHeadResponse(rsp *http.Response) (*ListOrdersHeadResponse, e
 			headers.XRateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListProvidersResponse parses an HTTP response from a ListProvidersWithResponse call
+func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListProvidersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Providers
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders401JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders403JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders429JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                               `json:"detail,omitempty"`
+			Error  ListProviders500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListProvidersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListProvidersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListProvidersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListProvidersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListProvidersHeadResponse parses an HTTP response from a ListProvidersHeadWithResponse call
+func ParseListProvidersHeadResponse(rsp *http.Response) (*ListProvidersHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListProvidersHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListProvidersHeadResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListProvidersHeadResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListProvidersHeadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListProvidersHeadResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil

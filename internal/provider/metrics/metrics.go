@@ -13,6 +13,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 )
 
 // Call labels, one per provider.Provider method.
@@ -87,14 +88,31 @@ func Observe(id swapv1.ProviderID, call string, start time.Time, err error) {
 
 // Instrument returns p with every call measured. Instrumenting twice is harmless but counts twice,
 // so it returns p unchanged when p is already instrumented.
-func Instrument(p provider.Provider) provider.Provider {
+func Instrument(p provider.Provider) provider.Provider { return InstrumentInto(p, nil) }
+
+// InstrumentInto is Instrument that also counts every call in calls (when not nil), except
+// calls whose caller gave up before the answer: they say nothing about the provider.
+func InstrumentInto(p provider.Provider, calls *callstats.Window) provider.Provider {
 	if _, ok := p.(instrumented); ok {
 		return p
 	}
-	return instrumented{p}
+	return instrumented{p, calls}
 }
 
-type instrumented struct{ next provider.Provider }
+type instrumented struct {
+	next  provider.Provider
+	calls *callstats.Window
+}
+
+// observe records a call that started at start and ended with err.
+func (m instrumented) observe(ctx context.Context, call string, start time.Time, err error) {
+	Observe(m.next.ID(), call, start, err)
+	if m.calls == nil || ctx.Err() != nil {
+		return
+	}
+	failed := err != nil && provider.Classify(provider.AsError(err)).ProviderWide()
+	m.calls.Record(m.next.ID(), call, time.Since(start), failed)
+}
 
 func (m instrumented) ID() swapv1.ProviderID { return m.next.ID() }
 
@@ -104,26 +122,26 @@ func (m instrumented) IdempotentCreate() bool { return m.next.IdempotentCreate()
 func (m instrumented) Unwrap() provider.Provider { return m.next }
 
 func (m instrumented) Assets(ctx context.Context) (_ []provider.Asset, err error) {
-	defer func(start time.Time) { Observe(m.next.ID(), CallAssets, start, err) }(time.Now())
+	defer func(start time.Time) { m.observe(ctx, CallAssets, start, err) }(time.Now())
 	return m.next.Assets(ctx)
 }
 
 func (m instrumented) Quote(ctx context.Context, req provider.QuoteRequest) (_ provider.Quote, err error) {
-	defer func(start time.Time) { Observe(m.next.ID(), CallQuote, start, err) }(time.Now())
+	defer func(start time.Time) { m.observe(ctx, CallQuote, start, err) }(time.Now())
 	return m.next.Quote(ctx, req)
 }
 
 func (m instrumented) CreateDeposit(ctx context.Context, req provider.DepositRequest) (_ provider.Deposit, err error) {
-	defer func(start time.Time) { Observe(m.next.ID(), CallCreateDeposit, start, err) }(time.Now())
+	defer func(start time.Time) { m.observe(ctx, CallCreateDeposit, start, err) }(time.Now())
 	return m.next.CreateDeposit(ctx, req)
 }
 
 func (m instrumented) Status(ctx context.Context, ref provider.OrderRef) (_ provider.Status, err error) {
-	defer func(start time.Time) { Observe(m.next.ID(), CallStatus, start, err) }(time.Now())
+	defer func(start time.Time) { m.observe(ctx, CallStatus, start, err) }(time.Now())
 	return m.next.Status(ctx, ref)
 }
 
 func (m instrumented) SubmitDeposit(ctx context.Context, ref provider.OrderRef, hint swapv1.DepositHint) (err error) {
-	defer func(start time.Time) { Observe(m.next.ID(), CallSubmitDeposit, start, err) }(time.Now())
+	defer func(start time.Time) { m.observe(ctx, CallSubmitDeposit, start, err) }(time.Now())
 	return m.next.SubmitDeposit(ctx, ref, hint)
 }

@@ -11,6 +11,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 )
 
 func TestOutcome(t *testing.T) {
@@ -69,6 +70,21 @@ func histogramCount(t *testing.T, o prometheus.Observer) uint64 {
 		t.Fatal(err)
 	}
 	return m.GetHistogram().GetSampleCount()
+}
+
+func TestInstrumentIntoCountsProviderWideFailuresAndSkipsAbandonedCalls(t *testing.T) {
+	var w callstats.Window
+	for _, err := range []error{nil, &provider.Error{Kind: provider.KindTimeout}, &provider.Error{Kind: provider.KindAmountTooLow}} {
+		_, _ = InstrumentInto(quoteOnly{err: err}, &w).Quote(context.Background(), provider.QuoteRequest{})
+	}
+	gaveUp, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _ = InstrumentInto(quoteOnly{err: context.Canceled}, &w).Quote(gaveUp, provider.QuoteRequest{})
+
+	got := w.Tally("metrics_test", CallQuote)
+	if got.Calls != 3 || got.Failed != 1 {
+		t.Errorf("counted %d calls, %d failed; want 3 calls (a refusal is an answer, a call given up is not counted), 1 failed", got.Calls, got.Failed)
+	}
 }
 
 func TestSignatureFailuresAreCounted(t *testing.T) {
