@@ -182,6 +182,30 @@ func (s *Server) getOrder(w http.ResponseWriter, r *http.Request, sid string) {
 	writeJSON(w, http.StatusOK, v)
 }
 
+// GET /api/orders/{id}/receipt: the order's signed receipt, the compact JWS /v1 issues, as a
+// file the user keeps.
+func (s *Server) orderReceipt(w http.ResponseWriter, r *http.Request, sid string) {
+	id, ok := s.owned(w, r, sid)
+	if !ok {
+		return
+	}
+	resp, p, status := s.call(r.Context(), http.MethodGet, "/v1/order/"+id+"/receipt", nil, nil)
+	if p != nil {
+		writeProblem(w, status, *p)
+		return
+	}
+	var body struct {
+		Receipt string `json:"receipt"`
+	}
+	if json.Unmarshal(resp.Body, &body) != nil || body.Receipt == "" {
+		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
+		return
+	}
+	w.Header().Set("Content-Type", "application/jose")
+	w.Header().Set("Content-Disposition", `attachment; filename="receipt-`+id+`.jws"`)
+	_, _ = w.Write([]byte(body.Receipt))
+}
+
 // GET /api/orders → {orders}: the session's recent orders, newest first, as last seen.
 func (s *Server) listOrders(w http.ResponseWriter, _ *http.Request, sid string) {
 	writeJSON(w, http.StatusOK, map[string]any{"orders": s.recent.list(sid)})

@@ -152,6 +152,7 @@ func New(o Options) (*Server, error) {
 	api("GET /api/orders/{id}", s.getOrder)
 	api("GET /api/orders/{id}/events", s.orderEvents)
 	api("GET /api/orders/{id}/qr.png", s.qrCode)
+	api("GET /api/orders/{id}/receipt", s.orderReceipt)
 	api("POST /api/orders/{id}/deposit", s.depositHint)
 	api("POST /api/orders/{id}/simulate-deposit", s.simulateDeposit)
 	mux.Handle("/api/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

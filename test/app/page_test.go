@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +12,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	jose "github.com/go-jose/go-jose/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/swaprouter/swaprouter/internal/receipt"
 )
 
 // Assets and addresses the journeys use.
@@ -66,6 +71,17 @@ func eval[T any](p *page, js string) T {
 	out, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	Expect(err).NotTo(HaveOccurred(), js)
 	return out
+}
+
+// frontendJWKS is the receipt keys the frontend publishes.
+func frontendJWKS() jose.JSONWebKeySet {
+	GinkgoHelper()
+	resp, err := http.Get(env.FrontendURL + "/.well-known/jwks.json")
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	var keys jose.JSONWebKeySet
+	Expect(json.NewDecoder(resp.Body).Decode(&keys)).To(Succeed())
+	return keys
 }
 
 // text is an element's visible text ("" when it is missing or hidden).
@@ -210,6 +226,8 @@ var _ = Describe("the swap page", func() {
 		Expect(routes).To(ContainSubstring("Fees ≈ $"), "fees are summed in dollars")
 		Expect(routes).NotTo(MatchRegexp(`\b0 (ETH|SOL)\b`), "a zero fee is not listed")
 		Expect(routes).NotTo(ContainSubstring("ingress"))
+		Expect(routes).To(And(ContainSubstring("NEAR Intents"), ContainSubstring("Chainflip")), "routes go by the providers' display names")
+		Expect(routes).NotTo(ContainSubstring("route_"))
 		p.screenshot("1-card")
 
 		p.click("#to-token")
@@ -236,6 +254,21 @@ var _ = Describe("the swap page", func() {
 			"in the dev system the simulated transaction links to no explorer")
 		Expect(p.text("#outcome")).To(MatchRegexp(`Transaction: \S+`), "its hash is shown")
 		Eventually(func() string { return p.text("#recent") }).Should(ContainSubstring("Swap complete"), "my recent orders shows it")
+		Expect(p.text("#receipt-row")).To(ContainSubstring("signed receipt"))
+		signed := eval[string](p, `fetch(document.querySelector('#receipt-link').href).then((r) => r.text())`)
+		payload, err := receipt.Verify(signed, frontendJWKS())
+		Expect(err).NotTo(HaveOccurred(), "the receipt the page offers verifies with the service's published keys")
+		var claims struct {
+			OrderID string `json:"orderId"`
+			Status  string `json:"status"`
+			Final   bool   `json:"final"`
+		}
+		Expect(json.Unmarshal(payload, &claims)).To(Succeed())
+		Expect(claims).To(Equal(struct {
+			OrderID string `json:"orderId"`
+			Status  string `json:"status"`
+			Final   bool   `json:"final"`
+		}{strings.TrimPrefix(p.path(), "/order/"), "SUCCESS", true}))
 		p.noAxeViolations("the outcome")
 		p.screenshot("4-success")
 	})

@@ -461,6 +461,10 @@ function renderOrder(o) {
   $('timeline').replaceChildren(...(o.history || []).map((h) => el('li', {},
     el('span', { text: statusLabel(h.status) }), el('time', { datetime: h.at, text: new Date(h.at).toLocaleTimeString() }))));
   renderOutcome(o);
+  // A receipt is final, and worth keeping, once the swap is over.
+  $('receipt-row').hidden = !o.terminal;
+  $('receipt-link').href = `/api/orders/${o.id}/receipt`;
+  $('receipt-link').download = `receipt-${o.id}.jws`;
 }
 
 // startDeadline counts the deposit window down while the order waits for the deposit.
