@@ -243,7 +243,7 @@ func (a *addressIssuer) Reconcile(ctx context.Context, req reconcile.Request) (r
 	o.Status.Status = swapv1.OrderPending
 	o.Status.DepositAddress = "0xdeposit-" + o.Spec.OrderID
 	o.Status.LastSeq = 1
-	o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued", At: metav1.Now()}}
+	o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued", At: swapv1.NewPreciseTime(time.Now())}}
 	if err := a.client.Status().Update(ctx, &o); err != nil {
 		return reconcile.Result{}, err // a conflict means a stale read: nothing was issued
 	}
