@@ -49,6 +49,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/streamslots"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
@@ -385,6 +386,10 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err != nil {
 			return nil, err
 		}
+		slots, err := streamSlots(o)
+		if err != nil {
+			return nil, err
+		}
 		srv, err := apiserver.New(apiserver.Options{
 			QuoteKeys:   keys,
 			Tiers:       tierTable,
@@ -399,6 +404,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			WaitTimeout: o.OrderWaitTimeout,
 			Archive:     frontendArchive(sys.Archive),
 			RateLimiter: limiter,
+			StreamSlots: slots,
 
 			QuotaFlushInterval:  o.QuotaFlushInterval,
 			ShutdownTimeout:     o.APIShutdownTimeout,
@@ -429,6 +435,15 @@ func rateLimiter(o Options) (ratelimit.Allower, error) {
 	}
 	fallback := ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}
 	return redislimit.New(o.RedisURL, fallback, ctrl.Log.WithName("ratelimit"))
+}
+
+// streamSlots counts event streams in Redis with --redis-url (like the rate limits), else nil
+// (per replica).
+func streamSlots(o Options) (streamslots.Slots, error) {
+	if o.RedisURL == "" {
+		return nil, nil
+	}
+	return redislimit.NewSlots(o.RedisURL, streamslots.NewInProcess(), ctrl.Log.WithName("streamslots"))
 }
 
 // quoteKeys loads --quote-keys-file; without it, a random key (fine for one process).
