@@ -40,6 +40,8 @@ type frontend struct {
 type frontendOptions struct {
 	// reconciler, when set, runs in the same manager as the SwapOrder controller.
 	reconciler reconcile.Reconciler
+	// tune, when set, changes the server's options.
+	tune func(*Options)
 }
 
 func startFrontend(ns string, o frontendOptions) *frontend {
@@ -53,7 +55,7 @@ func startFrontend(ns string, o frontendOptions) *frontend {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
-	srv, err := New(Options{
+	opts := Options{
 		Addr:        "127.0.0.1:0",
 		Namespace:   ns,
 		Client:      mgr.GetClient(),
@@ -63,7 +65,11 @@ func startFrontend(ns string, o frontendOptions) *frontend {
 		Router:      newFakeRouter(),
 		Log:         ctrl.Log.WithName(ns),
 		WaitTimeout: 20 * time.Second,
-	})
+	}
+	if o.tune != nil {
+		o.tune(&opts)
+	}
+	srv, err := New(opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(srv)).To(Succeed())
 	if o.reconciler != nil {

@@ -96,8 +96,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	eventStreams.Inc()
 	defer eventStreams.Dec()
 	st := &eventStream{w: w, rc: http.NewResponseController(w), s: s, scope: scope, pos: pos}
-	// The server's read timeout is for request bodies; a stream has none and lives long.
-	_ = st.rc.SetReadDeadline(time.Time{})
 	if err := st.send(seen, known); err != nil {
 		return nil // the client went away; nothing more to answer
 	}
@@ -223,6 +221,8 @@ func (st *eventStream) send(seen time.Time, orders []*swapv1.SwapOrder) error {
 	return st.write(b.String())
 }
 
+// write sends s now. Each write moves the write deadline on: the server's WriteTimeout, meant
+// for one answer, would otherwise cut every stream after it.
 func (st *eventStream) write(s string) error {
 	_ = st.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
 	if _, err := st.w.Write([]byte(s)); err != nil {

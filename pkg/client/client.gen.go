@@ -2230,7 +2230,7 @@ type Health struct {
 
 // HistoryEntry defines model for HistoryEntry.
 type HistoryEntry struct {
-	// At ISO 8601, UTC.
+	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
 	At             time.Time                   `json:"at"`
 	PreviousStatus *HistoryEntryPreviousStatus `json:"previousStatus"`
 	Reason         *string                     `json:"reason"`
@@ -2257,7 +2257,7 @@ type Order struct {
 	// ClientReference The partner's own id for the order (unique per partner); null when none was given.
 	ClientReference *string `json:"clientReference"`
 
-	// CreatedAt ISO 8601, UTC.
+	// CreatedAt ISO 8601, UTC, with microseconds (orders created before microseconds were kept have `.000000`).
 	CreatedAt       time.Time  `json:"createdAt"`
 	DepositAddress  *string    `json:"depositAddress"`
 	DepositDeadline *time.Time `json:"depositDeadline"`
@@ -2294,7 +2294,7 @@ type Order struct {
 	Substatus            *Substatus      `json:"substatus"`
 	SwapType             OrderSwapType   `json:"swapType"`
 
-	// UpdatedAt ISO 8601, UTC.
+	// UpdatedAt ISO 8601, UTC, with microseconds: the latest of createdAt and the history's times.
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
@@ -2952,12 +2952,14 @@ type Redeliver500JSONResponseBodyError string
 // OrderStatusChangedJSONBody defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBody struct {
 	// ClientReference The partner's own id of the order, when it gave one.
-	ClientReference *string   `json:"clientReference,omitempty"`
-	Id              string    `json:"id"`
-	InTxHashes      []string  `json:"inTxHashes"`
-	OccurredAt      time.Time `json:"occurredAt"`
-	OrderId         string    `json:"orderId"`
-	OutTxHashes     []string  `json:"outTxHashes"`
+	ClientReference *string  `json:"clientReference,omitempty"`
+	Id              string   `json:"id"`
+	InTxHashes      []string `json:"inTxHashes"`
+
+	// OccurredAt When the transition was recorded, UTC, to the microsecond (whole seconds for transitions recorded before microseconds were kept).
+	OccurredAt  time.Time `json:"occurredAt"`
+	OrderId     string    `json:"orderId"`
+	OutTxHashes []string  `json:"outTxHashes"`
 
 	// PreviousStatus The status before the change; empty on the order's first event.
 	PreviousStatus OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
@@ -3213,7 +3215,7 @@ type ClientInterface interface {
 
 	// ListOrders List your orders
 	//
-	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+	// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 	//
 	// Corresponds with GET /v1/orders (the `ListOrders` operationId).
 	ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3610,7 +3612,7 @@ func (c *Client) SubmitDeposit(ctx context.Context, id string, body SubmitDeposi
 
 // ListOrders List your orders
 //
-// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 //
 // Corresponds with GET /v1/orders (the `ListOrders` operationId).
 func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5404,7 +5406,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListOrdersWithResponse List your orders
 	//
-	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+	// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12048,7 +12050,7 @@ func (c *ClientWithResponses) SubmitDepositWithResponse(ctx context.Context, id 
 
 // ListOrdersWithResponse List your orders
 //
-// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
