@@ -23,14 +23,23 @@ func principal(ctx context.Context) *auth.Principal {
 	return p
 }
 
-// authenticated runs next for a request with a valid key, within the key's rate limit and from
-// an allowed origin. Every response after authentication carries the X-RateLimit-* headers.
-func (s *Server) authenticated(next http.Handler) http.Handler {
+// authenticated runs next for a request with a valid key (or, where streamToken allows it, a
+// valid stream token in ?token=), within the key's rate limit and from an allowed origin.
+// Every response after authentication carries the X-RateLimit-* headers.
+func (s *Server) authenticated(next http.Handler, streamToken bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderKeyID), r.Header.Get("Authorization"))
+		var p *auth.Principal
+		var err error
+		refusal := "valid X-Key-Id and Authorization: Bearer <secret> required"
+		if token := r.URL.Query().Get("token"); streamToken && token != "" {
+			p, err = s.tokenHolder(r.Context(), token)
+			refusal = "the token is not valid or has expired; POST /v1/events/token issues a new one"
+		} else {
+			p, err = s.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderKeyID), r.Header.Get("Authorization"))
+		}
 		if errors.Is(err, auth.ErrUnauthorized) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="swaprouter"`)
-			s.writeError(w, r, apierror.New(apierror.Unauthorized, "valid X-Key-Id and Authorization: Bearer <secret> required"))
+			s.writeError(w, r, apierror.New(apierror.Unauthorized, refusal))
 			return
 		}
 		if err != nil {

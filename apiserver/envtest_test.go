@@ -40,6 +40,8 @@ type frontend struct {
 type frontendOptions struct {
 	// reconciler, when set, runs in the same manager as the SwapOrder controller.
 	reconciler reconcile.Reconciler
+	// tune, when set, changes the server's options.
+	tune func(*Options)
 }
 
 func startFrontend(ns string, o frontendOptions) *frontend {
@@ -53,7 +55,7 @@ func startFrontend(ns string, o frontendOptions) *frontend {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
-	srv, err := New(Options{
+	opts := Options{
 		Addr:        "127.0.0.1:0",
 		Namespace:   ns,
 		Client:      mgr.GetClient(),
@@ -63,7 +65,11 @@ func startFrontend(ns string, o frontendOptions) *frontend {
 		Router:      newFakeRouter(),
 		Log:         ctrl.Log.WithName(ns),
 		WaitTimeout: 20 * time.Second,
-	})
+	}
+	if o.tune != nil {
+		o.tune(&opts)
+	}
+	srv, err := New(opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(srv)).To(Succeed())
 	if o.reconciler != nil {
@@ -243,7 +249,7 @@ func (a *addressIssuer) Reconcile(ctx context.Context, req reconcile.Request) (r
 	o.Status.Status = swapv1.OrderPending
 	o.Status.DepositAddress = "0xdeposit-" + o.Spec.OrderID
 	o.Status.LastSeq = 1
-	o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued", At: metav1.Now()}}
+	o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued", At: swapv1.NewPreciseTime(time.Now())}}
 	if err := a.client.Status().Update(ctx, &o); err != nil {
 		return reconcile.Result{}, err // a conflict means a stale read: nothing was issued
 	}

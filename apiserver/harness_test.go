@@ -225,7 +225,7 @@ func issueAddress(o *swapv1.SwapOrder) {
 	o.Status.DepositDeadline = &metav1.Time{Time: time.Date(2026, 3, 10, 13, 0, 0, 0, time.UTC)}
 	o.Status.LastSeq = 1
 	o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued",
-		At: metav1.Time{Time: time.Date(2026, 3, 10, 12, 0, 5, 0, time.UTC)}}}
+		At: swapv1.NewPreciseTime(time.Date(2026, 3, 10, 12, 0, 5, 0, time.UTC))}}
 }
 
 func newHarness(t *testing.T, extra ...client.Object) *harness {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/webhook"
@@ -35,7 +34,7 @@ func TestOpenAPIDescribesWebhooks(t *testing.T) {
 	order.Spec.OrderID, order.Spec.Partner, order.Spec.ProviderID = "ord_abcdefghijklmnopqrstuvwxyz", "acme", swapv1.ProviderRouteB
 	order.Spec.ClientReference = "checkout-42"
 	order.Status.InTxHashes = []string{"0xin"}
-	at := metav1.NewTime(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	at := swapv1.NewPreciseTime(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	oldSecret, _ := webhooks.NewSecret()
 	newSecret, _ := webhooks.NewSecret()
 

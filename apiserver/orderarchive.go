@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ type Archive interface {
 	Get(ctx context.Context, partner, id string) (*swapv1.SwapOrder, error)
 	List(ctx context.Context, q archive.Query) ([]*swapv1.SwapOrder, error)
 	Reserve(ctx context.Context, r archive.Reservation) (archive.Reservation, error)
+	EachEndedSince(ctx context.Context, partner, orderID string, since time.Time, fn func(*swapv1.SwapOrder) error) error
 }
 
 // archiveError turns an archive failure into the partner's answer.

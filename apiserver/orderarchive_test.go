@@ -6,11 +6,15 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/orderid"
+	"github.com/swaprouter/swaprouter/internal/orders"
 )
 
 // memArchive answers like archive.Postgres from memory and can be taken down.
@@ -73,6 +77,29 @@ func (a *memArchive) List(_ context.Context, q archive.Query) ([]*swapv1.SwapOrd
 		all = append(all, o.DeepCopy())
 	}
 	return archiveStub(all, q), nil
+}
+
+// EachEndedSince gives the partner's orders that ended at or after since, in no set order.
+func (a *memArchive) EachEndedSince(_ context.Context, partner, orderID string, since time.Time, fn func(*swapv1.SwapOrder) error) error {
+	a.mu.Lock()
+	var match []*swapv1.SwapOrder
+	for _, o := range a.orders {
+		ended, ok := orders.TerminalAt(&o.Status)
+		if o.Spec.Partner == partner && (orderID == "" || o.Spec.OrderID == orderID) && (!ok || !ended.Before(&metav1.Time{Time: since})) {
+			match = append(match, o.DeepCopy())
+		}
+	}
+	err := a.unavailable()
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, o := range match {
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (a *memArchive) Reserve(_ context.Context, r archive.Reservation) (archive.Reservation, error) {

@@ -104,18 +104,20 @@ func parseListQuery(v url.Values, partner string, cursors *seal.Sealer) (archive
 	return q, nil
 }
 
-// orderCursor is GET /v1/orders' position in a cursor: creation second and order id.
+// orderCursor is GET /v1/orders' position in a cursor: creation second, its microseconds
+// (absent in cursors written before they were kept) and order id.
 type orderCursor struct {
 	T  int64  `json:"t"`
+	US int64  `json:"us,omitempty"`
 	ID string `json:"id"`
 }
 
 func orderCursorAt(p archive.Position) orderCursor {
-	return orderCursor{T: p.CreatedAt.Unix(), ID: p.OrderID}
+	return orderCursor{T: p.CreatedAt.Unix(), US: int64(p.CreatedAt.Nanosecond() / 1000), ID: p.OrderID}
 }
 
 func (c orderCursor) position() archive.Position {
-	return archive.Position{CreatedAt: time.Unix(c.T, 0).UTC(), OrderID: c.ID}
+	return archive.Position{CreatedAt: time.Unix(c.T, c.US*1000).UTC(), OrderID: c.ID}
 }
 
 // A creation second is within years 1 to 9999, inside Go's and the archive's (PostgreSQL's)
@@ -126,5 +128,5 @@ const (
 )
 
 func (c orderCursor) valid() bool {
-	return validCursorID(c.ID) && c.T >= earliestCursorTime && c.T <= latestCursorTime
+	return validCursorID(c.ID) && c.T >= earliestCursorTime && c.T <= latestCursorTime && c.US >= 0 && c.US < 1e6
 }

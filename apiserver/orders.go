@@ -132,8 +132,9 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 	}
 	spec.Display = orderDisplay(spec, s.opts.Catalog.Lookup)
 	order := &swapv1.SwapOrder{
-		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
-		Spec:       spec,
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace,
+			Annotations: map[string]string{swapv1.AnnotationCreatedAt: swapv1.NewPreciseTime(s.opts.Now()).Format(swapv1.PreciseTimeLayout)}},
+		Spec: spec,
 	}
 	if len(p.Partner.Name) <= 63 {
 		order.Labels = map[string]string{auth.PartnerLabel: p.Partner.Name}

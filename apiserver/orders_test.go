@@ -69,12 +69,12 @@ func TestCreateOrder(t *testing.T) {
 	_ = json.Unmarshal(rec.Body.Bytes(), &got)
 	if !orderid.Valid(got.ID) || got.Status != swapv1.OrderPending || got.DepositAddress == nil || got.ProviderID != "route_B" ||
 		*got.SlippageToleranceBps != 50 || got.SwapType != swapv1.ExactInput || got.RefundTo != nil ||
-		*got.DepositDeadline != "2026-03-10T13:00:00Z" || got.UpdatedAt != "2026-03-10T12:00:05Z" || len(got.History) != 1 {
+		*got.DepositDeadline != "2026-03-10T13:00:00Z" || got.UpdatedAt != "2026-03-10T12:00:05.000000Z" || got.CreatedAt != "2026-03-10T12:00:00.000000Z" || len(got.History) != 1 {
 		t.Errorf("record %s", rec.Body)
 	}
 	o := h.order(got.ID)
 	if o.Spec.Partner != "acme" || o.Spec.OrderID != got.ID || o.Spec.Quote != nil || o.Spec.IdempotencyKeyHash != "" ||
-		o.Labels["swap.swaprouter.dev/partner"] != "acme" {
+		o.Labels["swap.swaprouter.dev/partner"] != "acme" || o.Annotations[swapv1.AnnotationCreatedAt] != "2026-03-10T12:00:00.000000Z" {
 		t.Errorf("SwapOrder %+v %v", o.Spec, o.Labels)
 	}
 	if raw["inTxHashes"] == nil || string(raw["inTxHashes"]) != "[]" {

@@ -53,6 +53,7 @@ type historyEntry struct {
 // newOrderRecord renders o for partners.
 func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 	st := &o.Status
+	created := o.CreatedAt()
 	rec := orderRecord{
 		ID:                   o.Spec.OrderID,
 		Status:               st.Status,
@@ -80,8 +81,8 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		AmountOut:       optional(st.AmountOut),
 		DepositedAmount: optional(st.DepositedAmount),
 		RefundedAmount:  optional(st.RefundedAmount),
-		CreatedAt:       timestamp(o.CreationTimestamp.Time),
-		UpdatedAt:       timestamp(o.CreationTimestamp.Time),
+		CreatedAt:       preciseTimestamp(created),
+		UpdatedAt:       preciseTimestamp(created),
 		History:         make([]historyEntry, 0, len(st.History)),
 		ClientReference: optional(o.Spec.ClientReference),
 	}
@@ -100,17 +101,22 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 			PreviousStatus: optional(string(h.PreviousStatus)),
 			Reason:         optional(h.Reason),
 			Substatus:      optional(string(h.Substatus)),
-			At:             timestamp(h.At.Time),
+			At:             preciseTimestamp(h.At.Time),
 		})
-		if h.At.After(o.CreationTimestamp.Time) {
-			rec.UpdatedAt = timestamp(h.At.Time)
+		if h.At.After(created) {
+			rec.UpdatedAt = preciseTimestamp(h.At.Time)
 		}
 	}
 	return rec
 }
 
-// timestamp is ISO 8601 in UTC with second precision, as every timestamp of the API.
+// timestamp is ISO 8601 in UTC with second precision, as the API's timestamps that are not
+// an order's creation or transitions.
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// preciseTimestamp is ISO 8601 in UTC with microseconds: an order's createdAt, updatedAt and
+// history times, which order orders and events exactly.
+func preciseTimestamp(t time.Time) string { return t.UTC().Format(swapv1.PreciseTimeLayout) }
 
 func optionalTime(t *metav1.Time) *string {
 	if t == nil || t.IsZero() {

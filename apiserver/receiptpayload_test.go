@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
@@ -23,14 +21,14 @@ func TestReceiptPayload(t *testing.T) {
 			Status: swapv1.SwapOrderStatus{
 				Status: swapv1.OrderPending, DepositAddress: "0xdep",
 				Quote:   &swapv1.QuoteCandidate{MinAmountOut: "97", Fees: []swapv1.Fee{{Type: "protocol", Asset: "a", Amount: "1"}}},
-				History: []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, At: metav1.NewTime(created)}},
+				History: []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderPending, At: swapv1.NewPreciseTime(created)}},
 			},
 		}
 	}
 	settled := pending()
 	settled.Status.Status, settled.Status.AmountOut, settled.Status.ProviderSignature = swapv1.OrderSuccess, "98", "ed25519:abc"
 	settled.Status.History = append(settled.Status.History,
-		swapv1.StatusTransition{Seq: 2, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderPending, At: metav1.NewTime(ended)})
+		swapv1.StatusTransition{Seq: 2, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderPending, At: swapv1.NewPreciseTime(ended)})
 	unquoted := pending()
 	unquoted.Spec.Quote = nil
 

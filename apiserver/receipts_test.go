@@ -9,7 +9,6 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -60,7 +59,7 @@ func settle(o *swapv1.SwapOrder) {
 	o.Status.InTxHashes, o.Status.OutTxHashes = []string{"0xin"}, []string{"0xout"}
 	o.Status.LastSeq++
 	o.Status.History = append(o.Status.History, swapv1.StatusTransition{Seq: o.Status.LastSeq, Status: swapv1.OrderSuccess,
-		PreviousStatus: swapv1.OrderPending, At: metav1.NewTime(time.Date(2026, 3, 10, 12, 4, 0, 0, time.UTC))})
+		PreviousStatus: swapv1.OrderPending, At: swapv1.NewPreciseTime(time.Date(2026, 3, 10, 12, 4, 0, 0, time.UTC))})
 }
 
 func TestReceiptOfALiveOrderVerifiesAndStatesIt(t *testing.T) {

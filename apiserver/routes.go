@@ -14,7 +14,10 @@ type route struct {
 	path   string
 	// public routes skip authentication and limits.
 	public bool
-	handle func(s *Server, w http.ResponseWriter, r *http.Request) error
+	// streamToken routes also accept a POST /v1/events/token token in ?token= instead of
+	// the key's headers.
+	streamToken bool
+	handle      func(s *Server, w http.ResponseWriter, r *http.Request) error
 	// errors are the codes the handler itself can answer; codes every authenticated or POST
 	// route can answer are added by codes().
 	errors []apierror.Code
@@ -69,6 +72,9 @@ var routeTable = []route{
 	{method: "GET", path: "/v1/usage", handle: (*Server).usage},
 	{method: "GET", path: "/v1/providers", handle: (*Server).listProviders},
 	{method: "GET", path: "/.well-known/jwks.json", public: true, handle: (*Server).receiptKeys},
+	{method: "GET", path: "/v1/events", streamToken: true, handle: (*Server).events,
+		errors: []apierror.Code{apierror.InvalidRequest, apierror.ArchiveUnavailable, apierror.Unavailable}},
+	{method: "POST", path: "/v1/events/token", handle: (*Server).issueEventToken},
 	{method: "GET", path: "/v1/openapi.json", public: true, handle: (*Server).openAPI},
 	{method: "GET", path: "/healthz", public: true, handle: (*Server).healthz},
 	{method: "GET", path: "/readyz", public: true, handle: (*Server).readyz},
@@ -82,7 +88,7 @@ func (s *Server) routes() http.Handler {
 	for _, rt := range routeTable {
 		h := s.endpoint(rt)
 		if !rt.public {
-			h = s.authenticated(h)
+			h = s.authenticated(h, rt.streamToken)
 		}
 		mux.Handle(rt.pattern(), h)
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/streamslots"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 )
 
@@ -96,6 +97,15 @@ type Options struct {
 	QuoteKeys *seal.Keyring
 	// Tiers maps Partner.spec.tier to default limits; nil: tiers.Default().
 	Tiers tiers.Table
+	// StreamSlots caps each partner's concurrent event streams (its tier's eventStreams); nil
+	// counts in this process, redislimit's Slots across replicas.
+	StreamSlots streamslots.Slots
+	// EventsHeartbeat is how often an idle event stream sends a comment (default 15s).
+	EventsHeartbeat time.Duration
+	// EventsVisibilityLag bounds how long after its occurredAt a transition reaches every
+	// replica's cache (clock skew, status write, watch): what resuming an event stream
+	// without a gap or a duplicate assumes (internal/eventcursor). Default 10s.
+	EventsVisibilityLag time.Duration
 
 	// WaitTimeout bounds how long order creation waits for the deposit address (DefaultWaitTimeout).
 	WaitTimeout time.Duration
@@ -148,6 +158,15 @@ func (o *Options) defaults() {
 	if o.Calls == nil {
 		o.Calls = &callstats.Window{Now: o.Now}
 	}
+	if o.StreamSlots == nil {
+		o.StreamSlots = streamslots.NewInProcess()
+	}
+	if o.EventsHeartbeat <= 0 {
+		o.EventsHeartbeat = 15 * time.Second
+	}
+	if o.EventsVisibilityLag <= 0 {
+		o.EventsVisibilityLag = 10 * time.Second
+	}
 	if o.RateLimiter == nil {
 		o.RateLimiter = ratelimit.InProcess{Limiter: ratelimit.New(), Now: o.Now}
 	}
@@ -164,6 +183,14 @@ type Server struct {
 	// quoteIDs issues and verifies quoteIds; cursors seals the listings' nextCursor.
 	quoteIDs *quotebind.Issuer
 	cursors  *seal.Sealer
+	// eventTokens seals POST /v1/events/token's tokens; positions the event streams' ids.
+	eventTokens, positions *seal.Sealer
+	streamSlots            streamslots.Slots
+	// hub passes order events to the open event streams (nil without Informers).
+	hub *eventHub
+	// stopping is closed when the server stops: open streams end, so shutdown does not wait
+	// for them.
+	stopping chan struct{}
 	// book is the partners' live orders in listing order (nil without Informers).
 	book    *livebook.Book
 	handler http.Handler
@@ -211,9 +238,15 @@ func New(opts Options) (*Server, error) {
 
 		quoteIDs: quotebind.NewIssuer(opts.QuoteKeys),
 		cursors:  opts.QuoteKeys.Sealer("listing cursor"),
+
+		eventTokens: opts.QuoteKeys.Sealer("event stream token"),
+		positions:   opts.QuoteKeys.Sealer("event stream position"),
+		streamSlots: opts.StreamSlots,
+		stopping:    make(chan struct{}),
 	}
 	if opts.Informers != nil {
 		s.book = livebook.New(opts.Namespace)
+		s.hub = newEventHub()
 	}
 	s.handler = s.routes()
 	return s, nil
@@ -280,6 +313,7 @@ func (s *Server) Start(ctx context.Context) error {
 	case serveErr = <-served:
 	}
 	s.ready.Store(false)
+	close(s.stopping)
 
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
@@ -319,7 +353,11 @@ func (s *Server) watchCache(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("apiserver: SwapOrder event handler: %w", err)
 	}
-	if !s.opts.Informers.WaitForCacheSync(ctx) || !toolscache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
+	hubReg, err := inf.AddEventHandler(s.hub.handler())
+	if err != nil {
+		return fmt.Errorf("apiserver: SwapOrder event handler: %w", err)
+	}
+	if !s.opts.Informers.WaitForCacheSync(ctx) || !toolscache.WaitForCacheSync(ctx.Done(), reg.HasSynced, hubReg.HasSynced) {
 		return errors.New("apiserver: cache did not sync")
 	}
 	return nil

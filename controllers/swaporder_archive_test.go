@@ -141,7 +141,7 @@ func TestDeletableAfterTTL(t *testing.T) {
 	terminal := func(labels map[string]string) *swapv1.SwapOrder {
 		o := &swapv1.SwapOrder{ObjectMeta: metav1.ObjectMeta{Labels: labels, CreationTimestamp: metav1.NewTime(ended.Add(-time.Hour))}}
 		o.Status.Status = swapv1.OrderSuccess
-		o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderSuccess, At: metav1.NewTime(ended)}}
+		o.Status.History = []swapv1.StatusTransition{{Seq: 1, Status: swapv1.OrderSuccess, At: swapv1.NewPreciseTime(ended)}}
 		o.Status.LastSeq = 1
 		return o
 	}

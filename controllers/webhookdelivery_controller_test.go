@@ -182,7 +182,7 @@ func newPartnerFixture(ctx context.Context, url string, enabled bool, nSecrets i
 // createDelivery creates the delivery of the order's transition seq, as the order reconciler
 // would.
 func (f *partnerFixture) createDelivery(ctx context.Context, seq int64, status swapv1.OrderStatus) *swapv1.WebhookDelivery {
-	ev := webhook.EventFor(f.order, swapv1.StatusTransition{Seq: seq, Status: status, At: metav1.Now()})
+	ev := webhook.EventFor(f.order, swapv1.StatusTransition{Seq: seq, Status: status, At: swapv1.NewPreciseTime(time.Now())})
 	d, err := webhook.NewDelivery(f.order, ev, 0)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(k8sClient.Create(ctx, d)).To(Succeed())

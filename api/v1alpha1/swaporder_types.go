@@ -200,8 +200,16 @@ type StatusTransition struct {
 	// Substatus is the order's substatus when the transition happened.
 	// +optional
 	Substatus OrderSubstatus `json:"substatus,omitempty"`
-	At        metav1.Time    `json:"at"`
+	// At is when the transition was recorded, to the microsecond (entries recorded before
+	// microseconds were kept have whole seconds).
+	At PreciseTime `json:"at"`
 }
+
+// AnnotationCreatedAt holds when the frontend created the order, RFC 3339 to the microsecond:
+// metadata.creationTimestamp has whole seconds, too coarse to list orders newest first
+// exactly. Orders without it (created before it existed, or not by the frontend) are dated
+// by their creationTimestamp; see SwapOrder.CreatedAt.
+const AnnotationCreatedAt = "swap.swaprouter.dev/created-at"
 
 // LabelArchived ("true") marks a terminal SwapOrder whose record the archive has confirmed:
 // the caches leave it out (they hold live orders only), and only such an order is ever

@@ -97,7 +97,7 @@ func Matches(o *swapv1.SwapOrder, q Query) bool {
 	if status == "" {
 		status = swapv1.OrderPending // as partners see a new order
 	}
-	created := o.CreationTimestamp.Time
+	created := o.CreatedAt()
 	return o.Spec.Partner == q.Partner &&
 		(q.Status == "" || status == q.Status) &&
 		(q.ProviderID == "" || o.Spec.ProviderID == q.ProviderID) &&
@@ -110,7 +110,7 @@ func Matches(o *swapv1.SwapOrder, q Query) bool {
 
 // PositionOf is o's place in a listing.
 func PositionOf(o *swapv1.SwapOrder) Position {
-	return Position{CreatedAt: o.CreationTimestamp.UTC(), OrderID: o.Spec.OrderID}
+	return Position{CreatedAt: o.CreatedAt(), OrderID: o.Spec.OrderID}
 }
 
 // Refs points at each of orders: MergePage's live orders as a client lists them.

@@ -288,7 +288,7 @@ func (r row) id() []any {
 
 func (r row) order() []any {
 	return []any{r.o.Spec.OrderID, r.o.Spec.Partner, string(r.o.Status.Status), string(r.o.Spec.ProviderID),
-		r.o.Spec.ClientReference, r.o.CreationTimestamp.Time, r.ended, r.object, r.deliveries}
+		r.o.Spec.ClientReference, r.o.CreatedAt(), r.ended, r.object, r.deliveries}
 }
 
 // copyID and copyOrder are the same values for COPY, which has no NULLIF: ” is NULL here.

@@ -71,8 +71,8 @@ func order(partner, id string, created time.Time, status swapv1.OrderStatus) *sw
 	o.Status.Status = status
 	o.Status.LastSeq = 2
 	o.Status.History = []swapv1.StatusTransition{
-		{Seq: 1, Status: swapv1.OrderPending, At: metav1.NewTime(created)},
-		{Seq: 2, Status: status, PreviousStatus: swapv1.OrderPending, At: metav1.NewTime(created.Add(time.Minute))},
+		{Seq: 1, Status: swapv1.OrderPending, At: swapv1.NewPreciseTime(created)},
+		{Seq: 2, Status: status, PreviousStatus: swapv1.OrderPending, At: swapv1.NewPreciseTime(created.Add(time.Minute))},
 	}
 	return o
 }

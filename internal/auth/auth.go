@@ -77,6 +77,19 @@ func (a *Authenticator) Authenticate(ctx context.Context, keyID, authorization s
 	return &Principal{Partner: partner, KeyID: key.ID}, nil
 }
 
+// Holder returns the caller of a key authenticated earlier (a token the service issued names
+// it): ErrUnauthorized once the key is gone or expired, so revoking a key ends its tokens too.
+func (a *Authenticator) Holder(ctx context.Context, keyID string) (*Principal, error) {
+	partner, key, err := a.findKey(ctx, keyID)
+	if err != nil {
+		return nil, err
+	}
+	if key == nil || expired(key, a.now()) {
+		return nil, ErrUnauthorized
+	}
+	return &Principal{Partner: partner, KeyID: key.ID}, nil
+}
+
 // findKey looks the key id up through the index; nil without error when nobody owns it.
 func (a *Authenticator) findKey(ctx context.Context, keyID string) (*swapv1.Partner, *swapv1.PartnerKey, error) {
 	if keyID == "" || len(keyID) > 64 {

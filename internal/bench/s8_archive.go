@@ -175,9 +175,9 @@ func (h *harness) archivedEntry(i int, created time.Time) archive.Entry {
 		DepositAddress: "0xdeposit" + id[4:20], AmountIn: pointOneETH, AmountOut: "2000000000",
 		InTxHashes: []string{"0xin" + id[4:]}, OutTxHashes: []string{"0xout" + id[4:]},
 		History: []swapv1.StatusTransition{
-			{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued", At: metav1.NewTime(at)},
-			{Seq: 2, Status: swapv1.OrderProcessing, PreviousStatus: swapv1.OrderPending, At: metav1.NewTime(at.Add(time.Minute))},
-			{Seq: 3, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderProcessing, At: metav1.NewTime(at.Add(3 * time.Minute))},
+			{Seq: 1, Status: swapv1.OrderPending, Reason: "DepositAddressIssued", At: swapv1.NewPreciseTime(at)},
+			{Seq: 2, Status: swapv1.OrderProcessing, PreviousStatus: swapv1.OrderPending, At: swapv1.NewPreciseTime(at.Add(time.Minute))},
+			{Seq: 3, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderProcessing, At: swapv1.NewPreciseTime(at.Add(3 * time.Minute))},
 		},
 	}
 	return archive.Entry{Order: o, Deliveries: []archive.Delivery{{Name: "wd-" + id[4:], EventID: "evt_" + id[4:], Sequence: 3,

@@ -19,14 +19,18 @@ type feedEvent struct {
 // errTooManyStreams refuses a stream past a cap.
 var errTooManyStreams = errors.New("too many status streams")
 
-// feeds runs one /v1 status poll per order however many pages watch it, and fans each answer
-// out to every open stream of the order: a viewer costs the partner's budget nothing beyond the
-// one poll every 10–15 s. Streams are capped per session and per order.
+// feeds reads each followed order from /v1 once per change however many pages watch it, and
+// fans each answer out to every open stream of the order. A change is told by the partner's
+// event stream (orderEvents) while it is open, else found by one poll every 10–15 s. Streams
+// are capped per session and per order.
 type feeds struct {
-	read       func(ctx context.Context, id string) (orderView, *Problem)
+	read func(ctx context.Context, id string) (orderView, *Problem)
+	// interval is the wait before the next poll; 0 while events tell every change.
 	interval   func() time.Duration
 	perSession int
 	perOrder   int
+	// events, when set, runs while any order is followed.
+	events *orderEvents
 
 	mu       sync.Mutex
 	orders   map[string]*feed
@@ -56,6 +60,9 @@ func (f *feeds) subscribe(ctx context.Context, sid, id string) (events <-chan fe
 		return nil, nil, errTooManyStreams
 	}
 	if fd == nil {
+		if len(f.orders) == 0 && f.events != nil {
+			f.events.start()
+		}
 		pollCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		fd = &feed{subs: map[chan feedEvent]struct{}{}, poke: make(chan struct{}, 1), cancel: cancel}
 		f.orders[id] = fd
@@ -72,8 +79,8 @@ func (f *feeds) subscribe(ctx context.Context, sid, id string) (events <-chan fe
 
 func (f *feeds) leave(sid, id string, fd *feed, ch chan feedEvent) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if _, ok := fd.subs[ch]; !ok {
+		f.mu.Unlock()
 		return
 	}
 	delete(fd.subs, ch)
@@ -84,21 +91,48 @@ func (f *feeds) leave(sid, id string, fd *feed, ch chan feedEvent) {
 		fd.cancel()
 		delete(f.orders, id)
 	}
+	f.mu.Unlock()
+	f.stopEventsWhenIdle()
 }
 
-// pokeOrder makes the order's poll run now (a deposit hint was just passed on).
+// stopEventsWhenIdle closes the event stream once no order is followed (outside f.mu: the
+// stream's last wakes take it).
+func (f *feeds) stopEventsWhenIdle() {
+	f.mu.Lock()
+	idle := len(f.orders) == 0
+	f.mu.Unlock()
+	if idle && f.events != nil {
+		f.events.stop()
+	}
+}
+
+// pokeOrder makes the order's read run now (its event came, or a deposit hint was just
+// passed on).
 func (f *feeds) pokeOrder(id string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if fd := f.orders[id]; fd != nil {
-		select {
-		case fd.poke <- struct{}{}:
-		default:
-		}
+		fd.wake()
 	}
 }
 
-// run polls until the order is terminal or nobody watches it.
+// pokeAll reads every followed order now.
+func (f *feeds) pokeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, fd := range f.orders {
+		fd.wake()
+	}
+}
+
+func (fd *feed) wake() {
+	select {
+	case fd.poke <- struct{}{}:
+	default:
+	}
+}
+
+// run reads the order at every wake (or poll) until it is terminal or nobody watches it.
 func (f *feeds) run(ctx context.Context, id string, fd *feed) {
 	var last []byte
 	for {
@@ -120,15 +154,21 @@ func (f *feeds) run(ctx context.Context, id string, fd *feed) {
 				return
 			}
 		}
-		t := time.NewTimer(f.interval())
+		var poll <-chan time.Time
+		var t *time.Timer
+		if d := f.interval(); d > 0 {
+			t = time.NewTimer(d)
+			poll = t.C
+		}
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return
 		case <-fd.poke:
-		case <-t.C:
+		case <-poll:
 		}
-		t.Stop()
+		if t != nil {
+			t.Stop()
+		}
 	}
 }
 
@@ -154,8 +194,9 @@ func (f *feeds) broadcast(fd *feed, ev feedEvent) {
 // which reads the order once and ends.
 func (f *feeds) retire(id string, fd *feed) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.orders[id] == fd {
 		delete(f.orders, id)
 	}
+	f.mu.Unlock()
+	f.stopEventsWhenIdle()
 }

@@ -114,6 +114,7 @@ type Server struct {
 	providerNames *cached[map[string]string]
 	recent        *recentOrders
 	feeds         *feeds
+	events        *orderEvents
 	handler       http.Handler
 }
 
@@ -132,6 +133,19 @@ func New(o Options) (*Server, error) {
 		recent:  newRecentOrders(),
 	}
 	s.feeds = newFeeds(s.readFeed, s.pollInterval, o.StreamsPerSession, o.StreamsPerOrder)
+	transport := o.HTTPClient.Transport
+	if transport == nil {
+		transport = http.DefaultTransport
+	}
+	events, err := newOrderEvents(o.APIURL, func(r *http.Request) {
+		r.Header.Set("X-Key-Id", o.Key.ID)
+		r.Header.Set("Authorization", "Bearer "+o.Key.Secret)
+	}, transport, s.retryEvents, o.Log.WithName("events"))
+	if err != nil {
+		return nil, err
+	}
+	events.wake, events.wakeAll = s.feeds.pokeOrder, s.feeds.pokeAll
+	s.feeds.events, s.events = events, events
 	_, _ = rand.Read(s.key)
 	s.throttle = &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress,
 		now: o.ThrottleClock, client: s.proxies.client}
@@ -255,8 +269,18 @@ func (s *Server) call(ctx context.Context, method, path string, body any, header
 	return resp, &p, status
 }
 
-// pollInterval draws the next status poll delay uniformly from [PollMin, PollMax].
+// pollInterval is the wait before a followed order is read again: none while the partner's
+// event stream tells each change, else a poll delay drawn uniformly from [PollMin, PollMax].
 func (s *Server) pollInterval() time.Duration {
+	if s.events.up() {
+		return 0
+	}
+	return s.retryEvents()
+}
+
+// retryEvents draws a delay uniformly from [PollMin, PollMax]: the poll interval, and the
+// wait before the event stream is tried again.
+func (s *Server) retryEvents() time.Duration {
 	return s.opts.PollMin + time.Duration(mrand.Int64N(int64(s.opts.PollMax-s.opts.PollMin)+1))
 }
 

@@ -147,7 +147,7 @@ func Apply(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) (swapv1.StatusT
 		PreviousStatus: st.Status,
 		Reason:         c.Reason,
 		Substatus:      st.Substatus,
-		At:             at,
+		At:             swapv1.NewPreciseTime(at.Time),
 	}
 	st.Status = c.To
 	st.StatusReason = c.Reason
@@ -180,5 +180,5 @@ func TerminalAt(st *swapv1.SwapOrderStatus) (metav1.Time, bool) {
 	if last.Seq != st.LastSeq || last.Status != st.Status {
 		return metav1.Time{}, false
 	}
-	return last.At, true
+	return metav1.NewTime(last.At.Time), true
 }

@@ -118,7 +118,7 @@ func TestApplyRecordsHistory(t *testing.T) {
 	var st swapv1.SwapOrderStatus
 
 	tr, ok := Apply(&st, Change{pending, ReasonDepositAddressIssued}, at)
-	if !ok || tr.Seq != 1 || tr.PreviousStatus != "" || tr.Status != pending || !tr.At.Equal(&at) {
+	if !ok || tr.Seq != 1 || tr.PreviousStatus != "" || tr.Status != pending || !tr.At.Equal(at.Time) {
 		t.Fatalf("first transition = %+v, %v", tr, ok)
 	}
 	tr, ok = Apply(&st, Change{processing, "DepositSeen"}, at)

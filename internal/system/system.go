@@ -55,6 +55,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/screening/chainalysis"
 	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
 	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/streamslots"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 	"github.com/swaprouter/swaprouter/internal/webhook"
 )
@@ -116,6 +117,8 @@ type Options struct {
 	// TiersFile is the tier table (tier → requestsPerMinute, monthlyQuoteQuota); empty: the
 	// built-in one (internal/tiers).
 	TiersFile string
+	// EventsHeartbeat and EventsVisibilityLag are apiserver.Options' (0: its defaults).
+	EventsHeartbeat, EventsVisibilityLag time.Duration
 
 	// OrderConcurrency is the number of orders reconciled in parallel.
 	OrderConcurrency int
@@ -225,6 +228,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RedisURL, "redis-url", os.Getenv("SWAPROUTER_REDIS_URL"), "Redis holding the per-key rate limits shared by all frontend replicas, e.g. redis://redis:6379/0 (default $SWAPROUTER_REDIS_URL; empty keeps them per replica)")
 	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "file of the keys that seal quoteIds and listing cursors, one \"<kid> <base64 secret>\" per line, the first seals, all open (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so quoteIds and cursors only open on the replica that issued them)")
 	fs.StringVar(&o.TiersFile, "tiers-file", os.Getenv("SWAPROUTER_TIERS_FILE"), "YAML table of Partner tiers → default requestsPerMinute and monthlyQuoteQuota (default $SWAPROUTER_TIERS_FILE; empty: free 60/10000, standard 300/unlimited, enterprise 3000/unlimited)")
+	fs.DurationVar(&o.EventsHeartbeat, "events-heartbeat", o.EventsHeartbeat, "how often an idle GET /v1/events stream sends a heartbeat comment (0: 15s)")
+	fs.DurationVar(&o.EventsVisibilityLag, "events-visibility-lag", o.EventsVisibilityLag, "the longest a status transition takes to reach every frontend replica after its time, clock skew included: event stream resumes are exact within it (0: 10s)")
 	fs.IntVar(&o.OrderConcurrency, "order-concurrency", o.OrderConcurrency, "orders reconciled in parallel")
 	fs.IntVar(&o.ProviderConcurrency, "provider-concurrency", o.ProviderConcurrency, "concurrent order calls per provider, below --order-concurrency (0: half of it); an order whose provider is at the cap is requeued, never waits in a worker")
 	fs.DurationVar(&o.OrderTTL, "order-ttl", o.OrderTTL, "how long an archived terminal order stays in etcd")
@@ -414,6 +419,10 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err != nil {
 			return nil, err
 		}
+		slots, err := streamSlots(o)
+		if err != nil {
+			return nil, err
+		}
 		srv, err := apiserver.New(apiserver.Options{
 			QuoteKeys:   keys,
 			Tiers:       tierTable,
@@ -430,9 +439,12 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Archive:     frontendArchive(sys.Archive),
 			Screener:    screener,
 			RateLimiter: limiter,
+			StreamSlots: slots,
 
-			QuotaFlushInterval: o.QuotaFlushInterval,
-			ShutdownTimeout:    o.APIShutdownTimeout,
+			QuotaFlushInterval:  o.QuotaFlushInterval,
+			ShutdownTimeout:     o.APIShutdownTimeout,
+			EventsHeartbeat:     o.EventsHeartbeat,
+			EventsVisibilityLag: o.EventsVisibilityLag,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("frontend: %w", err)
@@ -458,6 +470,15 @@ func rateLimiter(o Options) (ratelimit.Allower, error) {
 	}
 	fallback := ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}
 	return redislimit.New(o.RedisURL, fallback, ctrl.Log.WithName("ratelimit"))
+}
+
+// streamSlots counts event streams in Redis with --redis-url (like the rate limits), else nil
+// (per replica).
+func streamSlots(o Options) (streamslots.Slots, error) {
+	if o.RedisURL == "" {
+		return nil, nil
+	}
+	return redislimit.NewSlots(o.RedisURL, streamslots.NewInProcess(), ctrl.Log.WithName("streamslots"))
 }
 
 // quoteKeys loads --quote-keys-file; without it, a random key (fine for one process).

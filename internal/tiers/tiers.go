@@ -20,6 +20,9 @@ type Limits struct {
 	RequestsPerMinute int32 `json:"requestsPerMinute"`
 	// MonthlyQuoteQuota caps quotes per UTC month; 0 means unlimited.
 	MonthlyQuoteQuota int64 `json:"monthlyQuoteQuota"`
+	// EventStreams caps the partner's concurrent GET /v1/events streams, across replicas
+	// when rate limits are shared; 0 takes the built-in default tier's.
+	EventStreams int32 `json:"eventStreams,omitempty"`
 }
 
 // Table maps tier names to limits.
@@ -31,9 +34,9 @@ const DefaultTier = "standard"
 // Default is the built-in table.
 func Default() Table {
 	return Table{
-		"free":       {RequestsPerMinute: 60, MonthlyQuoteQuota: 10_000},
-		DefaultTier:  {RequestsPerMinute: 300, MonthlyQuoteQuota: 0},
-		"enterprise": {RequestsPerMinute: 3000, MonthlyQuoteQuota: 0},
+		"free":       {RequestsPerMinute: 60, MonthlyQuoteQuota: 10_000, EventStreams: 2},
+		DefaultTier:  {RequestsPerMinute: 300, MonthlyQuoteQuota: 0, EventStreams: 10},
+		"enterprise": {RequestsPerMinute: 3000, MonthlyQuoteQuota: 0, EventStreams: 100},
 	}
 }
 
@@ -52,8 +55,8 @@ func Load(path string) (Table, error) {
 		return nil, fmt.Errorf("%s: no %q tier (the fallback for partners without a known tier)", path, DefaultTier)
 	}
 	for name, l := range t {
-		if l.RequestsPerMinute < 1 || l.MonthlyQuoteQuota < 0 {
-			return nil, fmt.Errorf("%s: tier %s: requestsPerMinute must be positive, monthlyQuoteQuota not negative", path, name)
+		if l.RequestsPerMinute < 1 || l.MonthlyQuoteQuota < 0 || l.EventStreams < 0 {
+			return nil, fmt.Errorf("%s: tier %s: requestsPerMinute must be positive, monthlyQuoteQuota and eventStreams not negative", path, name)
 		}
 	}
 	return t, nil
@@ -74,6 +77,9 @@ func (t Table) For(p *swapv1.Partner) Limits {
 	}
 	if l.RequestsPerMinute < 1 {
 		l.RequestsPerMinute = Default()[DefaultTier].RequestsPerMinute
+	}
+	if l.EventStreams < 1 {
+		l.EventStreams = Default()[DefaultTier].EventStreams
 	}
 	return l
 }

@@ -17,17 +17,18 @@ func partner(tier string, rpm int32, quota int64) *swapv1.Partner {
 }
 
 func TestFor(t *testing.T) {
-	table := Table{"standard": {300, 0}, "free": {60, 1000}}
+	table := Table{"standard": {300, 0, 0}, "free": {60, 1000, 3}}
 	tests := []struct {
 		name string
 		p    *swapv1.Partner
 		want Limits
 	}{
-		{"tier's limits", partner("free", 0, 0), Limits{60, 1000}},
-		{"own values override", partner("free", 120, 5000), Limits{120, 5000}},
-		{"own rate only", partner("free", 90, 0), Limits{90, 1000}},
-		{"no tier", partner("", 0, 0), Limits{300, 0}},
-		{"unknown tier falls back", partner("platinum", 0, 0), Limits{300, 0}},
+		{"tier's limits", partner("free", 0, 0), Limits{60, 1000, 3}},
+		{"own values override", partner("free", 120, 5000), Limits{120, 5000, 3}},
+		{"own rate only", partner("free", 90, 0), Limits{90, 1000, 3}},
+		// A table without eventStreams (written before the cap existed) gets the built-in default.
+		{"no tier", partner("", 0, 0), Limits{300, 0, 10}},
+		{"unknown tier falls back", partner("platinum", 0, 0), Limits{300, 0, 10}},
 	}
 	for _, tt := range tests {
 		if got := table.For(tt.p); got != tt.want {
@@ -37,7 +38,7 @@ func TestFor(t *testing.T) {
 }
 
 func TestInEffect(t *testing.T) {
-	table := Table{"standard": {300, 0}, "free": {60, 1000}}
+	table := Table{"standard": {300, 0, 0}, "free": {60, 1000, 0}}
 	tests := []struct {
 		name string
 		p    *swapv1.Partner
@@ -64,19 +65,20 @@ func TestLoad(t *testing.T) {
 		}
 		return p
 	}
-	table, err := Load(write("standard: {requestsPerMinute: 200, monthlyQuoteQuota: 50000}\ngold: {requestsPerMinute: 1000, monthlyQuoteQuota: 0}\n"))
+	table, err := Load(write("standard: {requestsPerMinute: 200, monthlyQuoteQuota: 50000}\ngold: {requestsPerMinute: 1000, monthlyQuoteQuota: 0, eventStreams: 40}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := table.For(partner("gold", 0, 0)); got != (Limits{1000, 0}) {
+	if got := table.For(partner("gold", 0, 0)); got != (Limits{1000, 0, 40}) {
 		t.Errorf("gold %+v", got)
 	}
-	if got := table.For(partner("", 0, 0)); got != (Limits{200, 50000}) {
+	if got := table.For(partner("", 0, 0)); got != (Limits{200, 50000, 10}) {
 		t.Errorf("standard %+v", got)
 	}
 	for name, bad := range map[string]string{
 		"no standard tier": "gold: {requestsPerMinute: 1000}\n",
 		"zero rate":        "standard: {requestsPerMinute: 0}\n",
+		"negative streams": "standard: {requestsPerMinute: 10, eventStreams: -1}\n",
 		"negative quota":   "standard: {requestsPerMinute: 10, monthlyQuoteQuota: -1}\n",
 		"unknown field":    "standard: {requestsPerMinute: 10, burst: 5}\n",
 	} {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -25,7 +24,7 @@ func testOrder() *swapv1.SwapOrder {
 
 func TestNewDelivery(t *testing.T) {
 	order := testOrder()
-	at := metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	at := swapv1.NewPreciseTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	ev := EventFor(order, swapv1.StatusTransition{Seq: 2, Status: swapv1.OrderProcessing, PreviousStatus: swapv1.OrderPending, At: at})
 
 	d, err := NewDelivery(order, ev, 0)

@@ -686,6 +686,189 @@ func (e ListAssets500JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for StreamEvents400JSONResponseBodyError.
+const (
+	StreamEvents400JSONResponseBodyErrorInvalidRequest StreamEvents400JSONResponseBodyError = "invalid request"
+)
+
+// Valid indicates whether the value is a known member of the StreamEvents400JSONResponseBodyError enum.
+func (e StreamEvents400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case StreamEvents400JSONResponseBodyErrorInvalidRequest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamEvents401JSONResponseBodyError.
+const (
+	StreamEvents401JSONResponseBodyErrorUnauthorized StreamEvents401JSONResponseBodyError = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the StreamEvents401JSONResponseBodyError enum.
+func (e StreamEvents401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case StreamEvents401JSONResponseBodyErrorUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamEvents403JSONResponseBodyError.
+const (
+	StreamEvents403JSONResponseBodyErrorOriginNotAllowed StreamEvents403JSONResponseBodyError = "origin not allowed"
+)
+
+// Valid indicates whether the value is a known member of the StreamEvents403JSONResponseBodyError enum.
+func (e StreamEvents403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case StreamEvents403JSONResponseBodyErrorOriginNotAllowed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamEvents429JSONResponseBodyError.
+const (
+	StreamEvents429JSONResponseBodyErrorRateLimitExceeded StreamEvents429JSONResponseBodyError = "rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the StreamEvents429JSONResponseBodyError enum.
+func (e StreamEvents429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case StreamEvents429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamEvents500JSONResponseBodyError.
+const (
+	StreamEvents500JSONResponseBodyErrorInternalError StreamEvents500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the StreamEvents500JSONResponseBodyError enum.
+func (e StreamEvents500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case StreamEvents500JSONResponseBodyErrorInternalError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamEvents503JSONResponseBodyError.
+const (
+	StreamEvents503JSONResponseBodyErrorArchiveUnavailable StreamEvents503JSONResponseBodyError = "archive unavailable"
+	StreamEvents503JSONResponseBodyErrorServiceUnavailable StreamEvents503JSONResponseBodyError = "service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the StreamEvents503JSONResponseBodyError enum.
+func (e StreamEvents503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case StreamEvents503JSONResponseBodyErrorArchiveUnavailable:
+		return true
+	case StreamEvents503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateEventsToken400JSONResponseBodyError.
+const (
+	CreateEventsToken400JSONResponseBodyErrorInvalidRequest CreateEventsToken400JSONResponseBodyError = "invalid request"
+)
+
+// Valid indicates whether the value is a known member of the CreateEventsToken400JSONResponseBodyError enum.
+func (e CreateEventsToken400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case CreateEventsToken400JSONResponseBodyErrorInvalidRequest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateEventsToken401JSONResponseBodyError.
+const (
+	CreateEventsToken401JSONResponseBodyErrorUnauthorized CreateEventsToken401JSONResponseBodyError = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the CreateEventsToken401JSONResponseBodyError enum.
+func (e CreateEventsToken401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case CreateEventsToken401JSONResponseBodyErrorUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateEventsToken403JSONResponseBodyError.
+const (
+	CreateEventsToken403JSONResponseBodyErrorOriginNotAllowed CreateEventsToken403JSONResponseBodyError = "origin not allowed"
+)
+
+// Valid indicates whether the value is a known member of the CreateEventsToken403JSONResponseBodyError enum.
+func (e CreateEventsToken403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case CreateEventsToken403JSONResponseBodyErrorOriginNotAllowed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateEventsToken413JSONResponseBodyError.
+const (
+	CreateEventsToken413JSONResponseBodyErrorBodyTooLarge CreateEventsToken413JSONResponseBodyError = "body too large"
+)
+
+// Valid indicates whether the value is a known member of the CreateEventsToken413JSONResponseBodyError enum.
+func (e CreateEventsToken413JSONResponseBodyError) Valid() bool {
+	switch e {
+	case CreateEventsToken413JSONResponseBodyErrorBodyTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateEventsToken429JSONResponseBodyError.
+const (
+	CreateEventsToken429JSONResponseBodyErrorRateLimitExceeded CreateEventsToken429JSONResponseBodyError = "rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the CreateEventsToken429JSONResponseBodyError enum.
+func (e CreateEventsToken429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case CreateEventsToken429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateEventsToken500JSONResponseBodyError.
+const (
+	CreateEventsToken500JSONResponseBodyErrorInternalError CreateEventsToken500JSONResponseBodyError = "internal error"
+)
+
+// Valid indicates whether the value is a known member of the CreateEventsToken500JSONResponseBodyError enum.
+func (e CreateEventsToken500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case CreateEventsToken500JSONResponseBodyErrorInternalError:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OpenAPI500JSONResponseBodyError.
 const (
 	OpenAPI500JSONResponseBodyErrorInternalError OpenAPI500JSONResponseBodyError = "internal error"
@@ -2317,6 +2500,15 @@ type Error struct {
 // ErrorCode Every error code. A response lists the codes it can carry.
 type ErrorCode string
 
+// EventsToken defines model for EventsToken.
+type EventsToken struct {
+	// ExpiresAt When the token stops opening streams.
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Token Pass as ?token= to GET /v1/events.
+	Token string `json:"token"`
+}
+
 // Fee defines model for Fee.
 type Fee struct {
 	Amount string `json:"amount"`
@@ -2335,7 +2527,7 @@ type Health struct {
 
 // HistoryEntry defines model for HistoryEntry.
 type HistoryEntry struct {
-	// At ISO 8601, UTC.
+	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
 	At             time.Time                   `json:"at"`
 	PreviousStatus *HistoryEntryPreviousStatus `json:"previousStatus"`
 	Reason         *string                     `json:"reason"`
@@ -2394,7 +2586,7 @@ type Order struct {
 	// ClientReference The partner's own id for the order (unique per partner); null when none was given.
 	ClientReference *string `json:"clientReference"`
 
-	// CreatedAt ISO 8601, UTC.
+	// CreatedAt ISO 8601, UTC, with microseconds (orders created before microseconds were kept have `.000000`).
 	CreatedAt       time.Time  `json:"createdAt"`
 	DepositAddress  *string    `json:"depositAddress"`
 	DepositDeadline *time.Time `json:"depositDeadline"`
@@ -2431,7 +2623,7 @@ type Order struct {
 	Substatus            *Substatus      `json:"substatus"`
 	SwapType             OrderSwapType   `json:"swapType"`
 
-	// UpdatedAt ISO 8601, UTC.
+	// UpdatedAt ISO 8601, UTC, with microseconds: the latest of createdAt and the history's times.
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
@@ -2749,6 +2941,72 @@ type ListAssetsHeadParams struct {
 	// Search Case-insensitive match against symbol or name.
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 }
+
+// StreamEventsParams defines parameters for StreamEvents.
+type StreamEventsParams struct {
+	// OrderId Only this order's events.
+	OrderId *string `form:"orderId,omitempty" json:"orderId,omitempty"`
+
+	// After Resume after this event id (what Last-Event-ID carries); Last-Event-ID wins when both are sent.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// Token A token from POST /v1/events/token, instead of X-Key-Id and Authorization (for EventSource, which cannot send headers).
+	Token *string `form:"token,omitempty" json:"token,omitempty"`
+
+	// LastEventID The id of the last event processed: resume after it.
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
+// StreamEvents400JSONResponseBodyError defines parameters for StreamEvents.
+type StreamEvents400JSONResponseBodyError string
+
+// StreamEvents401JSONResponseBodyError defines parameters for StreamEvents.
+type StreamEvents401JSONResponseBodyError string
+
+// StreamEvents403JSONResponseBodyError defines parameters for StreamEvents.
+type StreamEvents403JSONResponseBodyError string
+
+// StreamEvents429JSONResponseBodyError defines parameters for StreamEvents.
+type StreamEvents429JSONResponseBodyError string
+
+// StreamEvents500JSONResponseBodyError defines parameters for StreamEvents.
+type StreamEvents500JSONResponseBodyError string
+
+// StreamEvents503JSONResponseBodyError defines parameters for StreamEvents.
+type StreamEvents503JSONResponseBodyError string
+
+// StreamEventsHeadParams defines parameters for StreamEventsHead.
+type StreamEventsHeadParams struct {
+	// OrderId Only this order's events.
+	OrderId *string `form:"orderId,omitempty" json:"orderId,omitempty"`
+
+	// After Resume after this event id (what Last-Event-ID carries); Last-Event-ID wins when both are sent.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// Token A token from POST /v1/events/token, instead of X-Key-Id and Authorization (for EventSource, which cannot send headers).
+	Token *string `form:"token,omitempty" json:"token,omitempty"`
+
+	// LastEventID The id of the last event processed: resume after it.
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
+// CreateEventsToken400JSONResponseBodyError defines parameters for CreateEventsToken.
+type CreateEventsToken400JSONResponseBodyError string
+
+// CreateEventsToken401JSONResponseBodyError defines parameters for CreateEventsToken.
+type CreateEventsToken401JSONResponseBodyError string
+
+// CreateEventsToken403JSONResponseBodyError defines parameters for CreateEventsToken.
+type CreateEventsToken403JSONResponseBodyError string
+
+// CreateEventsToken413JSONResponseBodyError defines parameters for CreateEventsToken.
+type CreateEventsToken413JSONResponseBodyError string
+
+// CreateEventsToken429JSONResponseBodyError defines parameters for CreateEventsToken.
+type CreateEventsToken429JSONResponseBodyError string
+
+// CreateEventsToken500JSONResponseBodyError defines parameters for CreateEventsToken.
+type CreateEventsToken500JSONResponseBodyError string
 
 // OpenAPI500JSONResponseBodyError defines parameters for OpenAPI.
 type OpenAPI500JSONResponseBodyError string
@@ -3097,12 +3355,14 @@ type Redeliver500JSONResponseBodyError string
 // OrderStatusChangedJSONBody defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBody struct {
 	// ClientReference The partner's own id of the order, when it gave one.
-	ClientReference *string   `json:"clientReference,omitempty"`
-	Id              string    `json:"id"`
-	InTxHashes      []string  `json:"inTxHashes"`
-	OccurredAt      time.Time `json:"occurredAt"`
-	OrderId         string    `json:"orderId"`
-	OutTxHashes     []string  `json:"outTxHashes"`
+	ClientReference *string  `json:"clientReference,omitempty"`
+	Id              string   `json:"id"`
+	InTxHashes      []string `json:"inTxHashes"`
+
+	// OccurredAt When the transition was recorded, UTC, to the microsecond (whole seconds for transitions recorded before microseconds were kept).
+	OccurredAt  time.Time `json:"occurredAt"`
+	OrderId     string    `json:"orderId"`
+	OutTxHashes []string  `json:"outTxHashes"`
 
 	// PreviousStatus The status before the change; empty on the order's first event.
 	PreviousStatus OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
@@ -3285,6 +3545,27 @@ type ClientInterface interface {
 	// Corresponds with HEAD /v1/assets (the `ListAssetsHead` operationId).
 	ListAssetsHead(ctx context.Context, params *ListAssetsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// StreamEvents Order events as a resumable stream
+	//
+	// The partner's order.status_changed events as server-sent events, whether or not its webhooks are on: each event is `event: order.status_changed`, `data:` the webhook's JSON payload with the same `evt_` id, and `id:` an opaque resume position. Events of one order arrive in sequence order; orders interleave by occurredAt. A new stream carries what happens from now on. To resume, send the `id` of the last event you processed as `Last-Event-ID` (EventSource does so when it reconnects) or `?after=`: the stream goes on with no gap and no duplicate, at any replica, also for orders archived and gone from the live store. A position is bound to the partner and the `orderId` filter it was issued for. A comment line (`: heartbeat`) every 15 s keeps idle connections open. Opening a stream counts as one request; its events count nothing. Each tier caps the partner's concurrent streams (429 beyond). The hash lists in a replayed event are the order's when the stream read it, which may have grown since the webhook was sent.
+	//
+	// Corresponds with GET /v1/events (the `StreamEvents` operationId).
+	StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StreamEventsHead Order events (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Corresponds with HEAD /v1/events (the `StreamEventsHead` operationId).
+	StreamEventsHead(ctx context.Context, params *StreamEventsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateEventsToken A token for EventSource
+	//
+	// A short-lived token for `GET /v1/events?token=...`, for browsers' EventSource, which cannot send X-Key-Id and Authorization. It stands for the calling key: it opens only the event stream of the key's partner, nothing else, and expires after 5 minutes (401 after that; a stream opened with it stays open). No request body.
+	//
+	// Corresponds with POST /v1/events/token (the `CreateEventsToken` operationId).
+	CreateEventsToken(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OpenAPI This document
 	//
 	// The OpenAPI 3.1 description of /v1. No authentication.
@@ -3365,7 +3646,7 @@ type ClientInterface interface {
 
 	// ListOrders List your orders
 	//
-	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+	// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 	//
 	// Corresponds with GET /v1/orders (the `ListOrders` operationId).
 	ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3613,6 +3894,57 @@ func (c *Client) ListAssetsHead(ctx context.Context, params *ListAssetsHeadParam
 	return c.Client.Do(req)
 }
 
+// StreamEvents Order events as a resumable stream
+//
+// The partner's order.status_changed events as server-sent events, whether or not its webhooks are on: each event is `event: order.status_changed`, `data:` the webhook's JSON payload with the same `evt_` id, and `id:` an opaque resume position. Events of one order arrive in sequence order; orders interleave by occurredAt. A new stream carries what happens from now on. To resume, send the `id` of the last event you processed as `Last-Event-ID` (EventSource does so when it reconnects) or `?after=`: the stream goes on with no gap and no duplicate, at any replica, also for orders archived and gone from the live store. A position is bound to the partner and the `orderId` filter it was issued for. A comment line (`: heartbeat`) every 15 s keeps idle connections open. Opening a stream counts as one request; its events count nothing. Each tier caps the partner's concurrent streams (429 beyond). The hash lists in a replayed event are the order's when the stream read it, which may have grown since the webhook was sent.
+//
+// Corresponds with GET /v1/events (the `StreamEvents` operationId).
+func (c *Client) StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StreamEventsHead Order events (headers only)
+//
+// As GET, without a body.
+//
+// Corresponds with HEAD /v1/events (the `StreamEventsHead` operationId).
+func (c *Client) StreamEventsHead(ctx context.Context, params *StreamEventsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamEventsHeadRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateEventsToken A token for EventSource
+//
+// A short-lived token for `GET /v1/events?token=...`, for browsers' EventSource, which cannot send X-Key-Id and Authorization. It stands for the calling key: it opens only the event stream of the key's partner, nothing else, and expires after 5 minutes (401 after that; a stream opened with it stays open). No request body.
+//
+// Corresponds with POST /v1/events/token (the `CreateEventsToken` operationId).
+func (c *Client) CreateEventsToken(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateEventsTokenRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OpenAPI This document
 //
 // The OpenAPI 3.1 description of /v1. No authentication.
@@ -3793,7 +4125,7 @@ func (c *Client) GetOrderReceiptHead(ctx context.Context, id string, reqEditors 
 
 // ListOrders List your orders
 //
-// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 //
 // Corresponds with GET /v1/orders (the `ListOrders` operationId).
 func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4341,6 +4673,219 @@ func NewListAssetsHeadRequest(server string, params *ListAssetsHeadParams) (*htt
 	}
 
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStreamEventsRequest constructs an http.Request for the StreamEvents method
+func NewStreamEventsRequest(server string, params *StreamEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OrderId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderId", *params.OrderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Token != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "token", *params.Token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewStreamEventsHeadRequest constructs an http.Request for the StreamEventsHead method
+func NewStreamEventsHeadRequest(server string, params *StreamEventsHeadParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OrderId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderId", *params.OrderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Token != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "token", *params.Token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateEventsTokenRequest constructs an http.Request for the CreateEventsToken method
+func NewCreateEventsTokenRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5501,6 +6046,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with HEAD /v1/assets (the `ListAssetsHead` operationId).
 	ListAssetsHeadWithResponse(ctx context.Context, params *ListAssetsHeadParams, reqEditors ...RequestEditorFn) (*ListAssetsHeadResponse, error)
 
+	// StreamEventsWithResponse Order events as a resumable stream
+	//
+	// The partner's order.status_changed events as server-sent events, whether or not its webhooks are on: each event is `event: order.status_changed`, `data:` the webhook's JSON payload with the same `evt_` id, and `id:` an opaque resume position. Events of one order arrive in sequence order; orders interleave by occurredAt. A new stream carries what happens from now on. To resume, send the `id` of the last event you processed as `Last-Event-ID` (EventSource does so when it reconnects) or `?after=`: the stream goes on with no gap and no duplicate, at any replica, also for orders archived and gone from the live store. A position is bound to the partner and the `orderId` filter it was issued for. A comment line (`: heartbeat`) every 15 s keeps idle connections open. Opening a stream counts as one request; its events count nothing. Each tier caps the partner's concurrent streams (429 beyond). The hash lists in a replayed event are the order's when the stream read it, which may have grown since the webhook was sent.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/events (the `StreamEvents` operationId).
+	StreamEventsWithResponse(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*StreamEventsResponse, error)
+
+	// StreamEventsHeadWithResponse Order events (headers only)
+	//
+	// As GET, without a body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/events (the `StreamEventsHead` operationId).
+	StreamEventsHeadWithResponse(ctx context.Context, params *StreamEventsHeadParams, reqEditors ...RequestEditorFn) (*StreamEventsHeadResponse, error)
+
+	// CreateEventsTokenWithResponse A token for EventSource
+	//
+	// A short-lived token for `GET /v1/events?token=...`, for browsers' EventSource, which cannot send X-Key-Id and Authorization. It stands for the calling key: it opens only the event stream of the key's partner, nothing else, and expires after 5 minutes (401 after that; a stream opened with it stays open). No request body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/events/token (the `CreateEventsToken` operationId).
+	CreateEventsTokenWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*CreateEventsTokenResponse, error)
+
 	// OpenAPIWithResponse This document
 	//
 	// The OpenAPI 3.1 description of /v1. No authentication.
@@ -5593,7 +6165,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListOrdersWithResponse List your orders
 	//
-	// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+	// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6452,6 +7024,772 @@ func (r ListAssetsHeadResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListAssetsHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StreamEventsResponse200Headers the declared response headers of an HTTP 200 response for StreamEvents
+type StreamEventsResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsResponse400Headers the declared response headers of an HTTP 400 response for StreamEvents
+type StreamEventsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsResponse403Headers the declared response headers of an HTTP 403 response for StreamEvents
+type StreamEventsResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsResponse429Headers the declared response headers of an HTTP 429 response for StreamEvents
+type StreamEventsResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsResponse500Headers the declared response headers of an HTTP 500 response for StreamEvents
+type StreamEventsResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsResponse503Headers the declared response headers of an HTTP 503 response for StreamEvents
+type StreamEventsResponse503Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type StreamEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                              `json:"detail,omitempty"`
+		Error  StreamEvents400JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                              `json:"detail,omitempty"`
+		Error  StreamEvents401JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                              `json:"detail,omitempty"`
+		Error  StreamEvents403JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                              `json:"detail,omitempty"`
+		Error  StreamEvents429JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                              `json:"detail,omitempty"`
+		Error  StreamEvents500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                              `json:"detail,omitempty"`
+		Error  StreamEvents503JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StreamEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *StreamEventsResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StreamEventsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StreamEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StreamEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StreamEventsResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StreamEventsResponse) GetJSON400() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                              `json:"detail,omitempty"`
+	Error  StreamEvents400JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StreamEventsResponse) GetJSON401() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                              `json:"detail,omitempty"`
+	Error  StreamEvents401JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StreamEventsResponse) GetJSON403() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                              `json:"detail,omitempty"`
+	Error  StreamEvents403JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StreamEventsResponse) GetJSON429() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                              `json:"detail,omitempty"`
+	Error  StreamEvents429JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r StreamEventsResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                              `json:"detail,omitempty"`
+	Error  StreamEvents500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r StreamEventsResponse) GetJSON503() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                              `json:"detail,omitempty"`
+	Error  StreamEvents503JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StreamEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StreamEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StreamEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StreamEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StreamEventsHeadResponse200Headers the declared response headers of an HTTP 200 response for StreamEventsHead
+type StreamEventsHeadResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsHeadResponse400Headers the declared response headers of an HTTP 400 response for StreamEventsHead
+type StreamEventsHeadResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsHeadResponse403Headers the declared response headers of an HTTP 403 response for StreamEventsHead
+type StreamEventsHeadResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsHeadResponse429Headers the declared response headers of an HTTP 429 response for StreamEventsHead
+type StreamEventsHeadResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsHeadResponse500Headers the declared response headers of an HTTP 500 response for StreamEventsHead
+type StreamEventsHeadResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// StreamEventsHeadResponse503Headers the declared response headers of an HTTP 503 response for StreamEventsHead
+type StreamEventsHeadResponse503Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type StreamEventsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StreamEventsHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *StreamEventsHeadResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StreamEventsHeadResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StreamEventsHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StreamEventsHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StreamEventsHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r StreamEventsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StreamEventsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StreamEventsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StreamEventsHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateEventsTokenResponse200Headers the declared response headers of an HTTP 200 response for CreateEventsToken
+type CreateEventsTokenResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateEventsTokenResponse400Headers the declared response headers of an HTTP 400 response for CreateEventsToken
+type CreateEventsTokenResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateEventsTokenResponse403Headers the declared response headers of an HTTP 403 response for CreateEventsToken
+type CreateEventsTokenResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateEventsTokenResponse413Headers the declared response headers of an HTTP 413 response for CreateEventsToken
+type CreateEventsTokenResponse413Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateEventsTokenResponse429Headers the declared response headers of an HTTP 429 response for CreateEventsToken
+type CreateEventsTokenResponse429Headers struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateEventsTokenResponse500Headers the declared response headers of an HTTP 500 response for CreateEventsToken
+type CreateEventsTokenResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type CreateEventsTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EventsToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                   `json:"detail,omitempty"`
+		Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                   `json:"detail,omitempty"`
+		Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                   `json:"detail,omitempty"`
+		Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                   `json:"detail,omitempty"`
+		Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                   `json:"detail,omitempty"`
+		Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *struct {
+		// Detail Human-readable explanation.
+		Detail *string                                   `json:"detail,omitempty"`
+		Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string `json:"orderId,omitempty"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Upstream *struct {
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+		} `json:"upstream,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateEventsTokenResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateEventsTokenResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateEventsTokenResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateEventsTokenResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateEventsTokenResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateEventsTokenResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON200() *EventsToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON400() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                   `json:"detail,omitempty"`
+	Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON401() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                   `json:"detail,omitempty"`
+	Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON403() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                   `json:"detail,omitempty"`
+	Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON413() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                   `json:"detail,omitempty"`
+	Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON429() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                   `json:"detail,omitempty"`
+	Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateEventsTokenResponse) GetJSON500() *struct {
+	// Detail Human-readable explanation.
+	Detail *string                                   `json:"detail,omitempty"`
+	Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string `json:"orderId,omitempty"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Upstream *struct {
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+	} `json:"upstream,omitempty"`
+} {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateEventsTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateEventsTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateEventsTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateEventsTokenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12212,6 +13550,51 @@ func (c *ClientWithResponses) ListAssetsHeadWithResponse(ctx context.Context, pa
 	return ParseListAssetsHeadResponse(rsp)
 }
 
+// StreamEventsWithResponse Order events as a resumable stream
+//
+// The partner's order.status_changed events as server-sent events, whether or not its webhooks are on: each event is `event: order.status_changed`, `data:` the webhook's JSON payload with the same `evt_` id, and `id:` an opaque resume position. Events of one order arrive in sequence order; orders interleave by occurredAt. A new stream carries what happens from now on. To resume, send the `id` of the last event you processed as `Last-Event-ID` (EventSource does so when it reconnects) or `?after=`: the stream goes on with no gap and no duplicate, at any replica, also for orders archived and gone from the live store. A position is bound to the partner and the `orderId` filter it was issued for. A comment line (`: heartbeat`) every 15 s keeps idle connections open. Opening a stream counts as one request; its events count nothing. Each tier caps the partner's concurrent streams (429 beyond). The hash lists in a replayed event are the order's when the stream read it, which may have grown since the webhook was sent.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/events (the `StreamEvents` operationId).
+func (c *ClientWithResponses) StreamEventsWithResponse(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*StreamEventsResponse, error) {
+	rsp, err := c.StreamEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStreamEventsResponse(rsp)
+}
+
+// StreamEventsHeadWithResponse Order events (headers only)
+//
+// As GET, without a body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/events (the `StreamEventsHead` operationId).
+func (c *ClientWithResponses) StreamEventsHeadWithResponse(ctx context.Context, params *StreamEventsHeadParams, reqEditors ...RequestEditorFn) (*StreamEventsHeadResponse, error) {
+	rsp, err := c.StreamEventsHead(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStreamEventsHeadResponse(rsp)
+}
+
+// CreateEventsTokenWithResponse A token for EventSource
+//
+// A short-lived token for `GET /v1/events?token=...`, for browsers' EventSource, which cannot send X-Key-Id and Authorization. It stands for the calling key: it opens only the event stream of the key's partner, nothing else, and expires after 5 minutes (401 after that; a stream opened with it stays open). No request body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/events/token (the `CreateEventsToken` operationId).
+func (c *ClientWithResponses) CreateEventsTokenWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*CreateEventsTokenResponse, error) {
+	rsp, err := c.CreateEventsToken(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateEventsTokenResponse(rsp)
+}
+
 // OpenAPIWithResponse This document
 //
 // The OpenAPI 3.1 description of /v1. No authentication.
@@ -12364,7 +13747,7 @@ func (c *ClientWithResponses) GetOrderReceiptHeadWithResponse(ctx context.Contex
 
 // ListOrdersWithResponse List your orders
 //
-// Your orders, live and ended alike, newest first (by creation time, then id). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
+// Your orders, live and ended alike, newest first (by createdAt, to the microsecond, then id; orders created before microseconds were kept sort as if created at the start of their second). Follow `nextCursor` until it is null; pages never repeat or skip an order. Another partner's orders are never listed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13189,6 +14572,817 @@ func ParseListAssetsHeadResponse(rsp *http.Response) (*ListAssetsHeadResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListAssetsHeadResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStreamEventsResponse parses an HTTP response from a StreamEventsWithResponse call
+func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StreamEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                              `json:"detail,omitempty"`
+			Error  StreamEvents400JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                              `json:"detail,omitempty"`
+			Error  StreamEvents401JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                              `json:"detail,omitempty"`
+			Error  StreamEvents403JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                              `json:"detail,omitempty"`
+			Error  StreamEvents429JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                              `json:"detail,omitempty"`
+			Error  StreamEvents500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                              `json:"detail,omitempty"`
+			Error  StreamEvents503JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers StreamEventsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers StreamEventsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers StreamEventsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers StreamEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StreamEventsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers StreamEventsResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStreamEventsHeadResponse parses an HTTP response from a StreamEventsHeadWithResponse call
+func ParseStreamEventsHeadResponse(rsp *http.Response) (*StreamEventsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StreamEventsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers StreamEventsHeadResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers StreamEventsHeadResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers StreamEventsHeadResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers StreamEventsHeadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StreamEventsHeadResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers StreamEventsHeadResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateEventsTokenResponse parses an HTTP response from a CreateEventsTokenWithResponse call
+func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateEventsTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EventsToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                   `json:"detail,omitempty"`
+			Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                   `json:"detail,omitempty"`
+			Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                   `json:"detail,omitempty"`
+			Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                   `json:"detail,omitempty"`
+			Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                   `json:"detail,omitempty"`
+			Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest struct {
+			// Detail Human-readable explanation.
+			Detail *string                                   `json:"detail,omitempty"`
+			Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string `json:"orderId,omitempty"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Upstream *struct {
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+			} `json:"upstream,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateEventsTokenResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateEventsTokenResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateEventsTokenResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateEventsTokenResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateEventsTokenResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateEventsTokenResponse500Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

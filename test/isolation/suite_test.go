@@ -172,7 +172,7 @@ func (r *issueAddress) Reconcile(ctx context.Context, req reconcile.Request) (re
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if o.Status.Status == "" {
-		now := metav1.Now()
+		now := swapv1.NewPreciseTime(time.Now())
 		o.Status.Status = swapv1.OrderPending
 		o.Status.StatusReason = "DepositAddressIssued"
 		o.Status.DepositAddress = fmt.Sprintf("0xdeposit%s", o.Spec.OrderID[4:16])

@@ -59,6 +59,15 @@ var _ ratelimit.Allower = (*Limiter)(nil)
 // options (dial_timeout, read_timeout, pool_size, …) tune the client. fallback decides while
 // Redis is unavailable.
 func New(url string, fallback ratelimit.Allower, log logr.Logger) (*Limiter, error) {
+	rdb, err := connect(url)
+	if err != nil {
+		return nil, err
+	}
+	return &Limiter{rdb: rdb, gcra: redis_rate.NewLimiter(rdb), fallback: fallback, log: log, now: time.Now}, nil
+}
+
+// connect is a client of the Redis at url with this package's timeouts where it sets none.
+func connect(url string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("redislimit: --redis-url: %w", err)
@@ -75,8 +84,7 @@ func New(url string, fallback ratelimit.Allower, log logr.Logger) (*Limiter, err
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = -1 // a failure falls back at once; the next request asks again
 	}
-	rdb := redis.NewClient(opts)
-	return &Limiter{rdb: rdb, gcra: redis_rate.NewLimiter(rdb), fallback: fallback, log: log, now: time.Now}, nil
+	return redis.NewClient(opts), nil
 }
 
 // Close releases the connections.

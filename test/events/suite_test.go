@@ -1,0 +1,90 @@
+// Package events runs GET /v1/events against the whole system `make run` starts (control
+// plane, PostgreSQL, simulator, manager with every controller and the /v1 frontend) plus a
+// second frontend replica with its own cache: clients that drop the connection and resume
+// at random points and at either replica, after orders were archived and left etcd, other
+// partners' streams, and the per-tier stream cap.
+package events
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/system"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
+)
+
+func TestEvents(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(90 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "order event stream")
+}
+
+// orderTTL is how long an archived order stays in etcd here (an hour by default).
+const orderTTL = 2 * time.Second
+
+var (
+	env *devenv.Env
+	// replicaURL is the second frontend replica: its own manager and cache, no controllers.
+	replicaURL string
+	partner    *partnerapi.Client
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	// Both replicas seal stream positions and tokens with the same keys, as a deployment's do.
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	keys := filepath.Join(GinkgoT().TempDir(), "keys")
+	Expect(os.WriteFile(keys, []byte("k1 "+base64.StdEncoding.EncodeToString(secret)+"\n"), 0o600)).To(Succeed())
+
+	opts := devenv.EphemeralManager("events")
+	opts.OrderTTL = orderTTL
+	opts.QuoteKeysFile = keys
+	opts.EventsHeartbeat = 200 * time.Millisecond
+	var err error
+	env, err = devenv.Start(ctx, devenv.EnvOptions{
+		Manager:       opts,
+		SimulatorAddr: "127.0.0.1:0",
+		Simulator:     simulator.Options{StepDelay: 300 * time.Millisecond, RefundDelay: time.Second},
+		PollMin:       time.Second, PollMax: 1500 * time.Millisecond,
+		Partner: "acme",
+		Out:     GinkgoWriter,
+		// Stream caps are shared through Redis, as the per-minute limits are.
+		Redis: true,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+	partner = partnerapi.New(env.FrontendURL, env.KeyID, env.Secret)
+
+	second := opts
+	second.Controllers, second.ArchiveDSN, second.RedisURL = false, env.ArchiveDSN, env.Redis.URL()
+	sys, err := system.New(env.Plane.Config, second)
+	Expect(err).NotTo(HaveOccurred())
+	mgrCtx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sys.Manager.Start(mgrCtx) }()
+	DeferCleanup(func() { stop(); <-done })
+	Eventually(sys.Frontend.Addr).ShouldNot(BeEmpty())
+	replicaURL = "http://" + sys.Frontend.Addr()
+	Eventually(func() int {
+		resp, err := http.Get(replicaURL + "/readyz")
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}).Should(Equal(http.StatusOK), "the second replica is ready")
+	fmt.Fprintf(GinkgoWriter, "frontend replicas: %s and %s\n", env.FrontendURL, replicaURL)
+}, NodeTimeout(5*time.Minute))
