@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -78,28 +80,56 @@ func (c *assetCache) lookup(ctx context.Context, id string) (asset, bool) {
 	return asset{}, false
 }
 
-// fetchProviderNames reads the providers' display names from GET /v1/providers. A /v1 that
-// does not answer them leaves the page with the provider ids, which still tell routes apart.
-func (s *Server) fetchProviderNames(ctx context.Context) (map[string]string, error) {
-	names := map[string]string{}
+// providerBoard is what the page shows of the providers: their display names, and a notice
+// for each one this installation measures as slow or down.
+type providerBoard struct {
+	names   map[string]string
+	notices map[string]string
+}
+
+// providersTTL is how long GET /v1/providers is reused: a provider's health is news for the
+// quote a user is about to pick, and one call per 15 s serves every user.
+const providersTTL = 15 * time.Second
+
+// fetchProviders reads GET /v1/providers. A /v1 that does not answer leaves the page with the
+// provider ids, which still tell routes apart, and no notices.
+func (s *Server) fetchProviders(ctx context.Context) (providerBoard, error) {
+	board := providerBoard{names: map[string]string{}, notices: map[string]string{}}
 	resp, err := s.api.Do(ctx, http.MethodGet, "/v1/providers", nil, http.Header{"X-Request-Id": {requestID(ctx)}})
 	if err != nil || !resp.OK() {
-		logr.FromContextOrDiscard(ctx).Info("provider names unavailable; showing provider ids", "error", err)
-		return names, nil
+		logr.FromContextOrDiscard(ctx).Info("providers unavailable; showing provider ids", "error", err)
+		return board, nil
 	}
 	var body struct {
 		Providers []struct {
 			ProviderID  string `json:"providerId"`
 			DisplayName string `json:"displayName"`
+			Status      string `json:"status"`
 		} `json:"providers"`
 	}
 	_ = json.Unmarshal(resp.Body, &body)
 	for _, p := range body.Providers {
+		name := p.ProviderID
 		if p.DisplayName != "" {
-			names[p.ProviderID] = p.DisplayName
+			board.names[p.ProviderID], name = p.DisplayName, p.DisplayName
+		}
+		if n := providerNotice(name, p.Status); n != "" {
+			board.notices[p.ProviderID] = n
 		}
 	}
-	return names, nil
+	return board, nil
+}
+
+// providerNotice is what the page says of a provider in status (GET /v1/providers); "" when
+// there is nothing to say.
+func providerNotice(name, status string) string {
+	switch status {
+	case "DEGRADED":
+		return name + " is slow right now"
+	case "UNAVAILABLE":
+		return name + " is unavailable right now"
+	}
+	return ""
 }
 
 func (s *Server) fetchAssets(ctx context.Context) ([]asset, error) {
@@ -137,8 +167,8 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request, _ string) {
 			chains = append(chains, chainName{Key: c.Key, Name: c.Name})
 		}
 	}
-	names, _ := s.providerNames.get(r.Context())
-	writeJSON(w, http.StatusOK, map[string]any{"assets": list, "chains": chains, "providerNames": names})
+	board, _ := s.providers.get(r.Context())
+	writeJSON(w, http.StatusOK, map[string]any{"assets": list, "chains": chains, "providerNames": board.names})
 }
 
 // forward answers the page with a /v1 answer as it is, or with its Problem.
@@ -200,7 +230,8 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request, _ string) {
 	writeJSON(w, http.StatusOK, map[string]any{"rates": out})
 }
 
-// POST /api/quote {originAsset, destinationAsset, amount} → a dry /v1/quote with every candidate.
+// POST /api/quote {originAsset, destinationAsset, amount} → a dry /v1/quote with every
+// candidate, and providerNotices when a provider is slow or down.
 func (s *Server) quote(w http.ResponseWriter, r *http.Request, _ string) {
 	var req struct {
 		OriginAsset      string `json:"originAsset"`
@@ -215,7 +246,18 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request, _ string) {
 		"amount": req.Amount, "swapType": "EXACT_INPUT", "dry": true,
 	}
 	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/quote", body, nil)
-	forward(w, resp, p, status)
+	if p != nil {
+		writeProblem(w, status, *p)
+		return
+	}
+	board, _ := s.providers.get(r.Context())
+	var answer map[string]json.RawMessage
+	if len(board.notices) == 0 || json.Unmarshal(resp.Body, &answer) != nil {
+		forward(w, resp, nil, status)
+		return
+	}
+	answer["providerNotices"], _ = json.Marshal(slices.Sorted(maps.Values(board.notices)))
+	writeJSON(w, resp.Status, answer)
 }
 
 // GET /api/address-check?asset=&address= → {ok, problem}: the page's per-field message.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -64,4 +65,62 @@ func TestAssetsCarryProviderNamesAndPrices(t *testing.T) {
 		}
 		v1.Close()
 	}
+}
+
+func TestProviderNotice(t *testing.T) {
+	for _, tt := range []struct{ status, want string }{
+		{"AVAILABLE", ""},
+		{"DEGRADED", "Chainflip is slow right now"},
+		{"UNAVAILABLE", "Chainflip is unavailable right now"},
+		{"", ""},
+	} {
+		if got := providerNotice("Chainflip", tt.status); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.status, got, tt.want)
+		}
+	}
+}
+
+// A quote answer tells the page which providers this installation measures as slow or down,
+// by their display names.
+func TestQuoteCarriesProviderNotices(t *testing.T) {
+	v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/quote":
+			_, _ = w.Write([]byte(`{"candidates":[],"errors":[]}`))
+		case "/v1/providers":
+			_, _ = w.Write([]byte(`{"providers":[{"providerId":"route_A","displayName":"NEAR Intents","status":"AVAILABLE"},` +
+				`{"providerId":"route_B","displayName":"Chainflip","status":"DEGRADED"}]}`))
+		}
+	}))
+	defer v1.Close()
+	s, err := New(Options{APIURL: v1.URL, Key: upstream.Key{ID: "key", Secret: "s"}, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pagePost(s, "/api/quote", `{"originAsset":"a","destinationAsset":"b","amount":"1"}`)
+	var body struct {
+		Candidates      []json.RawMessage
+		ProviderNotices []string
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body.String())
+	}
+	if len(body.ProviderNotices) != 1 || body.ProviderNotices[0] != "Chainflip is slow right now" {
+		t.Errorf("providerNotices %q, want only Chainflip's", body.ProviderNotices)
+	}
+}
+
+// pagePost is a POST the page sends: with its session cookie and CSRF token, from its origin.
+func pagePost(s *Server, path, body string) *httptest.ResponseRecorder {
+	session := get(s, "/api/session", "", "10.0.0.1:1000")
+	var info struct{ CSRFToken string }
+	_ = json.Unmarshal(session.Body.Bytes(), &info)
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	r.RemoteAddr = "10.0.0.1:1000"
+	r.AddCookie(session.Result().Cookies()[0])
+	r.Header.Set("Origin", "http://example.com")
+	r.Header.Set(csrfHeader, info.CSRFToken)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
 }

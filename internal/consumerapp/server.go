@@ -110,12 +110,12 @@ type Server struct {
 	proxies  proxies
 	throttle *throttle
 	assets   *assetCache
-	// providerNames are the routes' display names by provider id.
-	providerNames *cached[map[string]string]
-	recent        *recentOrders
-	feeds         *feeds
-	events        *orderEvents
-	handler       http.Handler
+	// providers are the routes' display names and health notices by provider id.
+	providers *cached[providerBoard]
+	recent    *recentOrders
+	feeds     *feeds
+	events    *orderEvents
+	handler   http.Handler
 }
 
 // New builds the app.
@@ -150,7 +150,7 @@ func New(o Options) (*Server, error) {
 	s.throttle = &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress,
 		now: o.ThrottleClock, client: s.proxies.client}
 	s.assets = &assetCache{cached[[]asset]{ttl: o.AssetsTTL, fetch: s.fetchAssets}}
-	s.providerNames = &cached[map[string]string]{ttl: o.AssetsTTL, fetch: s.fetchProviderNames}
+	s.providers = &cached[providerBoard]{ttl: providersTTL, fetch: s.fetchProviders}
 
 	mux := http.NewServeMux()
 	api := func(pattern string, h func(http.ResponseWriter, *http.Request, string)) {

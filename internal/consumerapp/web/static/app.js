@@ -311,6 +311,7 @@ function renderQuote(chosen) {
       el('span', { class: 'route-meta', text: meta })));
   });
   $('candidates').replaceChildren(...items);
+  $('provider-notices').replaceChildren(...(response.providerNotices || []).map((t) => el('li', { text: t })));
   $('route-errors').replaceChildren(...(response.errors || []).map((e) => el('li', { text: `${providerName(e.providerId)}: ${e.detail || e.error}` })));
   $('routes-box').hidden = false;
   $('addresses').hidden = false;
