@@ -90,6 +90,7 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 	p.created = dep.DepositAddress
 	st.DepositAddress = dep.DepositAddress
 	st.DepositMemo = dep.DepositMemo
+	st.ProviderSignature = dep.Signature
 	st.ProviderRef = dep.ProviderRef
 	st.ProviderStatus = dep.Raw
 	if !dep.Deadline.IsZero() {

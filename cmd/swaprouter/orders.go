@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -139,7 +138,7 @@ func printTable(w io.Writer, page []orderquery.Found) error {
 			status = swapv1.OrderPending
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Spec.OrderID, status, o.Spec.ProviderID,
-			o.CreationTimestamp.UTC().Format(time.RFC3339), o.Spec.ClientReference, f.Source)
+			o.CreatedAt().Format(swapv1.PreciseTimeLayout), o.Spec.ClientReference, f.Source)
 	}
 	return tw.Flush()
 }

@@ -103,6 +103,9 @@ type Deposit struct {
 	// Raw is the provider's own status of the new address, what its status endpoint reports
 	// until a deposit is seen ("" when unknown).
 	Raw string
+	// Signature is the provider's own signature over the quote behind the address, verified
+	// by the adapter ("" when the provider signs none).
+	Signature string
 }
 
 // OrderRef identifies an order at its provider.

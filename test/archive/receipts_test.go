@@ -80,7 +80,8 @@ var _ = Describe("order receipts", func() {
 		var stated map[string]any
 		Expect(json.Unmarshal(raw, &stated)).To(Succeed())
 		Expect(stated).To(And(HaveKeyWithValue("orderId", id), HaveKeyWithValue("status", "SUCCESS"),
-			HaveKeyWithValue("final", true), HaveKeyWithValue("amountOut", Not(BeNil())), HaveKeyWithValue("outTxHashes", Not(BeEmpty()))))
+			HaveKeyWithValue("final", true), HaveKeyWithValue("amountOut", Not(BeNil())), HaveKeyWithValue("outTxHashes", Not(BeEmpty())),
+			HaveKeyWithValue("providerSignature", HavePrefix("ed25519:"))), "the receipt carries 1Click's own signature over the quote behind the address")
 
 		By("JavaScript: the README's snippet, run as written, verifies it with npm's jose")
 		dir := jsVerifier()

@@ -110,30 +110,31 @@ func (a *Adapter) Quote(ctx context.Context, req provider.QuoteRequest) (provide
 
 // CreateDeposit asks for a non-dry quote, which carries the deposit address.
 func (a *Adapter) CreateDeposit(ctx context.Context, req provider.DepositRequest) (provider.Deposit, error) {
-	q, raw, err := a.quote(ctx, req.QuoteRequest, false)
+	q, resp, err := a.quote(ctx, req.QuoteRequest, false)
 	if err != nil {
 		return provider.Deposit{}, err
 	}
+	raw := resp.Quote
 	if raw.DepositAddress == "" {
 		return provider.Deposit{}, &provider.Error{Provider: a.ID(), Kind: provider.KindUpstream, Detail: "quote without depositAddress",
 			Upstream: &provider.Upstream{Status: http.StatusOK, Path: "POST /v0/quote"}}
 	}
 	d := provider.Deposit{Quote: q, DepositAddress: raw.DepositAddress, DepositMemo: raw.DepositMemo, ProviderRef: raw.DepositAddress,
-		Raw: statusPendingDeposit}
+		Raw: statusPendingDeposit, Signature: resp.Signature}
 	if q.ExpiresAt != nil {
 		d.Deadline = q.ExpiresAt.Time
 	}
 	return d, nil
 }
 
-func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool) (provider.Quote, quote, error) {
+func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool) (provider.Quote, quoteResponse, error) {
 	origin, err := a.token(ctx, req.OriginAsset)
 	if err != nil {
-		return provider.Quote{}, quote{}, err
+		return provider.Quote{}, quoteResponse{}, err
 	}
 	dest, err := a.token(ctx, req.DestinationAsset)
 	if err != nil {
-		return provider.Quote{}, quote{}, err
+		return provider.Quote{}, quoteResponse{}, err
 	}
 	refundTo, recipient := cmp.Or(req.RefundTo, req.Sender), req.Recipient
 	if dry { // 1Click requires both even for a dry quote; a preview may not know them yet
@@ -159,10 +160,10 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 	call := httpcall.Call{Method: http.MethodPost, Path: "/v0/quote", Body: body}
 	var resp signedResponse
 	if err := a.c.Do(ctx, call, &resp); err != nil {
-		return provider.Quote{}, quote{}, httpcall.Refine(err, refine)
+		return provider.Quote{}, quoteResponse{}, httpcall.Refine(err, refine)
 	}
 	if err := quotesig.Verify(a.signingKey, resp.raw); err != nil {
-		return provider.Quote{}, quote{}, &provider.Error{Provider: a.ID(), Kind: provider.KindRefused,
+		return provider.Quote{}, quoteResponse{}, &provider.Error{Provider: a.ID(), Kind: provider.KindRefused,
 			Reason: provider.ReasonSignatureInvalid, Detail: "quote signature does not verify with the RoutingProvider's quoteSigningKey",
 			Upstream: &provider.Upstream{Status: http.StatusOK, Path: call.String()}, Err: err}
 	}
@@ -171,7 +172,7 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 		q.Fees = append(q.Fees, provider.Fee{Type: provider.FeeTypePartner, Asset: req.OriginAsset,
 			Amount: provider.BpsOf(q.AmountIn, req.AppFee.Bps)})
 	}
-	return q, resp.Quote, err
+	return q, resp.quoteResponse, err
 }
 
 // token finds the 1Click token of a CAIP-19 id; an asset the provider does not list makes the

@@ -50,6 +50,9 @@ func TestQuoteSignatureIsVerified(t *testing.T) {
 				if err != nil || d.DepositAddress != depo || qerr != nil {
 					t.Fatalf("CreateDeposit = %+v, %v; Quote: %v", d, err, qerr)
 				}
+				if !strings.HasPrefix(d.Signature, "ed25519:") || !strings.Contains(tt.body, `"`+d.Signature+`"`) {
+					t.Errorf("the deposit carries signature %q, want the quote's own", d.Signature)
+				}
 				return
 			}
 			for _, e := range []error{err, qerr} {

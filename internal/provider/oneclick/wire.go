@@ -57,6 +57,8 @@ type quote struct {
 
 type quoteResponse struct {
 	Quote quote `json:"quote"`
+	// Signature is 1Click's ed25519 signature over the request and quote ("ed25519:…").
+	Signature string `json:"signature"`
 }
 
 // signedResponse is a QuoteResponse as received: what the adapter reads, and the body its
