@@ -15,7 +15,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
-// maxBodyBytes is design.md's body limit.
+// maxBodyBytes bounds a request body: the largest valid one is a few KiB.
 const maxBodyBytes = 64 << 10
 
 // decodeJSON reads r's body into v: Content-Type application/json, at most maxBodyBytes,

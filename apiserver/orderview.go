@@ -8,7 +8,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-// orderRecord is design.md's "Order record". Every field is always present; what the order
+// orderRecord is the order as /v1 shows it. Every field is always present; what the order
 // does not have yet is null (or [] for lists), so clients never need to probe for keys.
 type orderRecord struct {
 	ID                   string                 `json:"id"`

@@ -16,7 +16,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
-// Quote binding (design.md): every candidate carries a quoteId that an order can name; see
+// Quote binding: every candidate carries a quoteId that an order can name; see
 // internal/quotebind for the token and controllers/swaporder_binding.go for the check against
 // the provider's binding answer.
 

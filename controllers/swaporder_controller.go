@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -32,13 +31,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/resilience"
-)
-
-// Annotations the order reconciler reads or writes.
-const (
-	// AnnotationHint may be changed (any value) to make the reconciler look at the order at
-	// once, e.g. by the frontend next to setting spec.depositHint.
-	AnnotationHint = "swap.swaprouter.dev/hint"
 )
 
 // Defaults of the tunables of SwapOrderReconciler.
@@ -189,7 +181,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, hintAnnotationChanged, operatorAnnotationChanged))).
+			predicate.GenerationChangedPredicate{}, operatorAnnotationChanged))).
 		// A released call or creation slot wakes the oldest order parked for it.
 		WatchesRawSource(parking.Source(r.waiting.Woken())).
 		WithOptions(controller.Options{
@@ -202,14 +194,6 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			UsePriorityQueue: new(true),
 		}).
 		Complete(r)
-}
-
-// hintAnnotationChanged lets a change of AnnotationHint through; status writes change neither
-// it nor the generation, so they never re-trigger.
-var hintAnnotationChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		return e.ObjectOld.GetAnnotations()[AnnotationHint] != e.ObjectNew.GetAnnotations()[AnnotationHint]
-	},
 }
 
 func (r *SwapOrderReconciler) applyDefaults() {

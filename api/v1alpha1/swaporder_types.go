@@ -30,7 +30,7 @@ type QuoteLimits struct {
 	MaxAmountIn string `json:"maxAmountIn,omitempty"`
 }
 
-// QuoteCandidate is one provider's answer to a quote (design.md "Quote candidate").
+// QuoteCandidate is one provider's answer to a quote, as /v1 shows it in candidates.
 type QuoteCandidate struct {
 	ProviderID ProviderID `json:"providerId"`
 	// QuoteID binds an order to this candidate (POST /v1/order, dry:false): a signed token,

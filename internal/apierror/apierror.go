@@ -12,8 +12,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
-// Code is a machine handle of the contract's error table (section 7) or of design.md's
-// additions. Partners switch on these strings; never change one.
+// Code is a machine handle of the contract's error table (section 7) or of the codes added
+// since. Partners switch on these strings; never change one.
 type Code string
 
 // The contract's codes.

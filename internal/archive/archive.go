@@ -1,4 +1,4 @@
-// Package archive is the PostgreSQL order archive (design.md "Archive"): terminal orders are
+// Package archive is the PostgreSQL order archive: terminal orders are
 // written here before they leave etcd; reads, partner listing and idempotency checks fall
 // back to it; it remembers every order id handed out for an Idempotency-Key or a
 // clientReference forever. The frontend and the retention step see it through small

@@ -6,7 +6,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-// OriginAllowed decides design.md's origin rule for a request of p carrying origin (the Origin
+// OriginAllowed decides the partner's origin rule for a request of p carrying origin (the Origin
 // header value, "" when absent): a listed origin passes, an unlisted one does not, and no
 // Origin at all (server to server) passes unless the partner requires one.
 func OriginAllowed(p *swapv1.Partner, origin string) bool {

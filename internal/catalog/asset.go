@@ -3,7 +3,7 @@ package catalog
 
 import swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 
-// Asset is the public asset record (design.md "Asset record").
+// Asset is the public asset record of /v1/assets.
 type Asset struct {
 	AssetID   string              `json:"assetId"`
 	Chain     string              `json:"chain"`

@@ -4,7 +4,7 @@
 // client-go's events broadcaster, when it writes events itself, keeps every event it wrote
 // for 6 to 12 minutes to fold repeats into a series, and starts a goroutine per event. With
 // an Event per order transition that is every transition of the last minutes: 0.9 KiB per
-// order while 10,000 orders were created (scenario 4), and 50–100 MB at a sustained 100
+// order while 10,000 orders were created, and 50–100 MB at a sustained 100
 // transitions a second. The Sink keeps client-go's broadcaster and recorders, which build the
 // events, and writes them itself: a bounded queue, a few writers, and a bounded cache of
 // recent events (k8s.io/utils/lru) so that an event repeated for the same object within

@@ -15,7 +15,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-// DefaultSchedule is design.md's schedule: entry 0 is the delay before the first attempt,
+// DefaultSchedule is the delivery schedule partners are promised: entry 0 is the delay before the first attempt,
 // entry n the delay after the n-th failed attempt. Its length is the number of attempts.
 var DefaultSchedule = []time.Duration{
 	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
