@@ -90,7 +90,7 @@ func TestShortRun(t *testing.T) {
 	if err := json.Unmarshal(raw, &parsed); err != nil {
 		t.Fatalf("results.json: %v", err)
 	}
-	if parsed.Commit == "" || len(parsed.Scenarios) != 11 {
+	if parsed.Commit == "" || len(parsed.Scenarios) != ScenarioCount {
 		t.Errorf("results.json: commit %q, %d scenarios", parsed.Commit, len(parsed.Scenarios))
 	}
 	f, err := os.Open(cfg.ChartPath)
