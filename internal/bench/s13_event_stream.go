@@ -184,24 +184,39 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 	n := h.cfg.count(maxBenchStreams, 50)
 	h.setQuoteLatency(injectedLatency)
 	defer h.setQuoteLatency(0)
-	dur := h.cfg.sized(2*time.Second, 500*time.Millisecond)
+	dur := h.cfg.sized(5*time.Second, 500*time.Millisecond)
 	c, err := h.streamClient()
 	if err != nil {
 		return err
 	}
-	s.Setup += fmt.Sprintf("; streams: %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, each read by pkg/client's reader",
+	// A first opening, not measured, grows the pools and buffers every later one reuses.
+	warm, err := h.openStreams(ctx, c, n)
+	warm.close()
+	if err != nil {
+		return err
+	}
+	closed := func() bool { return eventStreamsOpen() == 0 }
+	waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed)
+	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, each read by pkg/client's reader (the CPU profile covers the first round's quotes with the streams open)",
 		h.cfg.Rounds, dur, streamConcurrency, injectedLatency, n)
 	var ratio, without99, with99, rssPer, runtimePer, goroutinesPer []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
-		without := Closed(ctx, streamConcurrency, dur, 0, h.frontendQuote)
+		// Both quote runs follow a memory sample: each starts right after a GC that returned
+		// freed memory to the OS.
 		before := sampleMemory()
+		without := Closed(ctx, streamConcurrency, dur, 0, h.frontendQuote)
 		streams, err := h.openStreams(ctx, c, n)
 		if err != nil {
 			streams.close()
 			return err
 		}
 		after := sampleMemory()
+		stopProfile := func() Shares { return nil }
+		if r == 0 {
+			stopProfile = h.profile(s, "scenario13")
+		}
 		with := Closed(ctx, streamConcurrency, dur, 0, h.frontendQuote)
+		stopProfile()
 		open := eventStreamsOpen()
 		streams.close()
 		if open != float64(n) {
@@ -218,7 +233,7 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 		rssPer = append(rssPer, Ratio(float64(after.rssAnon-before.rssAnon)/1024, float64(n)))
 		runtimePer = append(runtimePer, Ratio(float64(after.runtimeInUse-before.runtimeInUse)/1024, float64(n)))
 		goroutinesPer = append(goroutinesPer, Ratio(float64(after.goroutines-before.goroutines), float64(n)))
-		if !waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, func() bool { return eventStreamsOpen() == 0 }) {
+		if !waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed) {
 			s.note("round %d: the frontend still counted %.0f open streams after they were closed", r+1, eventStreamsOpen())
 		}
 	}
