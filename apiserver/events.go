@@ -96,8 +96,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	eventStreams.Inc()
 	defer eventStreams.Dec()
 	st := &eventStream{w: w, rc: http.NewResponseController(w), s: s, scope: scope, pos: pos}
-	if err := st.send(seen, known); err != nil {
+	// Flushed now, the headers tell the client the stream is open; otherwise it waits for the
+	// first event or heartbeat.
+	if err := st.rc.Flush(); err != nil {
 		return nil // the client went away; nothing more to answer
+	}
+	if err := st.send(seen, known); err != nil {
+		return nil
 	}
 	heartbeat := time.NewTicker(s.opts.EventsHeartbeat)
 	defer heartbeat.Stop()

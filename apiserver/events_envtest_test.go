@@ -37,4 +37,26 @@ var _ = Describe("an event stream", func() {
 			_, _ = lines.ReadString('\n') // the blank line ending the comment's message
 		}
 	})
+
+	It("answers with its headers at once, before any event or heartbeat", func() {
+		ns := newNamespace()
+		f := startFrontend(ns, frontendOptions{tune: func(o *Options) { o.EventsHeartbeat = time.Hour }})
+		keyID, secret := newPartner(ns, "acme", swapv1.PartnerSpec{RequestsPerMinute: 100})
+		Eventually(func() int { return call(f.url, http.MethodGet, "/v1/usage", keyID, secret, nil).status }).Should(Equal(http.StatusOK))
+
+		req, _ := http.NewRequest(http.MethodGet, f.url+"/v1/events", nil)
+		req.Header.Set("X-Key-Id", keyID)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		opened := make(chan *http.Response, 1)
+		go func() {
+			defer GinkgoRecover()
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			opened <- resp
+		}()
+		var resp *http.Response
+		Eventually(opened).Should(Receive(&resp), "the client is still waiting for the stream's headers")
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	})
 })

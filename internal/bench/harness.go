@@ -99,7 +99,7 @@ func (c *Config) count(full, short int) int {
 }
 
 // ScenarioCount is the number of scenarios; they are numbered from 1.
-const ScenarioCount = 12
+const ScenarioCount = 13
 
 // Namespaces: the manager's, and one it does not watch for the raw control-plane baselines.
 const (
@@ -182,6 +182,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(7, h.webhooks, "status change to verified webhook")
 	run(9, h.webhookIsolation, "status change to verified webhook while another partner's endpoint hangs")
 	run(10, h.providerIsolation, "one provider's orders polled and quoted while every call to the other hangs")
+	run(13, h.eventStream, fmt.Sprintf("status change to event on GET /v1/events; %d streams open on one replica", cfg.count(maxBenchStreams, 50)))
 	run(4, h.idlePolling, fmt.Sprintf("N active orders idle-polling (%d attempted)", cfg.Orders))
 	run(5, h.orderReadLarge, "")
 	run(12, h.swapPage, "the swap page's first visit in a browser: first contentful paint and transfer size")
@@ -237,6 +238,10 @@ func (h *harness) start(ctx context.Context) error {
 	opts.Metrics = own
 	h.metrics = prometheus.Gatherers{metrics.Registry, own}
 	h.orderTTL = opts.OrderTTL
+	if opts.TiersFile, err = writeStreamTiers(); err != nil {
+		return err
+	}
+	defer os.Remove(opts.TiersFile) // loaded when the manager starts
 
 	h.logf("starting control plane, simulator and manager (poll interval %s–%s)", h.pollMin, h.pollMax)
 	env, err := devenv.Start(ctx, devenv.EnvOptions{

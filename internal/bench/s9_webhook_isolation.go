@@ -57,7 +57,7 @@ func (h *harness) webhookIsolation(ctx context.Context, s *Scenario) error {
 		len(hungOrders), hungPartner, hang.requests.Load(), hang.open.Load())
 
 	lat, orders, err := h.measureWebhookLatency(ctx, s)
-	h.addWebhookLatency(s, lat, ", another partner's endpoint hanging")
+	h.addTransitionLatency(s, lat, "verified webhook", ", another partner's endpoint hanging", 0.1)
 	s.Figures = append(s.Figures,
 		Figure{Scenario: 9, Name: "attempts the hanging endpoint received", Value: float64(hang.requests.Load()), Info: true,
 			Unit: fmt.Sprintf("(of %d orders' webhooks; a circuit opens after 5 timeouts in a row)", len(hungOrders))},
