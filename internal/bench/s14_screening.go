@@ -54,20 +54,18 @@ func (h *harness) screeningCost(ctx context.Context, s *Scenario) error {
 		// The arms take turns, so a burst of load elsewhere on the machine falls on both; each
 		// turn begins with a reload.
 		var big10k, small4 []time.Duration
-		for w := 0; w < 2*screeningWindows; w++ {
-			if w%2 == 0 {
-				l, err := window(big, screenedListSize)
-				if err != nil {
-					return err
-				}
-				big10k = append(big10k, l...)
+		for w := range 2 * screeningWindows {
+			list, size, into := big, screenedListSize, &big10k
+			if w%2 == 1 {
+				list, size, into = small, baselineListSize, &small4
+			}
+			l, err := window(list, size)
+			if err != nil {
+				return err
+			}
+			*into = append(*into, l...)
+			if size == screenedListSize {
 				reloadMs = append(reloadMs, 1000*metricSum(h.metrics, "swaprouter_sanctions_list_load_duration_seconds", nil))
-			} else {
-				l, err := window(small, baselineListSize)
-				if err != nil {
-					return err
-				}
-				small4 = append(small4, l...)
 			}
 		}
 		w, wo := PercentileMs(big10k, 50), PercentileMs(small4, 50)
