@@ -19,6 +19,10 @@ const DefaultReviewBound = 72 * time.Hour
 // ReasonReviewExpired is the status reason of a held order nobody decided within the bound.
 const ReasonReviewExpired = "ReviewExpired"
 
+// ReasonHeldForReview is the reason of the history entry that tells the partner screening
+// held its order.
+const ReasonHeldForReview = "HeldForReview"
+
 // reviewBound is ReviewBound or its default.
 func (r *SwapOrderReconciler) reviewBound() time.Duration {
 	if r.ReviewBound > 0 {
@@ -51,8 +55,13 @@ func (r *SwapOrderReconciler) holdForReview(p *orderPass, c *operatorControls) (
 		markPaused(st, o.Generation, c.Paused, pauseNote(ann), now)
 		if st.Substatus != swapv1.SubstatusHeldForReview {
 			st.Substatus = swapv1.SubstatusHeldForReview
+			// The partner learns of the hold as of any status change: a history entry,
+			// whose webhook follows the status write.
+			if t, ok := orders.RecordHeld(st, ReasonHeldForReview, now); ok {
+				p.transitions = append(p.transitions, t)
+			}
 			r.metrics.reviews.WithLabelValues("held").Inc()
-			r.Recorder.Eventf(o, nil, "Warning", "HeldForReview", "Screen", "screening held the order (%s); "+
+			r.Recorder.Eventf(o, nil, "Warning", ReasonHeldForReview, "Screen", "screening held the order (%s); "+
 				"no deposit address until kubectl swaprouter approve or reject", heldBecause(o.Spec.Screening))
 		}
 		return ctrl.Result{RequeueAfter: o.CreationTimestamp.Add(r.reviewBound()).Sub(p.now) + nextStepNow}, true

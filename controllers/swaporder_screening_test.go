@@ -1,16 +1,22 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
 // createHeld creates an order as the frontend does when screening holds it: a listed
@@ -38,6 +44,29 @@ func (g *orderRig) createOrderWithScreening(rec *swapv1.ScreeningRecord) *swapv1
 	return o
 }
 
+// partnerEvents lists the webhook events the order's partner is sent (one per delivery,
+// redeliveries aside), by sequence: "seq:previousStatus -> status substatus".
+func (g *orderRig) partnerEvents(o *swapv1.SwapOrder) func() []string {
+	return func() []string {
+		var ds swapv1.WebhookDeliveryList
+		Expect(k8sClient.List(context.Background(), &ds, client.InNamespace(g.ns))).To(Succeed())
+		var evs []webhooks.Event
+		for _, d := range ds.Items {
+			var ev webhooks.Event
+			Expect(json.Unmarshal([]byte(d.Spec.Payload), &ev)).To(Succeed())
+			if ev.OrderID == o.Spec.OrderID && d.Spec.Redelivery == 0 {
+				evs = append(evs, ev)
+			}
+		}
+		slices.SortFunc(evs, func(a, b webhooks.Event) int { return cmp.Compare(a.Sequence, b.Sequence) })
+		out := make([]string, len(evs))
+		for i, ev := range evs {
+			out[i] = fmt.Sprintf("%d:%s -> %s %s", ev.Sequence, ev.PreviousStatus, ev.Status, ev.Substatus)
+		}
+		return out
+	}
+}
+
 // addressRequests counts route_A's quote calls, which are how it creates deposit addresses.
 func (g *orderRig) addressRequests() func() int {
 	return func() int { return g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallQuote] }
@@ -46,9 +75,12 @@ func (g *orderRig) addressRequests() func() int {
 var _ = Describe("SwapOrders screening held for review", func() {
 	It("hold → approve → SUCCESS: no address while held, the address after the approval, even past the create bound", func() {
 		g := newOrderRig(orderRigOptions{sim: fastSim(), tune: func(r *SwapOrderReconciler) { r.CreateBound = time.Second }})
+		g.partner(true)
 		o := g.createHeld()
 		Eventually(eventsOf).WithArguments(o, "HeldForReview").Should(ConsistOf(ContainSubstring(
 			"refundTo 0x8589427373d6d84e98730d7795d8f6f8731fda16 is listed by ofac-sdn: SDN 25308 LAZARUS GROUP")))
+		// The partner is told of the hold: PENDING, HELD_FOR_REVIEW, no address yet.
+		Eventually(g.partnerEvents(o)).Should(Equal([]string{"1: -> PENDING HELD_FOR_REVIEW"}))
 		// Held longer than the create bound: no provider is asked, and the order does not fail.
 		Consistently(g.addressRequests()).WithTimeout(1500 * time.Millisecond).Should(BeZero())
 		Expect(g.get(o).Status.Status).To(BeEmpty())
@@ -65,6 +97,16 @@ var _ = Describe("SwapOrders screening held for review", func() {
 		_, err = g.sim.Deposit(got.Status.DepositAddress, "100000000")
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(g.status(o)).WithTimeout(20 * time.Second).Should(Equal(swapv1.OrderSuccess))
+		// After the hold, each transition reaches the partner once, from the status it last saw.
+		history := g.get(o).Status.History
+		Expect(history[0].Substatus).To(Equal(swapv1.SubstatusHeldForReview))
+		Expect(history[1]).To(And(HaveField("Reason", "DepositAddressIssued"), HaveField("PreviousStatus", swapv1.OrderPending)))
+		want := make([]string, len(history))
+		for i, h := range history {
+			want[i] = fmt.Sprintf("%d:%s -> %s %s", h.Seq, h.PreviousStatus, h.Status, h.Substatus)
+		}
+		Expect(want[len(want)-1]).To(ContainSubstring("-> SUCCESS"))
+		Eventually(g.partnerEvents(o)).Should(Equal(want))
 
 		_, err = kubectlSwaprouter("approve", o.Spec.OrderID, "-n", g.ns)
 		Expect(err).To(MatchError(ContainSubstring("is already SUCCESS")))

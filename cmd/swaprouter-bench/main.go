@@ -33,7 +33,7 @@ func main() {
 		out       = flag.String("out", "", "folder for docs/benchmarks.md, docs/bench-latency.png and bench/results.json (default: the repository root, or bench/short for -short)")
 		rounds    = flag.Int("rounds", 0, "rounds per scenario (default 5, or 2 with -short)")
 		orders    = flag.Int("orders", 0, "scenario 4's number of active orders (default 10000, or 300 with -short)")
-		scenarios = flag.String("scenarios", "", "comma-separated scenarios to run (default all; 10: one provider hanging while the other is polled and quoted; 11: one abusive swap-app client; 12: the swap page in Chromium; 13: the GET /v1/events stream)")
+		scenarios = flag.String("scenarios", "", "comma-separated scenarios to run (default all; 10: one provider hanging while the other is polled and quoted; 11: one abusive swap-app client; 12: the swap page in Chromium; 13: the GET /v1/events stream; 14: a 10,000-address sanctions list's cost to order creation)")
 		timeout   = flag.Duration("timeout", 30*time.Minute, "abort the run after this long")
 		verbose   = flag.Bool("v", false, "log the manager's messages to stderr")
 		render    = flag.Bool("render", false, "measure nothing: rewrite docs/benchmarks.md and the chart from bench/results.json and bench/analysis.md")

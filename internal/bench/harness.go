@@ -99,7 +99,7 @@ func (c *Config) count(full, short int) int {
 }
 
 // ScenarioCount is the number of scenarios; they are numbered from 1.
-const ScenarioCount = 13
+const ScenarioCount = 14
 
 // Namespaces: the manager's, and one it does not watch for the raw control-plane baselines.
 const (
@@ -188,6 +188,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	run(12, h.swapPage, "the swap page's first visit in a browser: first contentful paint and transfer size")
 	run(8, h.orderArchive, fmt.Sprintf("order archive: %d archived orders (COPY) next to %d live", cfg.count(1_000_000, 2_000), cfg.count(1_000, 100)))
 	run(11, h.appAbuse, "one abusive swap-app client against the app key's budget")
+	run(14, h.screeningCost, "POST /v1/order with a 10,000-address sanctions list against a four-address one")
 	for n := 1; n <= ScenarioCount; n++ {
 		if s := byNumber[n]; s != nil {
 			rep.Scenarios = append(rep.Scenarios, s)

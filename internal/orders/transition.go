@@ -140,6 +140,27 @@ func Apply(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) (swapv1.StatusT
 	if c.IsZero() || st.Status.IsTerminal() {
 		return swapv1.StatusTransition{}, false
 	}
+	t := record(st, c, at)
+	st.Status = c.To
+	st.StatusReason = c.Reason
+	return t, true
+}
+
+// RecordHeld records that a new order waits before asking for its deposit address: a
+// history entry (and so a webhook) showing it PENDING with st's substatus, while the stored
+// status stays empty because the address is still to be requested. It returns false once the
+// order has a status or the entry is recorded.
+func RecordHeld(st *swapv1.SwapOrderStatus, reason string, at metav1.Time) (swapv1.StatusTransition, bool) {
+	if st.Status != "" || st.LastSeq > 0 {
+		return swapv1.StatusTransition{}, false
+	}
+	return record(st, Change{To: swapv1.OrderPending, Reason: reason}, at), true
+}
+
+// record appends c's history entry with the next seq, dropping the oldest entries beyond
+// swapv1.MaxHistory. Its previous status is what the partner last saw: the status, or for an
+// order held before its address, the status of that hold's entry.
+func record(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) swapv1.StatusTransition {
 	st.LastSeq++
 	t := swapv1.StatusTransition{
 		Seq:            st.LastSeq,
@@ -149,13 +170,14 @@ func Apply(st *swapv1.SwapOrderStatus, c Change, at metav1.Time) (swapv1.StatusT
 		Substatus:      st.Substatus,
 		At:             swapv1.NewPreciseTime(at.Time),
 	}
-	st.Status = c.To
-	st.StatusReason = c.Reason
+	if t.PreviousStatus == "" && len(st.History) > 0 {
+		t.PreviousStatus = st.History[len(st.History)-1].Status
+	}
 	st.History = append(st.History, t)
 	if over := len(st.History) - swapv1.MaxHistory; over > 0 {
 		st.History = append([]swapv1.StatusTransition(nil), st.History[over:]...)
 	}
-	return t, true
+	return t
 }
 
 // Unnotified returns the history entries whose webhook delivery is not ensured yet, oldest

@@ -139,6 +139,35 @@ func TestApplyRecordsHistory(t *testing.T) {
 	}
 }
 
+// A hold shows the partner a PENDING order before its address is requested; the order
+// still needs the address, and the address's entry follows from PENDING.
+func TestRecordHeldThenApply(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	st := swapv1.SwapOrderStatus{Substatus: swapv1.SubstatusHeldForReview}
+
+	held, ok := RecordHeld(&st, "HeldForReview", at)
+	want := swapv1.StatusTransition{Seq: 1, Status: pending, Reason: "HeldForReview",
+		Substatus: swapv1.SubstatusHeldForReview, At: swapv1.NewPreciseTime(at.Time)}
+	if !ok || held != want {
+		t.Fatalf("held entry = %+v, %v; want %+v", held, ok, want)
+	}
+	if st.Status != "" || st.StatusReason != "" || st.LastSeq != 1 {
+		t.Fatalf("the hold moved the stored status: %+v", st)
+	}
+	if _, ok := RecordHeld(&st, "HeldForReview", at); ok || st.LastSeq != 1 {
+		t.Fatalf("the hold was recorded twice: %+v", st)
+	}
+
+	st.Substatus = swapv1.SubstatusAwaitingDeposit
+	issued, ok := Apply(&st, Change{pending, ReasonDepositAddressIssued}, at)
+	if !ok || issued.Seq != 2 || issued.PreviousStatus != pending || issued.Substatus != swapv1.SubstatusAwaitingDeposit {
+		t.Fatalf("address entry after the hold = %+v, %v", issued, ok)
+	}
+	if _, ok := RecordHeld(&st, "HeldForReview", at); ok {
+		t.Fatal("a hold recorded on an order with a status")
+	}
+}
+
 func TestApplyBoundsHistory(t *testing.T) {
 	var st swapv1.SwapOrderStatus
 	at := metav1.Now()

@@ -4,28 +4,15 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// sdnOf is an SDN.CSV of n listed addresses, four per record (ETH, XBT, TRX, SOL tickers).
-func sdnOf(n int) []byte {
-	var b strings.Builder
-	for i := 0; i < n; i += 4 {
-		fmt.Fprintf(&b, "%d,\"ENTITY %d\",-0- ,\"CYBER2\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"a.k.a. X; "+
-			"Digital Currency Address - ETH 0x%040x; Digital Currency Address - XBT bc1q%038x; "+
-			"Digital Currency Address - TRX T%033d; Digital Currency Address - SOL S%043d;\"\r\n", 10000+i, i, i, i, i, i)
-	}
-	b.WriteString("\x1a")
-	return []byte(b.String())
-}
-
 // BenchmarkReload10k is a reload of a 10,000-address list: parse and swap in.
 func BenchmarkReload10k(b *testing.B) {
-	data := sdnOf(10000)
+	data := SyntheticSDN(10000)
 	s, err := NewSanctions(prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		b.Fatal(err)
@@ -58,7 +45,7 @@ func BenchmarkScreenOrder10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Load(sdnOf(10000), ""); err != nil {
+	if err := s.Load(SyntheticSDN(10000), ""); err != nil {
 		b.Fatal(err)
 	}
 	subjects := []Subject{

@@ -17,6 +17,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
 	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -145,11 +146,15 @@ var _ = Describe("Address screening", Ordered, func() {
 			}).Should(Equal(swapv1.ScreeningClear))
 		})
 
+		withWebhooksLikeTheDemoPartner("screened")
 		held := screened.Post("/v1/order", screenedOrder(unscreened, ""))
 		Expect(held.Status).To(Equal(http.StatusAccepted))
 		Expect(partnerapi.Str(held.Body, "status")).To(Equal("PENDING"))
 		Expect(partnerapi.Str(held.Body, "substatus")).To(Equal("HELD_FOR_REVIEW"))
 		Expect(held.Body["depositAddress"]).To(BeNil())
+		Eventually(func() []webhooks.Event { return receiver.EventsFor(partnerapi.Str(held.Body, "id")) }).Should(ConsistOf(
+			And(HaveField("Type", "order.status_changed"), HaveField("Status", "PENDING"), HaveField("Substatus", "HELD_FOR_REVIEW"),
+				HaveField("PreviousStatus", ""), HaveField("Sequence", int64(1)))), "the partner is told of the hold")
 		rec := screeningOf(partnerapi.Str(held.Body, "id"))
 		Expect(rec.Outcome).To(Equal(swapv1.ScreeningHeld))
 		Expect(rec.Sources).To(ContainElement(And(HaveField("Name", "chainalysis"), HaveField("Unavailable", Not(BeEmpty())))))
@@ -166,3 +171,15 @@ var _ = Describe("Address screening", Ordered, func() {
 		Expect(screeningOf(partnerapi.Str(through.Body, "id")).Outcome).To(Equal(swapv1.ScreeningFailedOpen))
 	})
 })
+
+// withWebhooksLikeTheDemoPartner sends partner's webhooks where the demo partner's go, signed
+// with the same secret, so the suite's receiver verifies them.
+func withWebhooksLikeTheDemoPartner(partner string) {
+	GinkgoHelper()
+	ctx := context.Background()
+	demo, p := &swapv1.Partner{}, &swapv1.Partner{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: env.Namespace, Name: env.Partner}, demo)).To(Succeed())
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: env.Namespace, Name: partner}, p)).To(Succeed())
+	p.Spec.Webhook = demo.Spec.Webhook.DeepCopy()
+	Expect(env.Client.Update(ctx, p)).To(Succeed())
+}
