@@ -53,7 +53,7 @@ var _ = Describe("the frontend's ServiceAccount", func() {
 		Expect(patchMetadata(fe, name, "labels", map[string]any{auth.PartnerLabel: "someone-else"})).To(refusedByPolicy())
 		Expect(patchMetadata(fe, name, "annotations", map[string]any{"note": "x"})).To(refusedByPolicy())
 		o := get(name)
-		Expect(o.Annotations).To(BeEmpty())
+		Expect(requests(o)).To(BeEmpty())
 		Expect(o.Status.Status).To(Equal(swapv1.OrderPending))
 
 		By("nor create an order carrying an operator annotation")
@@ -88,7 +88,7 @@ var _ = Describe("an operator bound to the swaprouter-operator ClusterRole", fun
 		Eventually(func() swapv1.OrderStatus { return get(name).Status.Status }).Should(Equal(swapv1.OrderRefunded))
 		got := get(name)
 		Expect(got.Status.Resolution).To(HaveField("By", "alice"))
-		Eventually(func() map[string]string { return get(name).Annotations }).Should(BeEmpty(),
+		Eventually(func() map[string]string { return requests(get(name)) }).Should(BeEmpty(),
 			"the controllers removed the request they handled, and its stamp went with it")
 		Eventually(func() []string { return eventStatuses(id) }).Should(ContainElement("REFUNDED"))
 		Eventually(func() string { return eventNote(name, "OperatorResolved") }).Should(ContainSubstring("by alice:"))
@@ -123,7 +123,7 @@ var _ = Describe("the controllers' ServiceAccount", func() {
 		Expect(annotate(operator("alice"), name, map[string]any{swapv1.AnnotationPaused: "incident"})).To(Succeed())
 		Expect(annotate(ctrl, name, map[string]any{swapv1.AnnotationPaused: "something else"})).To(refusedByPolicy())
 		Expect(annotate(ctrl, name, map[string]any{swapv1.AnnotationPaused: nil})).To(Succeed())
-		Expect(get(name).Annotations).To(BeEmpty())
+		Expect(requests(get(name))).To(BeEmpty())
 	})
 })
 

@@ -7,6 +7,7 @@ package privilege
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -158,4 +159,12 @@ func run(ctx context.Context, cfg *rest.Config, o system.Options) *system.System
 		Expect(<-done).To(Succeed())
 	})
 	return sys
+}
+
+// requests are an order's annotations beyond the creation time the frontend stamps on it:
+// what anyone asked of the order since.
+func requests(o *swapv1.SwapOrder) map[string]string {
+	out := maps.Clone(o.Annotations)
+	delete(out, swapv1.AnnotationCreatedAt)
+	return out
 }
