@@ -14,8 +14,8 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/index"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // deliveryRecord is one webhook delivery as partners see it.
@@ -129,8 +129,8 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	if d := s.limiter.Allow(r.Context(), "redeliver/"+p.Name, redeliveriesPerMinute); !d.Allowed {
 		return tooManyRedeliveries(fmt.Sprintf("%d redeliveries per minute", redeliveriesPerMinute), d.RetryAfter)
 	}
-	d, err := webhook.CreateRedelivery(r.Context(), s.opts.Client, s.opts.APIReader, items)
-	if errors.Is(err, webhook.ErrRedeliverRace) {
+	d, err := delivery.CreateRedelivery(r.Context(), s.opts.Client, s.opts.APIReader, items)
+	if errors.Is(err, delivery.ErrRedeliverRace) {
 		return apierror.New(apierror.Internal, err.Error())
 	}
 	if err != nil {
@@ -145,7 +145,7 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 // searched. An index by event would cost a set per delivery in the cache for this one request.
 func (s *Server) eventDeliveries(ctx context.Context, partner, eventID string) ([]swapv1.WebhookDelivery, error) {
 	var first swapv1.WebhookDelivery
-	err := s.opts.Client.Get(ctx, client.ObjectKey{Namespace: s.opts.Namespace, Name: webhook.DeliveryName(eventID, 0)}, &first)
+	err := s.opts.Client.Get(ctx, client.ObjectKey{Namespace: s.opts.Namespace, Name: delivery.DeliveryName(eventID, 0)}, &first)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, err
 	}

@@ -11,14 +11,14 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/orderid"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
-func delivery(partner, orderID string, seq int64) *swapv1.WebhookDelivery {
+func storedDelivery(partner, orderID string, seq int64) *swapv1.WebhookDelivery {
 	event := fmt.Sprintf("evt_%s%d", orderID[4:14], seq)
 	return &swapv1.WebhookDelivery{
-		ObjectMeta: metav1.ObjectMeta{Name: webhook.DeliveryName(event, 0), Namespace: testNS},
+		ObjectMeta: metav1.ObjectMeta{Name: delivery.DeliveryName(event, 0), Namespace: testNS},
 		Spec: swapv1.WebhookDeliverySpec{Partner: partner, OrderID: orderID, EventID: event, Sequence: seq,
 			Payload: fmt.Sprintf(`{"id":"%s","sequence":%d}`, event, seq)},
 		Status: swapv1.WebhookDeliveryStatus{Phase: swapv1.DeliveryDelivered, AttemptCount: 2, LastCode: 200,
@@ -41,8 +41,8 @@ func TestDeliveries(t *testing.T) {
 	acmeOrder, acmeOther, globexOrder := orderid.New(), orderid.New(), orderid.New()
 	h := newHarness(t,
 		swapOrder("acme", acmeOrder), swapOrder("acme", acmeOther), swapOrder("globex", globexOrder),
-		delivery("acme", acmeOrder, 2), delivery("acme", acmeOrder, 1), delivery("acme", acmeOther, 1),
-		delivery("globex", globexOrder, 1))
+		storedDelivery("acme", acmeOrder, 2), storedDelivery("acme", acmeOrder, 1), storedDelivery("acme", acmeOther, 1),
+		storedDelivery("globex", globexOrder, 1))
 
 	type list struct {
 		Deliveries []deliveryRecord `json:"deliveries"`
@@ -98,7 +98,7 @@ func TestDeliveries(t *testing.T) {
 	}
 
 	// Another partner's event is not found, exactly like a missing one.
-	globexEvent := delivery("globex", globexOrder, 1).Spec.EventID
+	globexEvent := storedDelivery("globex", globexOrder, 1).Spec.EventID
 	other := h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + globexEvent + "/redeliver"})
 	expectError(t, other, apierror.NotFound)
 	// globex has no webhook configured.

@@ -62,7 +62,7 @@ func TestParseDeliveryPage(t *testing.T) {
 func TestDeliveryPaging(t *testing.T) {
 	h := newHarness(t)
 	for i := range 7 {
-		d := delivery("acme", fmt.Sprintf("ord_page%02d0000", i/3), int64(i%3+1))
+		d := storedDelivery("acme", fmt.Sprintf("ord_page%02d0000", i/3), int64(i%3+1))
 		if err := h.client.Create(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestRedeliveriesPerMinute(t *testing.T) {
 	h := newHarness(t)
 	var events []string
 	for i := range redeliveriesPerMinute/maxRedeliveriesPerEvent + 1 {
-		d := delivery("acme", fmt.Sprintf("ord_redeliv%02d0", i), 1)
+		d := storedDelivery("acme", fmt.Sprintf("ord_redeliv%02d0", i), 1)
 		if err := h.client.Create(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}

@@ -16,9 +16,9 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/eventcursor"
 	"github.com/swaprouter/swaprouter/internal/orderid"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -210,7 +210,7 @@ func (st *eventStream) send(seen time.Time, orders []*swapv1.SwapOrder) error {
 	var b strings.Builder
 	for _, e := range emits {
 		o := byID[e.Event.OrderID]
-		payload, err := json.Marshal(webhook.EventFor(o, o.Status.History[e.Event.Index]))
+		payload, err := json.Marshal(delivery.EventFor(o, o.Status.History[e.Event.Index]))
 		if err != nil {
 			return fmt.Errorf("encoding event: %w", err)
 		}

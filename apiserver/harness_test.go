@@ -22,11 +22,11 @@ import (
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 const (
@@ -279,7 +279,7 @@ func (c trimmingCache) List(ctx context.Context, list client.ObjectList, opts ..
 	}
 	if l, ok := list.(*swapv1.WebhookDeliveryList); ok {
 		for i := range l.Items {
-			_, _ = webhook.CacheTransform(&l.Items[i])
+			_, _ = delivery.CacheTransform(&l.Items[i])
 		}
 	}
 	return nil

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/swaprouter/swaprouter/internal/openapicheck"
+	"github.com/swaprouter/swaprouter/internal/testing/openapicheck"
 )
 
 // The embedded document, loaded and validated once.

@@ -12,7 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -42,7 +42,7 @@ func TestOpenAPIDescribesWebhooks(t *testing.T) {
 		{Seq: 1, Status: swapv1.OrderPending, At: at},
 		{Seq: 2, Status: swapv1.OrderProcessing, PreviousStatus: swapv1.OrderPending, At: at},
 	} {
-		d, err := webhook.NewDelivery(order, webhook.EventFor(order, tr), 0)
+		d, err := delivery.NewDelivery(order, delivery.EventFor(order, tr), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,11 +11,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/resilience"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // maxTxHashes is the CRD's bound on status.inTxHashes and status.outTxHashes.
@@ -358,7 +358,7 @@ func partnerWebhookEnabled(ctx context.Context, c client.Reader, o *swapv1.SwapO
 	if err != nil {
 		return false, fmt.Errorf("reading partner %s: %w", o.Spec.Partner, err)
 	}
-	return webhook.Enabled(partner), nil
+	return delivery.Enabled(partner), nil
 }
 
 func clipHashes(hashes []string) []string {

@@ -41,8 +41,12 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/delivery"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/index"
-	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
@@ -50,10 +54,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/simulator/market"
-	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -155,7 +155,7 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 			// As in production: finished deliveries are cached without their payload, and
 			// archived orders are not cached at all.
 			ByObject: map[client.Object]cache.ByObject{
-				&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
+				&swapv1.WebhookDelivery{}: {Transform: delivery.CacheTransform},
 				&swapv1.SwapOrder{}:       {Label: liveOrders},
 			}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/orders"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -72,7 +72,7 @@ func (r *SwapOrderReconciler) emittedEarlier(ctx context.Context, o *swapv1.Swap
 	if enabled {
 		found = st.NotifiedSeq
 		for _, t := range orders.Unnotified(st) {
-			key := client.ObjectKey{Namespace: o.Namespace, Name: webhook.DeliveryName(webhooks.EventID(o.Spec.OrderID, string(o.UID), t.Seq), 0)}
+			key := client.ObjectKey{Namespace: o.Namespace, Name: delivery.DeliveryName(webhooks.EventID(o.Spec.OrderID, string(o.UID), t.Seq), 0)}
 			if err := r.Get(ctx, key, &swapv1.WebhookDelivery{}); err != nil {
 				break
 			}
@@ -118,7 +118,7 @@ func (r *SwapOrderReconciler) emitRecorded(ctx context.Context, p *orderPass) {
 // fine (deterministic name). One that cannot be built never will be: it is skipped, loudly.
 func (r *SwapOrderReconciler) ensureDelivery(ctx context.Context, p *orderPass, t swapv1.StatusTransition) error {
 	o := p.order
-	d, err := webhook.NewDelivery(o, webhook.EventFor(o, t), 0)
+	d, err := delivery.NewDelivery(o, delivery.EventFor(o, t), 0)
 	if err != nil {
 		p.log.Error(err, "cannot build the webhook delivery; skipping it", "seq", t.Seq)
 		r.Recorder.Eventf(o, nil, "Warning", "WebhookSkipped", "Emit", "the event of transition %d cannot be delivered: %v", t.Seq, err)

@@ -19,10 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 	"github.com/swaprouter/swaprouter/internal/orders"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // ReasonOperatorResolved is the status reason (and history reason) of an order an operator
@@ -184,7 +184,7 @@ func redeliverRequested(ctx context.Context, c client.Client, live client.Reader
 	if err != nil {
 		return err
 	}
-	n, err := webhook.RedeliverOrder(ctx, c, live, o, items, true)
+	n, err := delivery.RedeliverOrder(ctx, c, live, o, items, true)
 	if err != nil {
 		return fmt.Errorf("redelivering webhooks (%d sent again before the error): %w", n, err)
 	}

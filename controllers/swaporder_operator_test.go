@@ -22,10 +22,10 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/archive"
-	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/opctl"
 	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
-	"github.com/swaprouter/swaprouter/internal/simulator"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 

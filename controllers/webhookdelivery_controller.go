@@ -30,9 +30,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/parking"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -95,14 +95,14 @@ type WebhookDeliveryReconciler struct {
 	// Now is the clock; defaults to time.Now.
 	Now func() time.Time
 	// Policy is the retry schedule; a nil Schedule means webhook.DefaultPolicy().
-	Policy webhook.Policy
+	Policy delivery.Policy
 	// Retention keeps Delivered and Failed deliveries this long; 0 means 7 days.
 	Retention time.Duration
 	// MaxConcurrentReconciles is the number of workers; 0 means DefaultDeliveryConcurrency.
 	MaxConcurrentReconciles int
 	// Endpoints caps each partner's attempts in flight and breaks its circuit while its
 	// endpoint keeps failing; nil means webhook.NewEndpoints with the defaults.
-	Endpoints *webhook.Endpoints
+	Endpoints *delivery.Endpoints
 	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout (the
 	// default HTTPClient's own limit, so only a shorter value changes anything with it).
 	AttemptTimeout time.Duration
@@ -143,7 +143,7 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Now = time.Now
 	}
 	if r.Policy.Schedule == nil {
-		r.Policy = webhook.DefaultPolicy()
+		r.Policy = delivery.DefaultPolicy()
 	}
 	if r.Retention <= 0 {
 		r.Retention = DefaultDeliveryRetention
@@ -152,7 +152,7 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.MaxConcurrentReconciles = DefaultDeliveryConcurrency
 	}
 	if r.Endpoints == nil {
-		r.Endpoints = webhook.NewEndpoints(webhook.EndpointOptions{})
+		r.Endpoints = delivery.NewEndpoints(delivery.EndpointOptions{})
 	}
 	if r.AttemptTimeout <= 0 {
 		r.AttemptTimeout = netguard.DeliveryTimeout
@@ -184,7 +184,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, nil
 	}
 	now := r.Now()
-	if webhook.Finished(&cached) {
+	if delivery.Finished(&cached) {
 		r.written.Delete(req.NamespacedName)
 		return r.expire(ctx, &cached, now)
 	}
@@ -198,7 +198,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if webhook.Finished(d) {
+	if delivery.Finished(d) {
 		return r.expire(ctx, d, now)
 	}
 	if wait := r.untilDue(d, now); wait > 0 {
@@ -263,11 +263,11 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 	// A config error (bad URL, missing secret) counts as a failed attempt, without dialing.
 	// Otherwise the partner's gate decides: a saturated or failing partner's delivery is put
 	// back as it is, no attempt spent and the worker free for other partners.
-	res := webhook.Result{Err: err}
-	var admission webhook.Admission
+	res := delivery.Result{Err: err}
+	var admission delivery.Admission
 	if err == nil {
-		partner := webhook.PartnerKey{Namespace: d.Namespace, Name: d.Spec.Partner}
-		if admission = r.Endpoints.Admit(partner, target.url, client.ObjectKeyFromObject(d)); admission.Verdict != webhook.VerdictSend {
+		partner := delivery.PartnerKey{Namespace: d.Namespace, Name: d.Spec.Partner}
+		if admission = r.Endpoints.Admit(partner, target.url, client.ObjectKeyFromObject(d)); admission.Verdict != delivery.VerdictSend {
 			logger.V(1).Info("webhook attempt deferred", "partner", d.Spec.Partner, "verdict", admission.Verdict, "wait", admission.Wait)
 			return ctrl.Result{RequeueAfter: max(admission.Wait, time.Millisecond)}, nil
 		}
@@ -309,7 +309,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		d.Status.CompletedAt = ptrTime(now)
 		d.Status.Reason = ""
 		setReady(d, metav1.ConditionTrue, "Delivered", fmt.Sprintf("delivered on attempt %d", d.Status.AttemptCount))
-		deliveriesTotal.WithLabelValues(string(webhook.OutcomeDelivered)).Inc()
+		deliveriesTotal.WithLabelValues(string(delivery.OutcomeDelivered)).Inc()
 		// No Event: it would be one more API write per webhook, saying what the status,
 		// its Ready condition, the metric and this log line already say.
 		logger.Info("webhook delivered")
@@ -384,41 +384,41 @@ func (r *WebhookDeliveryReconciler) readSecret(ctx context.Context, namespace st
 	var secret corev1.Secret
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &configError{fmt.Errorf("%w: %s not found", webhook.ErrSigningSecret, ref.Name)}
+			return "", &configError{fmt.Errorf("%w: %s not found", delivery.ErrSigningSecret, ref.Name)}
 		}
 		return "", fmt.Errorf("reading webhook signing secret %s: %w", ref.Name, err)
 	}
 	value := strings.TrimSpace(string(secret.Data[ref.Key]))
 	if value == "" {
-		return "", &configError{fmt.Errorf("%w: %s has no key %q", webhook.ErrSigningSecret, ref.Name, ref.Key)}
+		return "", &configError{fmt.Errorf("%w: %s has no key %q", delivery.ErrSigningSecret, ref.Name, ref.Key)}
 	}
 	if _, err := webhooks.DecodeSecret(value); err != nil {
-		return "", &configError{fmt.Errorf("%w: %s/%s: %w", webhook.ErrSigningSecret, ref.Name, ref.Key, err)}
+		return "", &configError{fmt.Errorf("%w: %s/%s: %w", delivery.ErrSigningSecret, ref.Name, ref.Key, err)}
 	}
 	return value, nil
 }
 
 // post sends the stored payload bytes, signed with a fresh timestamp, within AttemptTimeout.
-func (r *WebhookDeliveryReconciler) post(ctx context.Context, d *swapv1.WebhookDelivery, t target) webhook.Result {
+func (r *WebhookDeliveryReconciler) post(ctx context.Context, d *swapv1.WebhookDelivery, t target) delivery.Result {
 	ctx, cancel := context.WithTimeout(ctx, r.AttemptTimeout)
 	defer cancel()
 	body := []byte(d.Spec.Payload)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
-		return webhook.Result{Err: err}
+		return delivery.Result{Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "swaprouter-webhooks/1")
 	if err := webhooks.SetHeaders(req.Header, t.secrets, d.Spec.EventID, r.Now(), body); err != nil {
-		return webhook.Result{Err: err}
+		return delivery.Result{Err: err}
 	}
 	resp, err := r.HTTPClient.Do(req)
 	if err != nil {
-		return webhook.Result{Err: err}
+		return delivery.Result{Err: err}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseDrain))
-	return webhook.Result{Code: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+	return delivery.Result{Code: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
 }
 
 // expire deletes a finished delivery once Retention has passed since it finished (the Job
@@ -520,7 +520,7 @@ func setReady(d *swapv1.WebhookDelivery, status metav1.ConditionStatus, reason, 
 }
 
 // resultClass labels an attempt for metrics without unbounded cardinality.
-func resultClass(res webhook.Result) string {
+func resultClass(res delivery.Result) string {
 	if res.Err != nil || res.Code == 0 {
 		return "error"
 	}

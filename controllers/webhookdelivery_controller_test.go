@@ -23,8 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/netguard"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -101,12 +101,12 @@ func (rc *receiver) count() int {
 
 // fastPolicy is the production schedule's shape (8 attempts) with tiny delays; status times
 // have second precision, so each retry waits at most about a second.
-func fastPolicy(attempts int) webhook.Policy {
+func fastPolicy(attempts int) delivery.Policy {
 	s := make([]time.Duration, attempts)
 	for i := 1; i < attempts; i++ {
 		s[i] = 50 * time.Millisecond
 	}
-	return webhook.Policy{Schedule: s, MaxRetryAfter: time.Second}
+	return delivery.Policy{Schedule: s, MaxRetryAfter: time.Second}
 }
 
 // startDeliveryManager runs a manager with only the WebhookDelivery reconciler and returns
@@ -182,8 +182,8 @@ func newPartnerFixture(ctx context.Context, url string, enabled bool, nSecrets i
 // createDelivery creates the delivery of the order's transition seq, as the order reconciler
 // would.
 func (f *partnerFixture) createDelivery(ctx context.Context, seq int64, status swapv1.OrderStatus) *swapv1.WebhookDelivery {
-	ev := webhook.EventFor(f.order, swapv1.StatusTransition{Seq: seq, Status: status, At: swapv1.NewPreciseTime(time.Now())})
-	d, err := webhook.NewDelivery(f.order, ev, 0)
+	ev := delivery.EventFor(f.order, swapv1.StatusTransition{Seq: seq, Status: status, At: swapv1.NewPreciseTime(time.Now())})
+	d, err := delivery.NewDelivery(f.order, ev, 0)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(k8sClient.Create(ctx, d)).To(Succeed())
 	return d
@@ -291,7 +291,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		rc.setSecret(f.secrets[0])
 		// The production cache: finished deliveries are cached without their payload.
 		mgr := newTestManagerWith(cfg, func(o *ctrl.Options) {
-			o.Cache.ByObject = map[client.Object]cache.ByObject{&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform}}
+			o.Cache.ByObject = map[client.Object]cache.ByObject{&swapv1.WebhookDelivery{}: {Transform: delivery.CacheTransform}}
 		})
 		startDeliveryManagerOn(mgr, nil)
 
@@ -322,7 +322,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			g.Expect(cached.Items).To(ConsistOf(And(
 				HaveField("Status.Phase", swapv1.DeliveryDelivered), HaveField("Spec.Payload", BeEmpty()))))
 		}).WithTimeout(timeout).Should(Succeed())
-		again, err := webhook.CreateRedelivery(ctx, mgr.GetClient(), mgr.GetAPIReader(), cached.Items)
+		again, err := delivery.CreateRedelivery(ctx, mgr.GetClient(), mgr.GetAPIReader(), cached.Items)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Spec.Redelivery).To(Equal(int32(1)))
 		Eventually(func(g Gomega) swapv1.DeliveryPhase { return getDelivery(ctx, g, again).Status.Phase }).
@@ -495,7 +495,7 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		rc.setSecret(okF.secrets[0]) // only /ok's requests need to verify for this test
 		startDeliveryManager(func(r *WebhookDeliveryReconciler) {
 			r.Retention = 3 * time.Second
-			r.Policy = webhook.Policy{Schedule: []time.Duration{0, time.Hour}} // keeps /down Pending
+			r.Policy = delivery.Policy{Schedule: []time.Duration{0, time.Hour}} // keeps /down Pending
 		})
 
 		delivered := okF.createDelivery(ctx, 1, swapv1.OrderPending)

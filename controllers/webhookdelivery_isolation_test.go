@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/netguard"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -126,7 +126,7 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 			// Fewer workers than A has deliveries: without isolation A's hanging attempts
 			// would hold every worker and B would get none.
 			r.MaxConcurrentReconciles = 4
-			r.Endpoints = webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: 2})
+			r.Endpoints = delivery.NewEndpoints(delivery.EndpointOptions{MaxInFlight: 2})
 			r.HTTPClient = patientHTTPClient()
 			r.AttemptTimeout = time.Hour // A's attempts hang for as long as the spec needs
 		})
@@ -151,8 +151,8 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 		Expect(aPhases[swapv1.DeliveryPending] + aPhases[""]).To(Equal(12))
 		Expect(aAttempts).To(BeZero())
 		Expect(webhookInFlight(a)).To(Equal(2.0))
-		Expect(webhookDeferred(a, webhook.VerdictSaturated)).To(BeNumerically(">", 0))
-		Expect(webhookDeferred(b, webhook.VerdictSaturated)).To(BeZero())
+		Expect(webhookDeferred(a, delivery.VerdictSaturated)).To(BeNumerically(">", 0))
+		Expect(webhookDeferred(b, delivery.VerdictSaturated)).To(BeZero())
 
 		// A's endpoint recovers: every event reaches it, each processed once.
 		releaseOnce.Do(func() { close(release) })
@@ -185,7 +185,7 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 		stop := startDeliveryManager(func(r *WebhookDeliveryReconciler) {
 			// One attempt at a time to A, so the dials before the circuit opens are exactly
 			// the threshold; it then stays open for longer than the spec runs.
-			r.Endpoints = webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: 1, FailureThreshold: 2, OpenFor: time.Hour})
+			r.Endpoints = delivery.NewEndpoints(delivery.EndpointOptions{MaxInFlight: 1, FailureThreshold: 2, OpenFor: time.Hour})
 			r.AttemptTimeout = 300 * time.Millisecond
 		})
 
@@ -197,7 +197,7 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 			byPhase, _ := phases(ctx, g, bDeliveries)
 			g.Expect(byPhase[swapv1.DeliveryDelivered]).To(Equal(5))
 		}).WithTimeout(timeout).Should(Succeed())
-		Eventually(func() float64 { return webhookDeferred(a, webhook.VerdictOpen) }).
+		Eventually(func() float64 { return webhookDeferred(a, delivery.VerdictOpen) }).
 			WithTimeout(timeout).Should(BeNumerically(">=", 4), "every other due delivery of A was put back")
 
 		Expect(blackHole.count()).To(Equal(2), "two dials opened the circuit; none since")
@@ -206,7 +206,7 @@ var _ = Describe("WebhookDelivery reconciler with partners isolated", func() {
 		Expect(webhookCircuit(b)).To(BeZero())
 
 		// The endpoint recovers; a restarted manager starts with closed circuits and delivers
-		// every event of A (the half-open probe is covered in internal/webhook's tests).
+		// every event of A (the half-open probe is covered in internal/delivery's tests).
 		stop()
 		answering.Store(true)
 		startDeliveryManager(nil)
@@ -273,7 +273,7 @@ func webhookCircuit(f *partnerFixture) float64 {
 	return metricSum("swaprouter_webhook_circuit_state", partnerLabels(f))
 }
 
-func webhookDeferred(f *partnerFixture, v webhook.Verdict) float64 {
+func webhookDeferred(f *partnerFixture, v delivery.Verdict) float64 {
 	labels := partnerLabels(f)
 	labels["reason"] = string(v)
 	return metricSum("swaprouter_webhook_attempts_deferred_total", labels)

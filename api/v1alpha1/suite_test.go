@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
 // These specs run against a real kube-apiserver with the generated CRDs, so they check the

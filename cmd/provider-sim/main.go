@@ -17,7 +17,7 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 )
 
 // faultFlags collects repeated --fault provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage,badSignature.

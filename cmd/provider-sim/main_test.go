@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 )
 
 func TestParseFault(t *testing.T) {

@@ -7,15 +7,14 @@ import (
 )
 
 // labPackages are what the lab needs and the image must not carry: envtest (whose init makes
-// directories under /tmp and so panics under a read-only root), the dev system, the local
-// process helpers, the provider simulator, the benchmarks and the test frameworks.
+// directories under /tmp and so panics under a read-only root), everything under internal/dev
+// (the dev system, the local process helpers, the provider simulator), the test helpers under
+// internal/testing, the benchmarks and the test frameworks.
 var labPackages = []string{
 	"sigs.k8s.io/controller-runtime/pkg/envtest",
 	"sigs.k8s.io/controller-runtime/pkg/internal/testing/",
-	"github.com/swaprouter/swaprouter/internal/testenv",
-	"github.com/swaprouter/swaprouter/internal/devenv",
-	"github.com/swaprouter/swaprouter/internal/localproc",
-	"github.com/swaprouter/swaprouter/internal/simulator",
+	"github.com/swaprouter/swaprouter/internal/testing/",
+	"github.com/swaprouter/swaprouter/internal/dev/",
 	"github.com/swaprouter/swaprouter/internal/bench",
 	"github.com/onsi/",
 	"testing",

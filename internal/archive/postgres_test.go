@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/postgres"
 )
 
 var server *postgres.Server

@@ -42,7 +42,7 @@ const (
 func Classify(stack []string) Part {
 	for _, fn := range stack {
 		switch {
-		case strings.Contains(fn, "/internal/simulator"), strings.HasPrefix(fn, "net/http.(*conn)."):
+		case strings.Contains(fn, "/internal/dev/simulator"), strings.HasPrefix(fn, "net/http.(*conn)."):
 			return PartSimulator
 		case strings.Contains(fn, "/internal/bench."):
 			return PartHarness

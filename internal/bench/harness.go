@@ -21,10 +21,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
-	"github.com/swaprouter/swaprouter/internal/simulator"
 )
 
 // Config sets what a run does and where it writes.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
-	"github.com/swaprouter/swaprouter/internal/localproc/chromium"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/chromium"
 )
 
 // pageLoad is what the browser reports of one first visit to the swap page.

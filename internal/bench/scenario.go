@@ -13,9 +13,9 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/provider"
-	"github.com/swaprouter/swaprouter/internal/simulator"
 )
 
 // The pair every scenario trades: both providers route ETH→SOL.

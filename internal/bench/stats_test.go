@@ -150,7 +150,7 @@ func TestClassify(t *testing.T) {
 		stack []string
 		want  Part
 	}{
-		{[]string{"encoding/json.Marshal", "github.com/swaprouter/swaprouter/internal/simulator/oneclickapi.API.status", "net/http.HandlerFunc.ServeHTTP", "net/http.(*conn).serve"}, PartSimulator},
+		{[]string{"encoding/json.Marshal", "github.com/swaprouter/swaprouter/internal/dev/simulator/oneclickapi.API.status", "net/http.HandlerFunc.ServeHTTP", "net/http.(*conn).serve"}, PartSimulator},
 		{[]string{"bufio.(*Reader).Read", "net/http.(*conn).readRequest", "net/http.(*conn).serve"}, PartSimulator},
 		{[]string{"time.Sleep", "github.com/swaprouter/swaprouter/internal/bench.(*harness).idlePolling"}, PartHarness},
 		{[]string{"runtime.scanobject", "runtime.gcDrain", "runtime.gcBgMarkWorker", "runtime.goexit"}, PartRuntime},
@@ -167,7 +167,7 @@ func TestClassify(t *testing.T) {
 
 func TestAnalyze(t *testing.T) {
 	fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
-	mgr, sim, gc, root := fn(1, "controllers.(*SwapOrderReconciler).poll"), fn(2, "github.com/x/internal/simulator.handle"), fn(3, "runtime.gcBgMarkWorker"), fn(4, "runtime.goexit")
+	mgr, sim, gc, root := fn(1, "controllers.(*SwapOrderReconciler).poll"), fn(2, "github.com/x/internal/dev/simulator.handle"), fn(3, "runtime.gcBgMarkWorker"), fn(4, "runtime.goexit")
 	loc := func(id uint64, f *profile.Function) *profile.Location {
 		return &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
 	}

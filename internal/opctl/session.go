@@ -17,10 +17,10 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/archive"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 	"github.com/swaprouter/swaprouter/internal/orderquery"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // session is one plugin run: the cluster, the archive (when given) and who asks.
@@ -97,7 +97,7 @@ func (s *session) find(ctx context.Context, arg string, v verbs.Verb) (found, er
 		if client.IgnoreNotFound(err) != nil {
 			return found{}, fmt.Errorf("reading partner %s: %w", got.Order.Spec.Partner, err)
 		}
-		enabled = err == nil && webhook.Enabled(&p)
+		enabled = err == nil && delivery.Enabled(&p)
 	}
 	state := verbs.Of(got.Order, enabled)
 	if got.Source == orderquery.Archived {
@@ -164,7 +164,7 @@ func (s *session) redeliverHere(ctx context.Context, f found) error {
 			break
 		}
 	}
-	n, err := webhook.RedeliverOrder(ctx, s.kube, s.kube, o, mine, f.state.Where == verbs.InEtcd)
+	n, err := delivery.RedeliverOrder(ctx, s.kube, s.kube, o, mine, f.state.Where == verbs.InEtcd)
 	if err != nil {
 		return fmt.Errorf("redeliver of order %s: %d events sent again, then: %w", o.Spec.OrderID, n, err)
 	}

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/swaprouter/swaprouter/internal/system"
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
 const namespace = "swaprouter-system"

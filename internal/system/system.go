@@ -37,6 +37,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/eventsink"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/intern"
@@ -57,7 +58,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/seal"
 	"github.com/swaprouter/swaprouter/internal/streamslots"
 	"github.com/swaprouter/swaprouter/internal/tiers"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 )
 
 // Options switch the parts of the service and tune them. Zero values are not meaningful:
@@ -195,7 +195,7 @@ func DefaultOptions() Options {
 		OrderWatchBound:    controllers.DefaultWatchBound,
 		ProviderIssueAfter: controllers.DefaultProviderIssueAfter,
 		WebhookConcurrency: controllers.DefaultDeliveryConcurrency,
-		WebhookPerPartner:  webhook.DefaultMaxInFlight,
+		WebhookPerPartner:  delivery.DefaultMaxInFlight,
 		DeliveryRetention:  controllers.DefaultDeliveryRetention,
 		ScreeningTimeout:   chainalysis.DefaultTimeout,
 		ReviewBound:        controllers.DefaultReviewBound,
@@ -395,10 +395,10 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Guard:                   netguard.Options{AllowLoopback: o.AllowLoopbackWebhooks},
 			Retention:               o.DeliveryRetention,
 			MaxConcurrentReconciles: o.WebhookConcurrency,
-			Endpoints:               webhook.NewEndpoints(webhook.EndpointOptions{MaxInFlight: o.WebhookPerPartner}),
+			Endpoints:               delivery.NewEndpoints(delivery.EndpointOptions{MaxInFlight: o.WebhookPerPartner}),
 		}
 		if len(o.WebhookSchedule) > 0 {
-			deliveries.Policy = webhook.DefaultPolicy()
+			deliveries.Policy = delivery.DefaultPolicy()
 			deliveries.Policy.Schedule = o.WebhookSchedule
 		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
@@ -647,7 +647,7 @@ func cacheByObject(o Options) map[client.Object]cache.ByObject {
 		&swapv1.SwapOrder{}: {Label: liveOrders()},
 		// Finished deliveries (one per transition, kept for days) without their payload:
 		// only a redelivery reads it, through the API reader.
-		&swapv1.WebhookDelivery{}: {Transform: webhook.CacheTransform},
+		&swapv1.WebhookDelivery{}: {Transform: delivery.CacheTransform},
 	}
 	// The sanctions list is the only ConfigMap the service reads (and its RBAC allows).
 	byObject[&corev1.ConfigMap{}] = cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", sdnwatch.ConfigMapName)}

@@ -23,9 +23,9 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
-	"github.com/swaprouter/swaprouter/internal/devenv"
-	"github.com/swaprouter/swaprouter/internal/localproc/chromium"
-	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/chromium"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 )
 
 func TestSwapPage(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/swaprouter/swaprouter/internal/receipt"
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 

@@ -30,12 +30,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
-	"github.com/swaprouter/swaprouter/internal/devenv"
-	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
-	"github.com/swaprouter/swaprouter/internal/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/test/containers/node"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )

@@ -10,7 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 

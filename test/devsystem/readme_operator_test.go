@@ -18,7 +18,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
 // systemPath is a PATH without the repo's bin/ or the built kubectl: dev.env must add them.

@@ -16,7 +16,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/apiserver"
-	"github.com/swaprouter/swaprouter/internal/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/ratelimit/redislimit"
 )

@@ -30,12 +30,12 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/apiserver"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/testenv"
-	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
 // The frontend's slow-client settings in this suite: short, so the specs that wait for them
@@ -183,7 +183,7 @@ func (r *issueAddress) Reconcile(ctx context.Context, req reconcile.Request) (re
 		}
 	}
 	for _, t := range o.Status.History {
-		d, err := webhook.NewDelivery(o, webhook.EventFor(o, t), 0)
+		d, err := delivery.NewDelivery(o, delivery.EventFor(o, t), 0)
 		if err != nil {
 			return reconcile.Result{}, err
 		}

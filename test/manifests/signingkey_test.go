@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 )
 
 // config/dev's route-a trusts the key its provider-sim signs quotes with; without it every

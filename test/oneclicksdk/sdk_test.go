@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/quotesig"
-	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
 const token = "sdk-conformance-jwt"

@@ -13,7 +13,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"github.com/swaprouter/swaprouter/internal/openapicheck"
+	"github.com/swaprouter/swaprouter/internal/testing/openapicheck"
 )
 
 // Client is a partner calling the /v1 API with one key.

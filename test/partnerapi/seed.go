@@ -10,7 +10,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
-	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 

@@ -25,12 +25,12 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
-	"github.com/swaprouter/swaprouter/internal/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/system"
-	"github.com/swaprouter/swaprouter/internal/testenv"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )

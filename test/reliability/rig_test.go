@@ -39,6 +39,8 @@ import (
 	"github.com/swaprouter/swaprouter/controllers"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/delivery"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/netguard"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -46,8 +48,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/webhook"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -284,8 +284,8 @@ func newRig(seed uint64, step time.Duration) *rig {
 }
 
 // fastPolicy retries webhook deliveries within seconds instead of hours.
-func fastPolicy() webhook.Policy {
-	p := webhook.DefaultPolicy()
+func fastPolicy() delivery.Policy {
+	p := delivery.DefaultPolicy()
 	p.Schedule = []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
 		800 * time.Millisecond, time.Second, time.Second, time.Second, time.Second, time.Second}
 	p.Jitter = 0

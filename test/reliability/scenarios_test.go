@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 )
 
 // wanted is one order a scenario places: its Idempotency-Key and provider.

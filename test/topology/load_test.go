@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/swaprouter/swaprouter/internal/simulator/chainaddr"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/chainaddr"
 )
 
 const (

@@ -38,13 +38,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/devenv"
-	"github.com/swaprouter/swaprouter/internal/localproc/postgres"
-	"github.com/swaprouter/swaprouter/internal/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/delivery"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/postgres"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/scheme"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/testenv"
-	"github.com/swaprouter/swaprouter/internal/webhook"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -66,7 +66,7 @@ var (
 	// The design's webhook retry schedule sixty times faster (0s, 83ms, 5s, 30s, 2m, 5m, 10m,
 	// 10m): still far longer in all than the five-minute receiver outage, and the retry that
 	// follows the outage comes within minutes instead of the 30-minute or 2-hour step.
-	webhookSchedule = compress(webhook.DefaultSchedule, 60)
+	webhookSchedule = compress(delivery.DefaultSchedule, 60)
 )
 
 // compress divides every delay of schedule by factor.

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
-	"github.com/swaprouter/swaprouter/internal/simulator"
 )
 
 func TestAgainstSimulator(t *testing.T) {

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 )
 
 // TestSimulatorSpeaksTheModels: every field the simulated Chainflip backend answers exists in

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
-	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 )
 
 // TestSimulatorSpeaksTheModels: every field the simulated 1Click answers exists in 1Click's

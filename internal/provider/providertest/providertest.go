@@ -14,10 +14,10 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/caip"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/provider"
-	"github.com/swaprouter/swaprouter/internal/simulator"
-	"github.com/swaprouter/swaprouter/internal/simulator/market"
-	"github.com/swaprouter/swaprouter/internal/simulator/simtest"
 )
 
 // Suite describes one adapter.

@@ -8,7 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/swaprouter/swaprouter/internal/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/swaprouter/swaprouter/internal/localproc/redis"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/streamslots"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/resilience"
 	"github.com/swaprouter/swaprouter/internal/screening"
-	"github.com/swaprouter/swaprouter/internal/simulator"
 )
 
 const (
