@@ -298,10 +298,7 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err != nil {
 		return r.persist(ctx, p, controls, ctrl.Result{}, err)
 	}
-	if res, held := r.holdForReview(p, &controls); held {
-		return r.persist(ctx, p, controls, res, nil)
-	}
-	capacity, release := r.takeCapacity(p.order)
+	capacity, release := r.takeCapacity(p.order, controls.Controls)
 	decision := orders.Plan(p.order, controls.Controls, capacity, p.now)
 	res, err = r.act(ctx, p, decision, &controls)
 	release()
@@ -340,11 +337,11 @@ func (r *SwapOrderReconciler) forget(key client.ObjectKey) {
 }
 
 // takeCapacity takes, before the pass is planned, the shared capacity its step may need: a
-// slot of the creation share for an order without a deposit address. release gives it back
-// once the pass acted.
-func (r *SwapOrderReconciler) takeCapacity(o *swapv1.SwapOrder) (c orders.Capacity, release func()) {
+// slot of the creation share for an order that may request its deposit address. release
+// gives it back once the pass acted.
+func (r *SwapOrderReconciler) takeCapacity(o *swapv1.SwapOrder, controls orders.Controls) (c orders.Capacity, release func()) {
 	release = func() {}
-	if orders.NeedsAddress(o) {
+	if orders.NeedsCreateSlot(o, controls) {
 		if rel, ok := r.takeCreate(); ok {
 			c.CreateSlot, release = true, rel
 		}
@@ -358,10 +355,15 @@ func (r *SwapOrderReconciler) act(ctx context.Context, p *orderPass, d orders.De
 	p.step = d.Step
 	p.log.V(1).Info("reconciling", "step", d.Step.String(), "hold", string(d.Hold), "status", p.order.Status.Status)
 	markPaused(&p.order.Status, p.order.Generation, c.Paused, pauseNote(p.order.Annotations), metav1.NewTime(p.now))
+	if c.Review == orders.ReviewApproved {
+		r.approve(p)
+	}
 	switch d.Hold {
 	case orders.HoldNone:
 	case orders.HoldCreatesSaturated:
 		return r.holdBack(p, heldCreatesSaturated, 0), nil
+	case orders.HoldForReview:
+		return r.holdForReview(p), nil
 	default:
 		// Held until an operator acts; that change of the order brings it back.
 		p.log.V(1).Info("held; no provider step", "hold", string(d.Hold), "step", d.Step.String())
@@ -370,6 +372,8 @@ func (r *SwapOrderReconciler) act(ctx context.Context, p *orderPass, d orders.De
 	switch d.Step {
 	case orders.StepResolve:
 		return r.resolve(p, c), nil
+	case orders.StepEndReview:
+		return r.endReview(p, c.Review), nil
 	case orders.StepCreateDeposit:
 		return r.createDeposit(ctx, p)
 	case orders.StepEmit:

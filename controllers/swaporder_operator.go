@@ -92,6 +92,7 @@ func (r *SwapOrderReconciler) readOperatorControls(ctx context.Context, p *order
 			c.PollNow = true
 		}
 	}
+	c.Review = r.readReview(p, &c)
 	if _, ok := ann[swapv1.AnnotationRedeliver]; ok {
 		if err := redeliverRequested(ctx, r.Client, r.APIReader, r.Recorder, p.log, o); err != nil {
 			// Nothing consumed: the next reconcile tries again.

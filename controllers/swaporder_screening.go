@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,8 +10,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 	"github.com/swaprouter/swaprouter/internal/orders"
-	"github.com/swaprouter/swaprouter/internal/screening"
-)
+	)
 
 // DefaultReviewBound is how long an order screening held waits for an operator before it
 // fails ReviewExpired.
@@ -31,58 +31,72 @@ func (r *SwapOrderReconciler) reviewBound() time.Duration {
 	return DefaultReviewBound
 }
 
-// holdForReview keeps an order screening held from requesting its deposit address until an
-// operator approves it (AnnotationApprove), fails it on a reject (AnnotationReject) or when
-// the review bound passes. done says the pass ends here; after an approval the pass goes on
-// to request the address. Requests verbs.Decide refuses are consumed with a Warning Event.
-func (r *SwapOrderReconciler) holdForReview(p *orderPass, c *operatorControls) (res ctrl.Result, done bool) {
-	o, st := p.order, &p.order.Status
+// readReview decides where screening's hold of the order stands for the plan: the approve or
+// reject annotations it carries are consumed, and the ones verbs.Decide refuses answered with
+// a Warning Event.
+func (r *SwapOrderReconciler) readReview(p *orderPass, c *operatorControls) orders.ReviewStep {
+	o := p.order
 	ann := o.GetAnnotations()
-	state := screening.ReviewState{Held: verbs.HeldForReview(o), HeldSince: o.CreationTimestamp.Time}
+	state := orders.ReviewState{Held: verbs.HeldForReview(o), HeldSince: o.CreationTimestamp.Time}
 	if _, ok := ann[swapv1.AnnotationApprove]; ok {
 		c.consumed = append(c.consumed, swapv1.AnnotationApprove)
 		state.Approved = r.acceptReviewRequest(p, verbs.Request{Verb: verbs.Approve})
 	}
-	why, ok := ann[swapv1.AnnotationReject]
-	if ok {
+	if why, ok := ann[swapv1.AnnotationReject]; ok {
 		c.consumed = append(c.consumed, swapv1.AnnotationReject)
 		state.Rejected = r.acceptReviewRequest(p, verbs.Request{Verb: verbs.Reject, Reason: why})
 	}
-	now := metav1.NewTime(p.now)
-	switch screening.NextReview(state, p.now, r.reviewBound()) {
-	case screening.StayHeld:
-		// A pause of a held order is recorded as usual; it holds the address after approval.
-		markPaused(st, o.Generation, c.Paused, pauseNote(ann), now)
-		if st.Substatus != swapv1.SubstatusHeldForReview {
-			st.Substatus = swapv1.SubstatusHeldForReview
-			// The partner learns of the hold as of any status change: a history entry,
-			// whose webhook follows the status write.
-			if t, ok := orders.RecordHeld(st, ReasonHeldForReview, now); ok {
-				p.transitions = append(p.transitions, t)
-			}
-			r.metrics.reviews.WithLabelValues("held").Inc()
-			r.Recorder.Eventf(o, nil, "Warning", ReasonHeldForReview, "Screen", "screening held the order (%s); "+
-				"no deposit address until kubectl swaprouter approve or reject", heldBecause(o.Spec.Screening))
+	return orders.NextReview(state, p.now, r.reviewBound())
+}
+
+// holdForReview keeps a held order from requesting its deposit address. The first pass
+// records the hold, which the partner learns of as of any status change: a history entry,
+// whose webhook follows the status write. The pass comes back when the review bound passes.
+func (r *SwapOrderReconciler) holdForReview(p *orderPass) ctrl.Result {
+	o, st := p.order, &p.order.Status
+	if st.Substatus != swapv1.SubstatusHeldForReview {
+		st.Substatus = swapv1.SubstatusHeldForReview
+		if t, ok := orders.RecordHeld(st, ReasonHeldForReview, metav1.NewTime(p.now)); ok {
+			p.transitions = append(p.transitions, t)
 		}
-		return ctrl.Result{RequeueAfter: o.CreationTimestamp.Add(r.reviewBound()).Sub(p.now) + nextStepNow}, true
-	case screening.Approve:
-		by := ann[swapv1.RequestedBy(swapv1.AnnotationApprove)]
-		st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewApproved, By: by, At: now}
-		st.Substatus = ""
-		r.metrics.reviews.WithLabelValues("approved").Inc()
-		r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonApproved, "Approve", "approved by %s; the deposit address is requested", by)
-		return ctrl.Result{}, false
-	case screening.Reject:
-		by := ann[swapv1.RequestedBy(swapv1.AnnotationReject)]
-		st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewRejected, By: by, Reason: why, At: now}
-		r.endReview(p, verbs.ReasonScreeningRejected, "rejected", "rejected by %s: %s", by, why)
-		return ctrl.Result{RequeueAfter: nextStepNow}, true
-	case screening.Expire:
-		st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewExpired, At: now}
-		r.endReview(p, ReasonReviewExpired, "expired", "nobody approved or rejected the order within %s", r.reviewBound())
-		return ctrl.Result{RequeueAfter: nextStepNow}, true
+		r.metrics.reviews.WithLabelValues("held").Inc()
+		r.Recorder.Eventf(o, nil, "Warning", ReasonHeldForReview, "Screen", "screening held the order (%s); "+
+			"no deposit address until kubectl swaprouter approve or reject", heldBecause(o.Spec.Screening))
 	}
-	return ctrl.Result{}, false
+	return ctrl.Result{RequeueAfter: o.CreationTimestamp.Add(r.reviewBound()).Sub(p.now) + nextStepNow}
+}
+
+// approve records an operator's approval of a held order; the pass goes on to its planned
+// step, the deposit address.
+func (r *SwapOrderReconciler) approve(p *orderPass) {
+	o, st := p.order, &p.order.Status
+	by := o.GetAnnotations()[swapv1.RequestedBy(swapv1.AnnotationApprove)]
+	st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewApproved, By: by, At: metav1.NewTime(p.now)}
+	st.Substatus = ""
+	r.metrics.reviews.WithLabelValues("approved").Inc()
+	r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonApproved, "Approve", "approved by %s; the deposit address is requested", by)
+}
+
+// endReview fails a held order, rejected by an operator or expired: it never had a deposit
+// address.
+func (r *SwapOrderReconciler) endReview(p *orderPass, review orders.ReviewStep) ctrl.Result {
+	o, st := p.order, &p.order.Status
+	now := metav1.NewTime(p.now)
+	reason, metric, note := ReasonReviewExpired, "expired", fmt.Sprintf("nobody approved or rejected the order within %s", r.reviewBound())
+	st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewExpired, At: now}
+	if review == orders.ReviewRejected {
+		ann := o.GetAnnotations()
+		by, why := ann[swapv1.RequestedBy(swapv1.AnnotationReject)], ann[swapv1.AnnotationReject]
+		reason, metric, note = verbs.ReasonScreeningRejected, "rejected", fmt.Sprintf("rejected by %s: %s", by, why)
+		st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewRejected, By: by, Reason: why, At: now}
+	}
+	st.Substatus = ""
+	p.transition(orders.Change{To: swapv1.OrderFailed, Reason: reason})
+	orders.SetConditions(st, o.Generation, orders.Issue{}, now)
+	r.metrics.reviews.WithLabelValues(metric).Inc()
+	r.Recorder.Eventf(o, nil, "Warning", reason, "Review", "%s", note)
+	p.log.Info("held order failed", "reason", reason)
+	return ctrl.Result{RequeueAfter: nextStepNow}
 }
 
 // acceptReviewRequest reports whether verbs.Decide lets the request act, refusing it
@@ -93,17 +107,6 @@ func (r *SwapOrderReconciler) acceptReviewRequest(p *orderPass, req verbs.Reques
 		return false
 	}
 	return true
-}
-
-// endReview fails a held order: it never had a deposit address.
-func (r *SwapOrderReconciler) endReview(p *orderPass, reason, metric, format string, args ...any) {
-	o, st := p.order, &p.order.Status
-	st.Substatus = ""
-	p.transition(orders.Change{To: swapv1.OrderFailed, Reason: reason})
-	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
-	r.metrics.reviews.WithLabelValues(metric).Inc()
-	r.Recorder.Eventf(o, nil, "Warning", reason, "Review", format, args...)
-	p.log.Info("held order failed", "reason", reason)
 }
 
 // heldBecause says why screening held an order: the matches, or the sources that could not

@@ -15,6 +15,9 @@ type Controls struct {
 	PollNow bool
 	// Resolve ends the order as the operator says, before anything else.
 	Resolve bool
+	// Review is where screening's hold stands (NextReview): a held order gets no deposit
+	// address until approved, and a rejected or expired one fails.
+	Review ReviewStep
 }
 
 // Capacity is what the pass holds of the reconciler's shared capacity.
@@ -31,6 +34,9 @@ const (
 	HoldNone Hold = ""
 	// HoldPaused: an operator paused the order and the step would call the provider.
 	HoldPaused Hold = "paused"
+	// HoldForReview: screening held the order; its deposit address waits for an operator's
+	// approval (recorded as the order's hold the first time).
+	HoldForReview Hold = "review"
 	// HoldCreatesSaturated: the deposit-creation share of the workers is in use; the order
 	// waits for a released slot.
 	HoldCreatesSaturated Hold = "creates_saturated"
@@ -49,6 +55,16 @@ func Plan(o *swapv1.SwapOrder, c Controls, capacity Capacity, now time.Time) Dec
 	if c.Resolve {
 		return Decision{Step: StepResolve}
 	}
+	switch c.Review {
+	case ReviewRejected, ReviewExpired:
+		return Decision{Step: StepEndReview}
+	case ReviewHeld:
+		if unnotifiedDue(&o.Status, now) {
+			// The hold's own webhook, whose delivery was not ensured after its write.
+			return Decision{Step: StepEmit}
+		}
+		return Decision{Step: StepCreateDeposit, Hold: HoldForReview}
+	}
 	step := NextStep(o, now)
 	if c.PollNow && step == StepWait {
 		step = StepPoll
@@ -66,6 +82,13 @@ func Plan(o *swapv1.SwapOrder, c Controls, capacity Capacity, now time.Time) Dec
 // callsProvider reports whether step asks the order's provider.
 func callsProvider(step Step) bool {
 	return step == StepCreateDeposit || step == StepPoll || step == StepForwardHint
+}
+
+// NeedsCreateSlot reports whether the pass of o under c may request its deposit address, so
+// takes a slot of the creation share before it is planned: not when a resolve, a pause or a
+// screening review decides the pass instead.
+func NeedsCreateSlot(o *swapv1.SwapOrder, c Controls) bool {
+	return NeedsAddress(o) && !c.Resolve && !c.Paused && (c.Review == ReviewNone || c.Review == ReviewApproved)
 }
 
 // NeedsAddress reports whether o's next provider step is the creation of its deposit

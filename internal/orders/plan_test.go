@@ -20,6 +20,10 @@ func TestPlan(t *testing.T) {
 	meta.SetStatusCondition(&stopped.Status.Conditions, metav1.Condition{Type: swapv1.ConditionStalled,
 		Status: metav1.ConditionTrue, Reason: ReasonWatchStopped})
 
+	heldUnnotified := order(swapv1.SwapOrderStatus{LastSeq: 1, NotifiedSeq: 0}, nil)
+	heldRetryLater := order(swapv1.SwapOrderStatus{LastSeq: 1, NotifiedSeq: 0, EmitRetryAt: later}, nil)
+	held, approved, rejected, expired := Controls{Review: ReviewHeld}, Controls{Review: ReviewApproved}, Controls{Review: ReviewRejected}, Controls{Review: ReviewExpired}
+
 	slot := Capacity{CreateSlot: true}
 	tests := []struct {
 		name     string
@@ -51,6 +55,19 @@ func TestPlan(t *testing.T) {
 		{"resolve comes first", unnotified, Controls{Resolve: true}, Capacity{}, Decision{Step: StepResolve}},
 		{"resolve passes a pause", pollDue, Controls{Resolve: true, Paused: true, PollNow: true}, Capacity{}, Decision{Step: StepResolve}},
 		{"resolve of a new order needs no creation slot", fresh, Controls{Resolve: true}, Capacity{}, Decision{Step: StepResolve}},
+
+		{"held for review: no address", fresh, held, slot, Decision{Step: StepCreateDeposit, Hold: HoldForReview}},
+		{"held for review: the hold's webhook is still emitted", heldUnnotified, held, slot, Decision{Step: StepEmit}},
+		{"held for review: an emission retry waits its time", heldRetryLater, held, slot, Decision{Step: StepCreateDeposit, Hold: HoldForReview}},
+		{"held for review and paused: the review holds", fresh, Controls{Review: ReviewHeld, Paused: true}, slot, Decision{Step: StepCreateDeposit, Hold: HoldForReview}},
+		{"held for review: poll now does not pass the hold", fresh, Controls{Review: ReviewHeld, PollNow: true}, slot, Decision{Step: StepCreateDeposit, Hold: HoldForReview}},
+		{"approved: the address is requested", fresh, approved, slot, Decision{Step: StepCreateDeposit}},
+		{"approved, creation share in use", fresh, approved, Capacity{}, Decision{Step: StepCreateDeposit, Hold: HoldCreatesSaturated}},
+		{"approved but paused: the pause holds the address", fresh, Controls{Review: ReviewApproved, Paused: true}, slot, Decision{Step: StepCreateDeposit, Hold: HoldPaused}},
+		{"rejected: the order fails", fresh, rejected, Capacity{}, Decision{Step: StepEndReview}},
+		{"rejected while paused: the order fails", fresh, Controls{Review: ReviewRejected, Paused: true}, Capacity{}, Decision{Step: StepEndReview}},
+		{"review expired: the order fails", heldUnnotified, expired, Capacity{}, Decision{Step: StepEndReview}},
+		{"resolve of a held order comes first", fresh, Controls{Resolve: true, Review: ReviewHeld}, Capacity{}, Decision{Step: StepResolve}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,5 +75,29 @@ func TestPlan(t *testing.T) {
 				t.Errorf("Plan = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestNeedsCreateSlot(t *testing.T) {
+	fresh := order(swapv1.SwapOrderStatus{}, nil)
+	tracked := order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1}, nil)
+	tests := []struct {
+		name     string
+		o        *swapv1.SwapOrder
+		controls Controls
+		want     bool
+	}{
+		{"new order", fresh, Controls{}, true},
+		{"approved in this pass", fresh, Controls{Review: ReviewApproved}, true},
+		{"has its address", tracked, Controls{}, false},
+		{"held for review", fresh, Controls{Review: ReviewHeld}, false},
+		{"rejected", fresh, Controls{Review: ReviewRejected}, false},
+		{"paused", fresh, Controls{Paused: true}, false},
+		{"resolved", fresh, Controls{Resolve: true}, false},
+	}
+	for _, tt := range tests {
+		if got := NeedsCreateSlot(tt.o, tt.controls); got != tt.want {
+			t.Errorf("%s: NeedsCreateSlot = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

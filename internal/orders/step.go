@@ -28,6 +28,9 @@ const (
 	StepWait
 	// StepResolve ends the order as an operator asked (see Plan).
 	StepResolve
+	// StepEndReview fails an order screening held: an operator rejected it, or nobody
+	// decided within the review bound.
+	StepEndReview
 )
 
 func (s Step) String() string {
@@ -46,6 +49,8 @@ func (s Step) String() string {
 		return "Wait"
 	case StepResolve:
 		return "Resolve"
+	case StepEndReview:
+		return "EndReview"
 	}
 	return "Step(?)"
 }
@@ -59,7 +64,7 @@ func NextStep(o *swapv1.SwapOrder, now time.Time) Step {
 	switch {
 	case NeedsAddress(o):
 		return StepCreateDeposit
-	case st.LastSeq > st.NotifiedSeq && due(st.EmitRetryAt, now):
+	case unnotifiedDue(st, now):
 		return StepEmit
 	case st.Status.IsTerminal() && o.Labels[swapv1.LabelArchived] == "true":
 		return StepWait
@@ -73,6 +78,12 @@ func NextStep(o *swapv1.SwapOrder, now time.Time) Step {
 		return StepPoll
 	}
 	return StepWait
+}
+
+// unnotifiedDue reports whether st has transitions whose webhooks are not ensured yet and
+// their emission is due (not waiting for a retry time).
+func unnotifiedDue(st *swapv1.SwapOrderStatus, now time.Time) bool {
+	return st.LastSeq > st.NotifiedSeq && due(st.EmitRetryAt, now)
 }
 
 // Wake is how long a waiting order sleeps: until its next poll or emission retry, whichever

@@ -1,21 +1,22 @@
-package screening
+package orders
 
 import "time"
 
-// ReviewStep is what the order reconciler does about an order's screening hold.
+// ReviewStep is where screening's hold of an order stands once the operator's requests are
+// read; Plan takes it as an input.
 type ReviewStep int
 
 const (
-	// NotHeld: the order goes its usual way (never held, or its review ended).
-	NotHeld ReviewStep = iota
-	// StayHeld: no deposit address; wait for an operator until the bound.
-	StayHeld
-	// Approve: record the approval; the deposit address is requested.
-	Approve
-	// Reject: FAILED ScreeningRejected.
-	Reject
-	// Expire: the bound passed with no decision: FAILED ReviewExpired.
-	Expire
+	// ReviewNone: the order goes its usual way (never held, or its review ended).
+	ReviewNone ReviewStep = iota
+	// ReviewHeld: no deposit address; wait for an operator until the bound.
+	ReviewHeld
+	// ReviewApproved: record the approval; the deposit address is requested.
+	ReviewApproved
+	// ReviewRejected: FAILED ScreeningRejected.
+	ReviewRejected
+	// ReviewExpired: the bound passed with no decision: FAILED ReviewExpired.
+	ReviewExpired
 )
 
 // ReviewState is what the review step needs to know of an order.
@@ -35,13 +36,13 @@ type ReviewState struct {
 func NextReview(s ReviewState, now time.Time, bound time.Duration) ReviewStep {
 	switch {
 	case !s.Held:
-		return NotHeld
+		return ReviewNone
 	case s.Rejected:
-		return Reject
+		return ReviewRejected
 	case s.Approved:
-		return Approve
+		return ReviewApproved
 	case !now.Before(s.HeldSince.Add(bound)):
-		return Expire
+		return ReviewExpired
 	}
-	return StayHeld
+	return ReviewHeld
 }
