@@ -10,7 +10,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/opctl/verbs"
 	"github.com/swaprouter/swaprouter/internal/orders"
-	)
+)
 
 // DefaultReviewBound is how long an order screening held waits for an operator before it
 // fails ReviewExpired.
