@@ -538,6 +538,20 @@ func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctr
 	return providerset.Entry{}, &ctrl.Result{RequeueAfter: resilience.Backoff(n, r.RetryBase, r.RetryMax, resilience.Jitter, r.Rand())}
 }
 
+// ask makes a step's one provider call. held says the call was not made for want of
+// capacity and the pass ends with res (see heldBack); otherwise pe is the provider's
+// failure, nil when it answered.
+func (r *SwapOrderReconciler) ask(ctx context.Context, p *orderPass, entry providerset.Entry, fn func(context.Context) error) (res ctrl.Result, held bool, pe *provider.Error) {
+	err := r.call(ctx, entry, fn)
+	if res, held := r.heldBack(p, err); held {
+		return res, true, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, false, provider.AsError(err)
+	}
+	return ctrl.Result{}, false, nil
+}
+
 // call runs fn against the provider under its concurrency cap and a timeout. A provider at
 // its cap is not waited for: errProviderSaturated (see heldBack).
 func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry, fn func(context.Context) error) error {

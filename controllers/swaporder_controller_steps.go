@@ -58,15 +58,14 @@ func (r *SwapOrderReconciler) createDeposit(ctx context.Context, p *orderPass) (
 		}
 	}
 	var dep provider.Deposit
-	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
+	res, held, pe := r.ask(ctx, p, entry, func(ctx context.Context) (err error) {
 		dep, err = entry.Provider.CreateDeposit(ctx, providerDepositRequest(o))
 		return err
 	})
-	if res, held := r.heldBack(p, err); held {
+	if held {
 		return res, nil
 	}
-	if err != nil {
-		pe := provider.AsError(err)
+	if pe != nil {
 		if pe.Retryable() {
 			// 408/425/429/503, timeouts, 5xx, rejected credentials: never a refusal.
 			if pe.Kind == provider.KindTimeout && !entry.Provider.IdempotentCreate() {
@@ -141,14 +140,13 @@ func (r *SwapOrderReconciler) forwardHint(ctx context.Context, p *orderPass) (ct
 		return *wait, nil
 	}
 	hint := *o.Spec.DepositHint
-	err := r.call(ctx, entry, func(ctx context.Context) error {
+	res, held, pe := r.ask(ctx, p, entry, func(ctx context.Context) error {
 		return entry.Provider.SubmitDeposit(ctx, providerOrderRef(o), hint)
 	})
-	if res, held := r.heldBack(p, err); held {
+	if held {
 		return res, nil
 	}
-	if err != nil {
-		pe := provider.AsError(err)
+	if pe != nil {
 		if pe.Retryable() {
 			return ctrl.Result{RequeueAfter: r.providerDown(p, pe, r.RetryBase, r.RetryMax)}, nil
 		}
@@ -174,15 +172,14 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 		return *wait, nil
 	}
 	var got provider.Status
-	err := r.call(ctx, entry, func(ctx context.Context) (err error) {
+	res, held, pe := r.ask(ctx, p, entry, func(ctx context.Context) (err error) {
 		got, err = entry.Provider.Status(ctx, providerOrderRef(o))
 		return err
 	})
-	if res, held := r.heldBack(p, err); held {
+	if held {
 		return res, nil
 	}
-	if err != nil {
-		pe := provider.AsError(err)
+	if pe != nil {
 		if pe.Retryable() {
 			// The provider as a whole fails: its RoutingProvider says so; the order keeps
 			// its status and waits.

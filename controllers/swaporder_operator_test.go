@@ -389,8 +389,13 @@ var _ = Describe("kubectl swaprouter verbs on orders in every state", Ordered, f
 		if apierrors.IsNotFound(err) {
 			return
 		}
+		// Removed right after the status write the plugin saw, so not necessarily yet.
 		for _, k := range []string{swapv1.AnnotationPoll, swapv1.AnnotationResolve, swapv1.AnnotationRedeliver} {
-			Expect(annotationsOf(g, o)).NotTo(HaveKey(k))
+			Eventually(func() map[string]string {
+				var now swapv1.SwapOrder
+				_ = k8sClient.Get(context.Background(), client.ObjectKeyFromObject(o), &now)
+				return now.Annotations // none once the order left etcd
+			}).ShouldNot(HaveKey(k))
 		}
 	}
 
