@@ -5,20 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 )
-
-// object is a decoded JSON object of the document.
-type object = map[string]any
 
 // The source's directives. The expansion consumes each of them; none reaches the document.
 const (
 	keyStandardHeaders = "x-standard-headers" // top level: headerRules
-	keyPreflight       = "x-preflight"        // top level: a preflightRule
+	keyPreflight       = "x-preflight"        // top level: pathPrefix and the preflight operation
 	keySharedResponses = "x-responses"        // top level: responses operations refer to
 	keyHead            = "x-head"             // on a GET: fields of its HEAD twin that differ from the rule
 	keyErrors          = "x-errors"           // on a response: the error codes of its JSON error body
@@ -48,28 +44,23 @@ func (r headerRule) appliesTo(status string) bool {
 	return !slices.Contains(r.ExceptStatuses, status)
 }
 
-// preflightRule is the CORS preflight (OPTIONS) of every path under PathPrefix.
-type preflightRule struct {
-	PathPrefix string `json:"pathPrefix"`
-	Operation  object `json:"operation"`
-}
-
 type expander struct {
-	doc             object
+	doc             *object
 	standardHeaders []headerRule
-	preflight       preflightRule
-	shared          object
+	preflightPrefix string
+	preflight       *object // the CORS preflight (OPTIONS) of every path under preflightPrefix
+	shared          *object
 }
 
-// expand turns the source (YAML) into the document (indented JSON, keys sorted):
+// expand turns the source (YAML) into the document (indented JSON, keys in the source's order):
 //   - an operation's responses are written out in full: a $ref (to x-responses or
 //     components.responses) becomes a copy of its target, because the standard headers differ
 //     per operation;
 //   - `x-errors: [codes]` on a response becomes the JSON error body whose `error` is one of codes;
-//   - each x-standard-headers rule adds its headers to the responses of operations that take a
-//     key (security not []);
-//   - every GET gets its HEAD twin (headOf), every path under the preflight prefix its OPTIONS
-//     (preflightOf).
+//   - each x-standard-headers rule adds its headers, before the response's own, to the responses
+//     of operations that take a key (security not []);
+//   - every GET gets its HEAD twin (headOf) after it, every path under the preflight prefix its
+//     OPTIONS (preflightOf) last.
 func expand(source []byte) ([]byte, error) {
 	doc, err := decode(source)
 	if err != nil {
@@ -91,24 +82,23 @@ func expand(source []byte) ([]byte, error) {
 	return encode(doc)
 }
 
-func decode(source []byte) (object, error) {
-	j, err := yaml.YAMLToJSONStrict(source)
+func decode(source []byte) (*object, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(source, &n); err != nil {
+		return nil, err
+	}
+	v, err := fromYAML(&n)
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	var doc object
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	if doc == nil {
-		return nil, errors.New("empty source")
+	doc, ok := v.(*object)
+	if !ok {
+		return nil, errors.New("the source is no YAML mapping")
 	}
 	return doc, nil
 }
 
-func encode(doc object) ([]byte, error) {
+func encode(doc *object) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -120,14 +110,10 @@ func encode(doc object) ([]byte, error) {
 }
 
 func (e *expander) takeDirectives() error {
-	if err := take(e.doc, keyStandardHeaders, &e.standardHeaders); err != nil {
-		return err
-	}
-	if err := take(e.doc, keyPreflight, &e.preflight); err != nil {
-		return err
-	}
-	if err := take(e.doc, keySharedResponses, &e.shared); err != nil {
-		return err
+	if rules := e.doc.take(keyStandardHeaders); rules != nil {
+		if err := decodeStrict(rules, &e.standardHeaders); err != nil {
+			return fmt.Errorf("%s: %w", keyStandardHeaders, err)
+		}
 	}
 	for _, rule := range e.standardHeaders {
 		for _, name := range rule.Headers {
@@ -136,36 +122,40 @@ func (e *expander) takeDirectives() error {
 			}
 		}
 	}
+	if pre := e.doc.take(keyPreflight); pre != nil {
+		p, _ := pre.(*object)
+		e.preflightPrefix, _ = p.get("pathPrefix").(string)
+		e.preflight, _ = p.get("operation").(*object)
+		if e.preflightPrefix == "" || e.preflight == nil || len(p.fields()) != 2 {
+			return fmt.Errorf("%s: want pathPrefix and operation", keyPreflight)
+		}
+	}
+	if shared := e.doc.take(keySharedResponses); shared != nil {
+		var ok bool
+		if e.shared, ok = shared.(*object); !ok {
+			return fmt.Errorf("%s: not a mapping of responses", keySharedResponses)
+		}
+	}
 	return nil
 }
 
-// take removes key from o and decodes its value into out, rejecting unknown fields; an absent
-// key leaves out as it is.
-func take(o object, key string, out any) error {
-	v, ok := o[key]
-	if !ok {
-		return nil
-	}
-	delete(o, key)
+// decodeStrict decodes v into out, rejecting fields out does not have.
+func decodeStrict(v any, out any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
+	return dec.Decode(out)
 }
 
 func (e *expander) expandPaths() error {
-	paths, _ := e.doc["paths"].(object)
-	for _, path := range slices.Sorted(maps.Keys(paths)) {
-		item, ok := paths[path].(object)
+	paths, _ := e.doc.get("paths").(*object)
+	for _, path := range paths.fields() {
+		item, ok := paths.get(path).(*object)
 		if !ok {
-			return fmt.Errorf("paths.%s is not an object", path)
+			return fmt.Errorf("paths.%s is not a mapping", path)
 		}
 		if err := e.expandPath(path, item); err != nil {
 			return fmt.Errorf("paths.%s: %w", path, err)
@@ -174,36 +164,36 @@ func (e *expander) expandPaths() error {
 	return nil
 }
 
-func (e *expander) expandPath(path string, item object) error {
+func (e *expander) expandPath(path string, item *object) error {
 	for _, derived := range []string{"head", "options"} {
-		if _, ok := item[derived]; ok {
+		if item.has(derived) {
 			return fmt.Errorf("%s is derived; the source does not state it", derived)
 		}
 	}
-	var first object
+	var first *object
 	for _, method := range statedMethods {
-		if _, ok := item[method]; !ok {
+		if !item.has(method) {
 			continue
 		}
-		op, ok := item[method].(object)
+		op, ok := item.get(method).(*object)
 		if !ok {
-			return fmt.Errorf("%s is not an object", method)
+			return fmt.Errorf("%s is not a mapping", method)
 		}
 		if err := e.expandResponses(op); err != nil {
 			return fmt.Errorf("%s: %w", method, err)
-		}
-		if method == "get" {
-			head, err := headOf(op)
-			if err != nil {
-				return fmt.Errorf("get: %w", err)
-			}
-			item["head"] = head
 		}
 		if first == nil {
 			first = op
 		}
 	}
-	if e.preflight.Operation == nil || !strings.HasPrefix(path, e.preflight.PathPrefix) {
+	if get, ok := item.get("get").(*object); ok {
+		head, err := headOf(get)
+		if err != nil {
+			return fmt.Errorf("get: %w", err)
+		}
+		item.set("head", head)
+	}
+	if e.preflight == nil || !strings.HasPrefix(path, e.preflightPrefix) {
 		return nil
 	}
 	if first == nil {
@@ -213,68 +203,68 @@ func (e *expander) expandPath(path string, item object) error {
 	if err != nil {
 		return fmt.Errorf("options: %w", err)
 	}
-	item["options"] = pre
+	item.set("options", pre)
 	return nil
 }
 
-func (e *expander) expandResponses(op object) error {
-	responses, ok := op["responses"].(object)
+func (e *expander) expandResponses(op *object) error {
+	responses, ok := op.get("responses").(*object)
 	if !ok {
 		return errors.New("no responses")
 	}
 	keyed := e.takesKey(op)
-	for status, r := range responses {
-		resp, err := e.resolve(r)
+	for _, status := range responses.keys {
+		resp, err := e.resolve(responses.get(status))
 		if err == nil && keyed {
 			err = e.attachStandardHeaders(resp, status)
 		}
 		if err != nil {
 			return fmt.Errorf("response %s: %w", status, err)
 		}
-		responses[status] = resp
+		responses.set(status, resp)
 	}
 	return nil
 }
 
 // takesKey reports whether the operation's security (its own, else the document's) asks for a
 // key: only those answers pass the rate limiter. `security: []` marks a public operation.
-func (e *expander) takesKey(op object) bool {
-	security, ok := op["security"]
-	if !ok {
-		security = e.doc["security"]
+func (e *expander) takesKey(op *object) bool {
+	security := e.doc.get("security")
+	if op.has("security") {
+		security = op.get("security")
 	}
 	s, _ := security.([]any)
 	return len(s) > 0
 }
 
 // resolve is the response written out in full.
-func (e *expander) resolve(r any) (object, error) {
-	resp, ok := r.(object)
+func (e *expander) resolve(r any) (*object, error) {
+	resp, ok := r.(*object)
 	if !ok {
-		return nil, errors.New("not an object")
+		return nil, errors.New("not a mapping")
 	}
-	if ref, ok := resp["$ref"].(string); ok {
+	if ref, ok := resp.get("$ref").(string); ok {
 		target, err := e.responseAt(ref)
 		if err != nil {
 			return nil, err
 		}
-		resp = clone(target).(object)
+		resp = clone(target).(*object)
 	}
 	return resp, expandErrors(resp)
 }
 
-func (e *expander) responseAt(ref string) (object, error) {
+func (e *expander) responseAt(ref string) (*object, error) {
 	var target any
 	if name, ok := strings.CutPrefix(ref, "#/"+keySharedResponses+"/"); ok {
-		target = e.shared[name]
+		target = e.shared.get(name)
 	} else if name, ok := strings.CutPrefix(ref, "#/components/responses/"); ok {
 		target = lookup(e.doc, "components", "responses", name)
 	}
-	resp, ok := target.(object)
+	resp, ok := target.(*object)
 	if !ok {
 		return nil, fmt.Errorf("%s names no response", ref)
 	}
-	if _, ok := resp["$ref"]; ok {
+	if resp.has("$ref") {
 		return nil, fmt.Errorf("%s is itself a reference", ref)
 	}
 	return resp, nil
@@ -282,99 +272,104 @@ func (e *expander) responseAt(ref string) (object, error) {
 
 // expandErrors turns `x-errors: [codes]` into the JSON error body whose `error` is one of
 // codes, a typed string enum (code generators make an untyped enum interface{}).
-func expandErrors(resp object) error {
-	codes, ok := resp[keyErrors]
-	if !ok {
+func expandErrors(resp *object) error {
+	if !resp.has(keyErrors) {
 		return nil
 	}
-	if list, _ := codes.([]any); len(list) == 0 {
+	codes, _ := resp.get(keyErrors).([]any)
+	if len(codes) == 0 {
 		return fmt.Errorf("%s is not a list of error codes", keyErrors)
 	}
-	if _, ok := resp["content"]; ok {
+	if resp.has("content") {
 		return fmt.Errorf("both %s and content", keyErrors)
 	}
-	delete(resp, keyErrors)
-	resp["content"] = object{"application/json": object{"schema": object{
-		"allOf":      []any{object{"$ref": errorSchemaRef}},
-		"properties": object{"error": object{"type": "string", "enum": codes}},
-	}}}
+	resp.replace(keyErrors, "content", obj("application/json", obj("schema", obj(
+		"allOf", []any{obj("$ref", errorSchemaRef)},
+		"properties", obj("error", obj("type", "string", "enum", codes)),
+	))))
 	return nil
 }
 
-func (e *expander) attachStandardHeaders(resp object, status string) error {
+func (e *expander) attachStandardHeaders(resp *object, status string) error {
+	headers := &object{}
 	for _, rule := range e.standardHeaders {
 		if !rule.appliesTo(status) {
 			continue
 		}
-		headers, _ := resp["headers"].(object)
-		if headers == nil {
-			headers = object{}
-			resp["headers"] = headers
-		}
 		for _, name := range rule.Headers {
-			if _, ok := headers[name]; ok {
-				return fmt.Errorf("states %s, which %s adds", name, keyStandardHeaders)
-			}
-			headers[name] = object{"$ref": "#/components/headers/" + name}
+			headers.set(name, obj("$ref", "#/components/headers/"+name))
 		}
 	}
+	if len(headers.keys) == 0 {
+		return nil
+	}
+	own, _ := resp.get("headers").(*object)
+	for _, name := range own.fields() {
+		if headers.has(name) {
+			return fmt.Errorf("states %s, which %s adds", name, keyStandardHeaders)
+		}
+		headers.set(name, own.get(name))
+	}
+	resp.set("headers", headers)
 	return nil
 }
 
 // headOf is the HEAD twin of a GET (net/http answers HEAD wherever GET is served): the same
 // operation named <operationId>Head and "<summary> (headers only)", its responses without
 // bodies; x-head on the GET overrides single fields.
-func headOf(get object) (object, error) {
-	id, _ := get["operationId"].(string)
-	summary, _ := get["summary"].(string)
+func headOf(get *object) (*object, error) {
+	id, _ := get.get("operationId").(string)
+	summary, _ := get.get("summary").(string)
 	if id == "" || summary == "" {
 		return nil, errors.New("a GET needs an operationId and a summary to name its HEAD")
 	}
-	var overrides object
-	if err := take(get, keyHead, &overrides); err != nil {
-		return nil, err
+	overrides, _ := get.take(keyHead).(*object)
+	head := clone(get).(*object)
+	head.set("operationId", id+"Head")
+	head.set("summary", summary+" (headers only)")
+	head.set("description", "As GET, without a body.")
+	responses, _ := head.get("responses").(*object)
+	for _, status := range responses.fields() {
+		responses.get(status).(*object).take("content")
 	}
-	head := clone(get).(object)
-	head["operationId"] = id + "Head"
-	head["summary"] = summary + " (headers only)"
-	head["description"] = "As GET, without a body."
-	for _, r := range head["responses"].(object) {
-		delete(r.(object), "content")
+	for _, k := range overrides.fields() {
+		head.set(k, overrides.get(k))
 	}
-	maps.Copy(head, overrides)
 	return head, nil
 }
 
 // preflightOf is the CORS preflight of the path whose first stated operation is op: the
-// preflight rule's operation named <operationId>Preflight, with op's path parameters (every
-// template parameter must be declared) before its own.
-func (e *expander) preflightOf(op object) (object, error) {
-	id, _ := op["operationId"].(string)
+// preflight operation named <operationId>Preflight, with op's path parameters (every template
+// parameter must be declared) before its own.
+func (e *expander) preflightOf(op *object) (*object, error) {
+	id, _ := op.get("operationId").(string)
 	if id == "" {
 		return nil, errors.New("the operation to name the preflight after has no operationId")
 	}
-	pre := clone(e.preflight.Operation).(object)
-	pre["operationId"] = id + "Preflight"
+	pre := obj("operationId", id+"Preflight")
+	for _, k := range e.preflight.keys {
+		pre.set(k, clone(e.preflight.get(k)))
+	}
 	var params []any
-	stated, _ := op["parameters"].([]any)
+	stated, _ := op.get("parameters").([]any)
 	for _, p := range stated {
-		if p, ok := p.(object); ok && p["in"] == "path" {
+		if p, ok := p.(*object); ok && p.get("in") == "path" {
 			params = append(params, clone(p))
 		}
 	}
-	own, _ := pre["parameters"].([]any)
+	own, _ := pre.get("parameters").([]any)
 	if params = append(params, own...); len(params) > 0 {
-		pre["parameters"] = params
+		pre.set("parameters", params)
 	}
 	return pre, nil
 }
 
 func (e *expander) expandComponentResponses() error {
-	responses, _ := lookup(e.doc, "components", "responses").(object)
-	for _, name := range slices.Sorted(maps.Keys(responses)) {
-		resp, ok := responses[name].(object)
+	responses, _ := lookup(e.doc, "components", "responses").(*object)
+	for _, name := range responses.fields() {
+		resp, ok := responses.get(name).(*object)
 		if !ok {
-			return fmt.Errorf("components.responses.%s is not an object", name)
+			return fmt.Errorf("components.responses.%s is not a mapping", name)
 		}
 		if err := expandErrors(resp); err != nil {
 			return fmt.Errorf("components.responses.%s: %w", name, err)
@@ -387,12 +382,12 @@ func (e *expander) expandComponentResponses() error {
 // POST, say), or "".
 func leftoverDirective(v any, where string) string {
 	switch v := v.(type) {
-	case object:
-		for _, k := range slices.Sorted(maps.Keys(v)) {
+	case *object:
+		for _, k := range v.keys {
 			if slices.Contains(directiveKeys, k) {
 				return where + "." + k
 			}
-			if w := leftoverDirective(v[k], where+"."+k); w != "" {
+			if w := leftoverDirective(v.get(k), where+"."+k); w != "" {
 				return w
 			}
 		}
@@ -404,33 +399,4 @@ func leftoverDirective(v any, where string) string {
 		}
 	}
 	return ""
-}
-
-func lookup(v any, keys ...string) any {
-	for _, k := range keys {
-		o, ok := v.(object)
-		if !ok {
-			return nil
-		}
-		v = o[k]
-	}
-	return v
-}
-
-func clone(v any) any {
-	switch v := v.(type) {
-	case object:
-		c := make(object, len(v))
-		for k, x := range v {
-			c[k] = clone(x)
-		}
-		return c
-	case []any:
-		c := make([]any, len(v))
-		for i, x := range v {
-			c[i] = clone(x)
-		}
-		return c
-	}
-	return v
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,9 @@ paths:
           description: The thing.
           content:
             application/json:
-              schema: {type: object}
+              schema: {$ref: '#/components/schemas/Thing'}
+          headers:
+            ETag: {schema: {type: string}}
         '401': {$ref: '#/x-responses/Unauthorized'}
         '429':
           description: Slow down.
@@ -67,21 +70,36 @@ components:
     Retry-After: {schema: {type: integer}}
   parameters:
     Origin: {name: Origin, in: header, schema: {type: string}}
+  schemas:
+    Thing:
+      type: object
+      properties:
+        zeta: {type: string}
+        alpha: {type: string}
   responses:
     InternalError:
       description: Internal error.
       x-errors: [internal error]
+    MethodNotAllowed:
+      description: Wrong method.
+      x-errors: [method not allowed]
+      headers:
+        Allow: {schema: {type: string}}
 `
 
-func expandJSON(t *testing.T, source string) map[string]any {
+// expandJSON expands the source and reads the JSON back with its key order (JSON is YAML).
+func expandJSON(t *testing.T, source string) *object {
 	t.Helper()
 	out, err := expand([]byte(source))
 	if err != nil {
 		t.Fatalf("expand: %v", err)
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("output is no JSON object: %v", err)
+	if !json.Valid(out) {
+		t.Fatalf("output is no JSON:\n%s", out)
+	}
+	doc, err := decode(out)
+	if err != nil {
+		t.Fatalf("reading the output back: %v", err)
 	}
 	return doc
 }
@@ -95,10 +113,14 @@ func parseJSON(t *testing.T, s string) any {
 	return v
 }
 
+// assertJSON compares got with want as JSON values (key order aside).
 func assertJSON(t *testing.T, what string, got any, want string) {
 	t.Helper()
-	if w := parseJSON(t, want); !reflect.DeepEqual(got, w) {
-		g, _ := json.MarshalIndent(got, "", "  ")
+	g, err := marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := parseJSON(t, want); !reflect.DeepEqual(parseJSON(t, string(g)), w) {
 		t.Errorf("%s:\n%s\nwant\n%s", what, g, want)
 	}
 }
@@ -119,8 +141,8 @@ func errorBody(code string) string {
 func TestExpandWritesOutResponsesWithStandardHeaders(t *testing.T) {
 	doc := expandJSON(t, tinySource)
 	assertJSON(t, "GET /v1/things/{id} responses", lookup(doc, "paths", "/v1/things/{id}", "get", "responses"), `{
-		"200": {"description": "The thing.", "content": {"application/json": {"schema": {"type": "object"}}},
-			"headers": {"X-Limit": `+limit+`}},
+		"200": {"description": "The thing.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}},
+			"headers": {"X-Limit": `+limit+`, "ETag": {"schema": {"type": "string"}}}},
 		"401": {"description": "No key.", "content": `+errorBody("unauthorized")+`},
 		"429": {"description": "Slow down.", "content": `+errorBody("rate limit exceeded")+`,
 			"headers": {"X-Limit": `+limit+`, "Retry-After": `+retryAfter+`}},
@@ -134,7 +156,9 @@ func TestExpandWritesOutResponsesWithStandardHeaders(t *testing.T) {
 	}`)
 	// The component stays as stated (the preflight refers to it), without any operation's headers.
 	assertJSON(t, "components.responses", lookup(doc, "components", "responses"), `{
-		"InternalError": {"description": "Internal error.", "content": `+errorBody("internal error")+`}
+		"InternalError": {"description": "Internal error.", "content": `+errorBody("internal error")+`},
+		"MethodNotAllowed": {"description": "Wrong method.", "content": `+errorBody("method not allowed")+`,
+			"headers": {"Allow": {"schema": {"type": "string"}}}}
 	}`)
 }
 
@@ -151,7 +175,7 @@ func TestExpandDerivesHeadFromGet(t *testing.T) {
 			{"name": "fields", "in": "query", "schema": {"type": "string"}}
 		],
 		"responses": {
-			"200": {"description": "The thing.", "headers": {"X-Limit": `+limit+`}},
+			"200": {"description": "The thing.", "headers": {"X-Limit": `+limit+`, "ETag": {"schema": {"type": "string"}}}},
 			"401": {"description": "No key."},
 			"429": {"description": "Slow down.", "headers": {"X-Limit": `+limit+`, "Retry-After": `+retryAfter+`}},
 			"500": {"description": "Internal error.", "headers": {"X-Limit": `+limit+`}}
@@ -170,11 +194,11 @@ func TestExpandHeadOverrides(t *testing.T) {
 	source := strings.Replace(tinySource, "      tags: [things]\n",
 		"      tags: [things]\n      x-head: {summary: Things (headers only), tags: []}\n", 1)
 	doc := expandJSON(t, source)
-	head := lookup(doc, "paths", "/v1/things/{id}", "head").(map[string]any)
-	if head["summary"] != "Things (headers only)" || !reflect.DeepEqual(head["tags"], []any{}) || head["operationId"] != "getThingHead" {
+	head := lookup(doc, "paths", "/v1/things/{id}", "head").(*object)
+	if head.get("summary") != "Things (headers only)" || !reflect.DeepEqual(head.get("tags"), []any{}) || head.get("operationId") != "getThingHead" {
 		t.Errorf("x-head not applied over the rule: %v", head)
 	}
-	if _, ok := lookup(doc, "paths", "/v1/things/{id}", "get").(map[string]any)[keyHead]; ok {
+	if lookup(doc, "paths", "/v1/things/{id}", "get").(*object).has(keyHead) {
 		t.Error("x-head reached the document")
 	}
 }
@@ -197,7 +221,7 @@ func TestExpandAddsPreflightUnderPrefix(t *testing.T) {
 		t.Errorf("/healthz is outside the prefix but got a preflight: %v", pre)
 	}
 	for _, key := range []string{keyStandardHeaders, keyPreflight, keySharedResponses} {
-		if _, ok := doc[key]; ok {
+		if doc.has(key) {
 			t.Errorf("%s reached the document", key)
 		}
 	}
@@ -214,6 +238,7 @@ func TestExpandRejects(t *testing.T) {
 		{"a rule naming an unknown header", "headers: [X-Limit]", "headers: [X-Limits]", "components.headers has no X-Limits"},
 		{"a misspelt rule field", "exceptStatuses:", "exceptStatus:", `unknown field "exceptStatus"`},
 		{"a directive where none is read", "      summary: Liveness\n", "      summary: Liveness\n      x-errors: [oops]\n", ".paths./healthz.get.x-errors"},
+		{"a key stated twice", "      summary: Liveness\n", "      summary: Liveness\n      summary: Alive\n", "summary stated twice"},
 		{"both x-errors and content", "          x-errors: [rate limit exceeded]\n",
 			"          x-errors: [rate limit exceeded]\n          content: {}\n", "both x-errors and content"},
 	} {
@@ -227,5 +252,30 @@ func TestExpandRejects(t *testing.T) {
 				t.Errorf("error %v, want one naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// The document lists keys as the source does; derived operations follow the GET, their fields
+// in the GET's order, an error body stands where its x-errors stood, and the standard headers
+// come before a response's own.
+func TestExpandKeepsTheSourceOrder(t *testing.T) {
+	doc := expandJSON(t, tinySource)
+	for _, tc := range []struct {
+		at   []string
+		want []string
+	}{
+		{[]string{"paths"}, []string{"/v1/things/{id}", "/healthz"}},
+		{[]string{"paths", "/v1/things/{id}"}, []string{"get", "head", "options"}},
+		{[]string{"paths", "/v1/things/{id}", "head"}, []string{"operationId", "summary", "description", "tags", "parameters", "responses"}},
+		{[]string{"paths", "/v1/things/{id}", "options"}, []string{"operationId", "summary", "security", "parameters", "responses"}},
+		{[]string{"paths", "/v1/things/{id}", "get", "responses", "200", "headers"}, []string{"X-Limit", "ETag"}},
+		{[]string{"paths", "/v1/things/{id}", "get", "responses", "401"}, []string{"description", "content"}},
+		{[]string{"components", "responses", "MethodNotAllowed"}, []string{"description", "content", "headers"}},
+		{[]string{"components", "schemas", "Thing", "properties"}, []string{"zeta", "alpha"}},
+	} {
+		o, _ := lookup(doc, tc.at...).(*object)
+		if got := o.fields(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: keys %v, want %v", strings.Join(tc.at, "."), got, tc.want)
+		}
 	}
 }

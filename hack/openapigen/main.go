@@ -1,7 +1,7 @@
 // Command openapigen writes the OpenAPI document of /v1 (apiserver/openapi.json) from its
 // compact source (apiserver/openapi-source.yaml): the source states each operation once, and
 // openapigen derives the HEAD twins, the CORS preflights, the standard response headers and
-// the shared error responses by the rules in expand.go.
+// the shared error responses by the rules in expand.go, and keeps the source's key order.
 //
 //	go run ./hack/openapigen apiserver/openapi-source.yaml apiserver/openapi.json
 package main
