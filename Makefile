@@ -25,8 +25,9 @@ help: ## Show the targets.
 
 ##@ Development
 .PHONY: generate
-generate: ## Generate deepcopy code from the API markers and the /v1 Go client (pkg/client) from apiserver/openapi.json.
+generate: ## Generate deepcopy code from the API markers, apiserver/openapi.json from apiserver/openapi-source.yaml, and the /v1 Go client (pkg/client) from that.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+	go run ./hack/openapigen apiserver/openapi-source.yaml apiserver/openapi.json
 	go tool oapi-codegen -config pkg/client/oapi-codegen.yaml apiserver/openapi.json
 
 .PHONY: manifests
