@@ -23,7 +23,7 @@ const K8sVersion = "1.37.1"
 // RepoRoot finds the repository root from this source file's location.
 func RepoRoot() string {
 	_, file, _, _ := goruntime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // AssetsDir is where the control-plane binaries live: $KUBEBUILDER_ASSETS when set,
