@@ -138,7 +138,7 @@ func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second,
 			QuoteSigningKey: g.sim.QuotePublicKey()})
 		Expect(err).NotTo(HaveOccurred())
-		adapter := providermetrics.Instrument(p)
+		adapter := providermetrics.New(nil).Instrument(p, nil)
 		if g.health != nil {
 			adapter = health.Guard(adapter, g.health)
 		}
@@ -190,9 +190,9 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 	}
 	if g.archive != nil {
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
-		Expect(mgr.Add(&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
+		Expect((&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
 			Recorder:  mgr.GetEventRecorder(SwapOrderEventSource),
-			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log})).To(Succeed())
+			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log, Metrics: g.registry}).SetupWithManager(mgr)).To(Succeed())
 	}
 	g.stop = runTestManager(mgr)
 }
