@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 )
 
 // Two Servers in one process, each given its own registry, count only their own requests.
@@ -22,31 +24,11 @@ func TestServersCountIntoTheirOwnRegistries(t *testing.T) {
 	}
 }
 
-// counterSum adds up the counter series of name in g whose labels include want.
 func counterSum(t *testing.T, g prometheus.Gatherer, name string, want map[string]string) float64 {
 	t.Helper()
-	families, err := g.Gather()
+	sum, err := metricsum.Of(g, name, want)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var sum float64
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue series
-				}
-			}
-			sum += m.GetCounter().GetValue()
-		}
 	}
 	return sum
 }

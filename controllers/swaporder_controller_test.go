@@ -54,6 +54,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -337,27 +338,8 @@ func (g *orderRig) metricSum(name string, want map[string]string) float64 {
 }
 
 func gatheredSum(gatherer prometheus.Gatherer, name string, want map[string]string) float64 {
-	families, err := gatherer.Gather()
+	total, err := metricsum.Of(gatherer, name, want)
 	Expect(err).NotTo(HaveOccurred())
-	var total float64
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue metrics
-				}
-			}
-			total += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
-		}
-	}
 	return total
 }
 

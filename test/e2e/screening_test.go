@@ -6,7 +6,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +15,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -65,33 +65,9 @@ func screeningOf(id string) *swapv1.ScreeningRecord {
 // want.
 func counterValue(name string, want map[string]string) float64 {
 	GinkgoHelper()
-	families, err := metrics.Gather()
+	sum, err := metricsum.Of(metrics, name, want)
 	Expect(err).NotTo(HaveOccurred())
-	var sum float64
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			for k, v := range want {
-				if !hasLabel(m, k, v) {
-					continue series
-				}
-			}
-			sum += m.GetCounter().GetValue()
-		}
-	}
 	return sum
-}
-
-func hasLabel(m *dto.Metric, name, value string) bool {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name && l.GetValue() == value {
-			return true
-		}
-	}
-	return false
 }
 
 var _ = Describe("Address screening", Ordered, func() {
