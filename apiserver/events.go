@@ -10,9 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
-
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
@@ -26,19 +23,6 @@ import (
 // the webhook's payload and id, in order per order, from the cache's live orders and, for a
 // resume, the archive's. Each event's SSE id is the sealed stream position after it
 // (internal/eventcursor), so Last-Event-ID (or ?after=) resumes at any replica.
-
-var (
-	eventStreams = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "swaprouter_event_streams",
-		Help: "Open GET /v1/events streams on this replica.",
-	})
-	eventsLate = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "swaprouter_events_late_total",
-		Help: "Events a stream saw more than the visibility lag after they occurred (a resume from before them may miss them).",
-	})
-)
-
-func init() { metrics.Registry.MustRegister(eventStreams, eventsLate) }
 
 // eventWriteTimeout drops a client that has not taken an event or heartbeat for this long.
 const eventWriteTimeout = 30 * time.Second
@@ -93,8 +77,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // proxies that buffer would hold events back
 	w.WriteHeader(http.StatusOK)
-	eventStreams.Inc()
-	defer eventStreams.Dec()
+	s.metrics.eventStreams.Inc()
+	defer s.metrics.eventStreams.Dec()
 	st := &eventStream{w: w, rc: http.NewResponseController(w), s: s, scope: scope, pos: pos}
 	// Flushed now, the headers tell the client the stream is open; otherwise it waits for the
 	// first event or heartbeat.
@@ -215,7 +199,7 @@ func (st *eventStream) send(seen time.Time, orders []*swapv1.SwapOrder) error {
 			return fmt.Errorf("encoding event: %w", err)
 		}
 		if e.Late {
-			eventsLate.Inc()
+			st.s.metrics.eventsLate.Inc()
 		}
 		fmt.Fprintf(&b, "id: %s\nevent: %s\ndata: %s\n\n", st.s.positions.Seal(e.After.Encode(st.scope)), webhooks.EventType, payload)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -204,6 +205,8 @@ type harness struct {
 	client client.Client
 	router *fakeRouter
 	now    time.Time
+	// metrics is this Server's own registry.
+	metrics *prometheus.Registry
 
 	mu sync.Mutex
 	// reconcile plays the SwapOrder reconciler: called with every created order, its status
@@ -230,7 +233,8 @@ func issueAddress(o *swapv1.SwapOrder) {
 
 func newHarness(t *testing.T, extra ...client.Object) *harness {
 	t.Helper()
-	h := &harness{t: t, router: newFakeRouter(), now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC), reconcile: issueAddress}
+	h := &harness{t: t, router: newFakeRouter(), now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC), reconcile: issueAddress,
+		metrics: prometheus.NewRegistry()}
 	past := metav1.NewTime(h.now.Add(-time.Hour))
 	expired := keyFor(expiredKey)
 	expired.ExpiresAt = &past
@@ -259,6 +263,7 @@ func newHarness(t *testing.T, extra ...client.Object) *harness {
 		Log:         logr.Discard(),
 		WaitTimeout: 200 * time.Millisecond,
 		Now:         func() time.Time { return h.now },
+		Metrics:     h.metrics,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -63,9 +63,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		w.Header().Set(headerRequestID, info.id)
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 		rec := &statusRecorder{ResponseWriter: w}
-		inflight.Inc()
+		s.metrics.inflight.Inc()
 		defer func() {
-			inflight.Dec()
+			s.metrics.inflight.Dec()
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
 					panic(p)
@@ -85,8 +85,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			elapsed := time.Since(start)
-			requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-			duration.WithLabelValues(route).Observe(elapsed.Seconds())
+			s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+			s.metrics.duration.WithLabelValues(route).Observe(elapsed.Seconds())
 			kv := []any{"requestId", info.id, "method", r.Method, "route", route, "status", status,
 				"durationMs", elapsed.Milliseconds()}
 			if info.keyID != "" {

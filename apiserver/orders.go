@@ -188,7 +188,7 @@ func (s *Server) awaitDeposit(ctx context.Context, order *swapv1.SwapOrder) (*sw
 	o, err := s.waiter.await(waitCtx, s.opts.Client, client.ObjectKeyFromObject(order), deposited)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			orderWait.WithLabelValues("timeout").Observe(s.opts.Now().Sub(start).Seconds())
+			s.metrics.orderWait.WithLabelValues("timeout").Observe(s.opts.Now().Sub(start).Seconds())
 			return order, nil
 		}
 		return nil, err
@@ -202,7 +202,7 @@ func (s *Server) awaitDeposit(ctx context.Context, order *swapv1.SwapOrder) (*sw
 	if o.Status.DepositAddress == "" {
 		outcome = "failed"
 	}
-	orderWait.WithLabelValues(outcome).Observe(s.opts.Now().Sub(start).Seconds())
+	s.metrics.orderWait.WithLabelValues(outcome).Observe(s.opts.Now().Sub(start).Seconds())
 	return s.settled(o)
 }
 

@@ -34,7 +34,7 @@ func (s *Server) screen(ctx context.Context, partner *swapv1.Partner, spec *swap
 	if dec.Record != nil && dec.Record.Outcome == swapv1.ScreeningFailedOpen {
 		label = "failed_open"
 	}
-	screeningDecisions.WithLabelValues(label).Inc()
+	s.metrics.screeningDecisions.WithLabelValues(label).Inc()
 	if dec.Verdict == screening.Block {
 		return apierror.Newf(apierror.AddressNotAllowed, "%s: this address may not be served", dec.Blocked.Field)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -91,6 +92,9 @@ type Options struct {
 	RateLimiter ratelimit.Allower
 	// Log receives the request log and errors; name it at the caller (e.g. "apiserver").
 	Log logr.Logger
+	// Metrics is where the Server's metrics are registered; nil: controller-runtime's
+	// registry. Servers given the same registry count into the same series.
+	Metrics prometheus.Registerer
 	// QuoteKeys seal quoteIds and listing cursors (each with its own derived key); every
 	// replica needs the same keys. nil: a random key, so quoteIds and cursors only open in
 	// this process (dev, tests).
@@ -178,6 +182,7 @@ type Server struct {
 	log     logr.Logger
 	auth    *auth.Authenticator
 	limiter ratelimit.Allower
+	metrics *metrics
 	quota   *quota.Counter
 	waiter  *orderWaiter
 	// quoteIDs issues and verifies quoteIds; cursors seals the listings' nextCursor.
@@ -233,6 +238,7 @@ func New(opts Options) (*Server, error) {
 		log:     opts.Log,
 		auth:    auth.NewAuthenticator(opts.Client, opts.Namespace, opts.Now),
 		limiter: opts.RateLimiter,
+		metrics: newMetrics(opts.Metrics),
 		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
 		waiter:  newOrderWaiter(),
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,6 +121,11 @@ type RoutingProviderReconciler struct {
 	// Budgets enforces each provider's spec.callBudget on every call made through its
 	// adapter (orders and quotes of this process alike); nil leaves calls unbudgeted.
 	Budgets *budget.Budgets
+	// Metrics is where the adapters' call metrics are registered; nil: controller-runtime's
+	// registry.
+	Metrics prometheus.Registerer
+
+	callMetrics *providermetrics.Metrics
 
 	mu sync.Mutex
 	// seen records the objects reconciled at least once; Providers counts as loaded once
@@ -161,6 +167,7 @@ func (r *RoutingProviderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Now == nil {
 		r.Now = time.Now
 	}
+	r.callMetrics = providermetrics.New(r.Metrics)
 	opts := controller.Options{MaxConcurrentReconciles: 1}
 	if r.ReadOnly {
 		opts.NeedLeaderElection = ptr.To(false)
@@ -256,7 +263,7 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 		// Only a spec change (a new generation) can fix this.
 		return ctrl.Result{}, nil
 	}
-	guarded := providermetrics.InstrumentInto(adapter, r.Calls)
+	guarded := r.callMetrics.Instrument(adapter, r.Calls)
 	if r.Health != nil {
 		guarded = health.Guard(guarded, r.Health)
 	}

@@ -85,8 +85,8 @@ type providerHarness struct {
 
 func startRoutingProviderManager(factory ProviderFactory) *providerHarness {
 	mgr := newTestManager()
-	h := &providerHarness{providers: providerset.New(), catalog: catalog.New()}
-	r := &RoutingProviderReconciler{Providers: h.providers, Catalog: h.catalog, NewProvider: factory, Budgets: budget.New()}
+	h := &providerHarness{providers: providerset.New(), catalog: catalog.New(nil)}
+	r := &RoutingProviderReconciler{Providers: h.providers, Catalog: h.catalog, NewProvider: factory, Budgets: budget.New(nil)}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
 	runTestManager(mgr)
 	return h

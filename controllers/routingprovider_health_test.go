@@ -20,11 +20,11 @@ import (
 
 var _ = Describe("RoutingProvider health", func() {
 	It("reports Available=False Degraded once the provider's breaker opens, and callers fail fast", func() {
-		tracker := health.NewTracker()
+		tracker := health.NewTracker(nil)
 		tracker.Policy = resilience.Policy{Threshold: 3, Cooldown: time.Hour, MaxCooldown: time.Hour, Jitter: resilience.Jitter}
 		mgr := newTestManager()
 		providers := providerset.New()
-		r := &RoutingProviderReconciler{Providers: providers, Catalog: catalog.New(), NewProvider: newScriptedAdapter, Health: tracker}
+		r := &RoutingProviderReconciler{Providers: providers, Catalog: catalog.New(nil), NewProvider: newScriptedAdapter, Health: tracker}
 		Expect(r.SetupWithManager(mgr)).To(Succeed())
 		Expect(providers.Loaded()).To(BeFalse(), "the set waits for the RoutingProviders")
 		runTestManager(mgr)

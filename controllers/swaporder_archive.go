@@ -14,11 +14,11 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/index"
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/orders"
 )
 
@@ -38,15 +38,6 @@ const (
 	DefaultArchiveRetry = 30 * time.Second
 )
 
-var archiveWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Namespace: "swaprouter",
-	Subsystem: "archive",
-	Name:      "writes_total",
-	Help:      "Writes of terminal orders to the archive by outcome (ok, unavailable, error); unavailable keeps the order in etcd.",
-}, []string{"outcome"})
-
-func init() { ctrlmetrics.Registry.MustRegister(archiveWrites, ttlDeletions) }
-
 // archiveOrder writes the terminal order to the archive and, once the archive confirmed it,
 // labels it archived: the label is the only thing that ever lets the order be deleted. A
 // crash between the two writes repeats the (idempotent) archive write. Without an archive
@@ -61,13 +52,13 @@ func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) (c
 		return ctrl.Result{}, err
 	}
 	if err := r.Archive.Put(ctx, archive.Entry{Order: o, Deliveries: deliveries}); err != nil {
-		archiveWrites.WithLabelValues(archiveOutcome(err)).Inc()
+		r.metrics.archiveWrites.WithLabelValues(archiveOutcome(err)).Inc()
 		setArchived(&o.Status, o.Generation, false, "ArchiveUnavailable",
 			"the order archive cannot be written; the order stays in etcd until it can", p.now)
 		p.log.Info("archive write failed; keeping the order and retrying", "error", err.Error(), "retryIn", r.ArchiveRetry)
 		return ctrl.Result{RequeueAfter: r.ArchiveRetry}, nil
 	}
-	archiveWrites.WithLabelValues("ok").Inc()
+	r.metrics.archiveWrites.WithLabelValues("ok").Inc()
 	setArchived(&o.Status, o.Generation, true, "Archived", "the order archive holds this order", p.now)
 
 	base := o.DeepCopy()
@@ -145,12 +136,14 @@ func DeletableAfterTTL(o *swapv1.SwapOrder, deliveries []archive.Delivery, ttl t
 	return true, ""
 }
 
-var ttlDeletions = prometheus.NewCounter(prometheus.CounterOpts{
-	Namespace: "swaprouter",
-	Subsystem: "order",
-	Name:      "ttl_deletions_total",
-	Help:      "Archived terminal SwapOrders deleted from etcd after their TTL.",
-})
+func newTTLDeletions(reg prometheus.Registerer) prometheus.Counter {
+	return metricsreg.MustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "swaprouter",
+		Subsystem: "order",
+		Name:      "ttl_deletions_total",
+		Help:      "Archived terminal SwapOrders deleted from etcd after their TTL.",
+	}))
+}
 
 // OrderTTLSweeper deletes archived terminal orders (and, through owner references, their
 // WebhookDeliveries) once their TTL has passed, as Argo Workflows' TTL controller does.
@@ -175,6 +168,23 @@ type OrderTTLSweeper struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	Log logr.Logger
+	// Metrics is where the sweeper's deletions and archive writes are counted; nil:
+	// controller-runtime's registry.
+	Metrics prometheus.Registerer
+
+	deleted       prometheus.Counter
+	archiveWrites *prometheus.CounterVec
+}
+
+// SetupWithManager registers the sweeper's metrics and adds it to mgr.
+func (s *OrderTTLSweeper) SetupWithManager(mgr ctrl.Manager) error {
+	s.registerMetrics()
+	return mgr.Add(s)
+}
+
+func (s *OrderTTLSweeper) registerMetrics() {
+	s.deleted = newTTLDeletions(s.Metrics)
+	s.archiveWrites = metricsreg.MustRegister(s.Metrics, newArchiveWrites())
 }
 
 // Start sweeps every Interval until ctx ends.
@@ -261,10 +271,10 @@ func (s *OrderTTLSweeper) sweepOne(ctx context.Context, o *swapv1.SwapOrder, ttl
 		return false, nil
 	}
 	if err := s.Archive.Put(ctx, archive.Entry{Order: o, Deliveries: deliveries}); err != nil {
-		archiveWrites.WithLabelValues(archiveOutcome(err)).Inc()
+		s.archiveWrites.WithLabelValues(archiveOutcome(err)).Inc()
 		return false, err
 	}
-	archiveWrites.WithLabelValues("ok").Inc()
+	s.archiveWrites.WithLabelValues("ok").Inc()
 	// The preconditions make a delete of anything but the version just archived fail.
 	err = s.Client.Delete(ctx, o, client.Preconditions{UID: &o.UID, ResourceVersion: &o.ResourceVersion},
 		client.PropagationPolicy(metav1.DeletePropagationBackground))
@@ -274,7 +284,7 @@ func (s *OrderTTLSweeper) sweepOne(ctx context.Context, o *swapv1.SwapOrder, ttl
 	if err != nil {
 		return false, err
 	}
-	ttlDeletions.Inc()
+	s.deleted.Inc()
 	s.Log.Info("deleted archived order after its TTL", "orderId", o.Spec.OrderID, "status", o.Status.Status)
 	// The garbage collector removes them through their owner reference in a cluster; a bare
 	// control plane (make run, envtest) has none. A crash here leaves them to the delivery

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -57,7 +58,8 @@ func TestUnitArchiveBeforeDelete(t *testing.T) {
 	arch := &memArchive{down: true}
 	g.r.Archive = arch
 	sweeper := &OrderTTLSweeper{Client: g.c, Reader: g.c, Archive: arch, Namespace: "ns", TTL: time.Hour,
-		Now: func() time.Time { return g.now }, Log: logr.Discard()}
+		Now: func() time.Time { return g.now }, Log: logr.Discard(), Metrics: prometheus.NewRegistry()}
+	sweeper.registerMetrics()
 	sweep := func() int {
 		t.Helper()
 		n, err := sweeper.Sweep(context.Background())

@@ -169,7 +169,7 @@ func TestUnitHeldBackPassesCostNothing(t *testing.T) {
 
 	t.Run("budget used up", func(t *testing.T) {
 		g := newUnitRig(t)
-		budgets := budget.New()
+		budgets := budget.New(nil)
 		budgets.Now = func() time.Time { return g.now }
 		budgets.Set(swapv1.ProviderRouteA, budget.Limit{Rate: 1.0 / 60, Burst: 1})
 		g.r.Providers.Put(swapv1.ProviderRouteA, providerset.Entry{Provider: budget.Guard(g.p, budgets), Enabled: true,

@@ -54,6 +54,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -138,7 +139,7 @@ func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second,
 			QuoteSigningKey: g.sim.QuotePublicKey()})
 		Expect(err).NotTo(HaveOccurred())
-		adapter := providermetrics.Instrument(p)
+		adapter := providermetrics.New(nil).Instrument(p, nil)
 		if g.health != nil {
 			adapter = health.Guard(adapter, g.health)
 		}
@@ -190,9 +191,9 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 	}
 	if g.archive != nil {
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
-		Expect(mgr.Add(&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
+		Expect((&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
 			Recorder:  mgr.GetEventRecorder(SwapOrderEventSource),
-			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log})).To(Succeed())
+			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log, Metrics: g.registry}).SetupWithManager(mgr)).To(Succeed())
 	}
 	g.stop = runTestManager(mgr)
 }
@@ -337,27 +338,8 @@ func (g *orderRig) metricSum(name string, want map[string]string) float64 {
 }
 
 func gatheredSum(gatherer prometheus.Gatherer, name string, want map[string]string) float64 {
-	families, err := gatherer.Gather()
+	total, err := metricsum.Of(gatherer, name, want)
 	Expect(err).NotTo(HaveOccurred())
-	var total float64
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue metrics
-				}
-			}
-			total += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
-		}
-	}
 	return total
 }
 

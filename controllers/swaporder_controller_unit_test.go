@@ -864,7 +864,7 @@ func TestUnitOutageTimedFromTheProvider(t *testing.T) {
 	g := newUnitRig(t)
 	g.settle()
 	g.p.status = provider.Status{Status: swapv1.OrderPending, Raw: "PENDING_DEPOSIT"}
-	tracker := health.NewTracker()
+	tracker := health.NewTracker(nil)
 	tracker.Now = func() time.Time { return g.now }
 	guarded := health.Guard(g.p, tracker)
 	g.r.Health = tracker

@@ -164,7 +164,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 		var clock *simtest.Clock
 		BeforeEach(func() {
 			writes = &statusWrites{}
-			tracker = health.NewTracker()
+			tracker = health.NewTracker(nil)
 			tracker.Policy = resilience.Policy{Threshold: 5, Cooldown: 300 * time.Millisecond, MaxCooldown: 2 * time.Second, Jitter: resilience.Jitter}
 			clock = &simtest.Clock{}
 			sim := fastSim()
@@ -239,7 +239,7 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 	Context("with many active orders when the provider revokes the credentials", func() {
 		It("writes each order's status at most once while the credentials are rejected", func() {
 			writes := &statusWrites{}
-			tracker := health.NewTracker()
+			tracker := health.NewTracker(nil)
 			tracker.Policy = resilience.Policy{Threshold: 5, Cooldown: 200 * time.Millisecond, MaxCooldown: time.Second, Jitter: resilience.Jitter}
 			// Compressed timers: polls every 200-300 ms stand for the contract's 10-15 s
 			// (a factor of 50), so 12 s here stand for 10 minutes.
@@ -447,7 +447,7 @@ var _ = Describe("SwapOrder workers at start-up", func() {
 		releaseOnce := sync.OnceFunc(func() { close(release) })
 		var building atomic.Bool
 		g.providers = providerset.New()
-		g.routingProviders = &RoutingProviderReconciler{Providers: g.providers, Catalog: catalog.New(),
+		g.routingProviders = &RoutingProviderReconciler{Providers: g.providers, Catalog: catalog.New(nil),
 			NewProvider: func(p swapv1.ProviderProtocol, cfg provider.Config) (provider.Provider, error) {
 				building.Store(true)
 				<-release

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/parking"
 )
 
@@ -29,6 +30,8 @@ type orderMetrics struct {
 	emitFailures *prometheus.CounterVec
 	heldBack     *prometheus.CounterVec
 	reviews      *prometheus.CounterVec
+	// archiveWrites is shared with the OrderTTLSweeper registered with the same registry.
+	archiveWrites *prometheus.CounterVec
 }
 
 func newOrderMetrics() *orderMetrics {
@@ -52,7 +55,14 @@ func newOrderMetrics() *orderMetrics {
 			"provider", "reason"),
 		reviews: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "swaprouter_screening_reviews_total",
 			Help: "Orders held for review by screening (held), and how their reviews ended (approved, rejected, expired)."}, []string{"event"}),
+		archiveWrites: newArchiveWrites(),
 	}
+}
+
+// newArchiveWrites counts the writes of terminal orders to the archive, by outcome.
+func newArchiveWrites() *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "swaprouter", Subsystem: "archive", Name: "writes_total",
+		Help: "Writes of terminal orders to the archive by outcome (ok, unavailable, error); unavailable keeps the order in etcd."}, []string{"outcome"})
 }
 
 // register adds the counters and the gauges read at scrape time (the cached orders by
@@ -63,7 +73,9 @@ func (m *orderMetrics) register(reg prometheus.Registerer, gauge *ordersGauge, l
 		ordersCollector{gauge}, parkedCollector{lot}} {
 		errs = append(errs, reg.Register(c))
 	}
-	return errors.Join(errs...)
+	var err error
+	m.archiveWrites, err = metricsreg.Register(reg, m.archiveWrites)
+	return errors.Join(append(errs, err)...)
 }
 
 var parkedDesc = prometheus.NewDesc("swaprouter_order_parked",

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -52,22 +51,6 @@ const (
 	EventReasonAttemptFailed = "AttemptFailed"
 	EventReasonFailed        = "Failed"
 )
-
-var (
-	deliveriesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "swaprouter_webhook_deliveries_total",
-		Help: "Webhook deliveries that reached a final phase, by outcome (delivered, gone, exhausted, no_target).",
-	}, []string{"outcome"})
-	attemptDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "swaprouter_webhook_attempt_duration_seconds",
-		Help:    "Duration of webhook POST attempts, by result class (2xx, 3xx, 4xx, 5xx, error).",
-		Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15},
-	}, []string{"result"})
-)
-
-func init() {
-	metrics.Registry.MustRegister(deliveriesTotal, attemptDuration)
-}
 
 // WebhookDeliveryReconciler POSTs each WebhookDelivery's payload, signed, to its partner's
 // webhook URL, retrying on the policy's schedule, and removes finished deliveries after
@@ -106,6 +89,11 @@ type WebhookDeliveryReconciler struct {
 	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout (the
 	// default HTTPClient's own limit, so only a shorter value changes anything with it).
 	AttemptTimeout time.Duration
+	// Metrics is where the reconciler's metrics (and the default Endpoints') are registered;
+	// nil: controller-runtime's registry.
+	Metrics prometheus.Registerer
+
+	metrics *deliveryMetrics
 
 	// written holds, per delivery, the resourceVersion our last status write produced: a
 	// cached copy at another version may predate that write (see current).
@@ -152,8 +140,9 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.MaxConcurrentReconciles = DefaultDeliveryConcurrency
 	}
 	if r.Endpoints == nil {
-		r.Endpoints = delivery.NewEndpoints(delivery.EndpointOptions{})
+		r.Endpoints = delivery.NewEndpoints(delivery.EndpointOptions{Metrics: r.Metrics})
 	}
+	r.metrics = newDeliveryMetrics(r.Metrics)
 	if r.AttemptTimeout <= 0 {
 		r.AttemptTimeout = netguard.DeliveryTimeout
 	}
@@ -294,7 +283,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		Error:          decision.AttemptError,
 		DurationMillis: elapsed.Milliseconds(),
 	})
-	attemptDuration.WithLabelValues(resultClass(res)).Observe(elapsed.Seconds())
+	r.metrics.attemptDuration.WithLabelValues(resultClass(res)).Observe(elapsed.Seconds())
 	// The partner sees the attempt's class (status); operators get the error itself.
 	cause := decision.AttemptError
 	if res.Err != nil {
@@ -309,7 +298,7 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		d.Status.CompletedAt = ptrTime(now)
 		d.Status.Reason = ""
 		setReady(d, metav1.ConditionTrue, "Delivered", fmt.Sprintf("delivered on attempt %d", d.Status.AttemptCount))
-		deliveriesTotal.WithLabelValues(string(delivery.OutcomeDelivered)).Inc()
+		r.metrics.deliveries.WithLabelValues(string(delivery.OutcomeDelivered)).Inc()
 		// No Event: it would be one more API write per webhook, saying what the status,
 		// its Ready condition, the metric and this log line already say.
 		logger.Info("webhook delivered")
@@ -497,7 +486,7 @@ func (r *WebhookDeliveryReconciler) finish(d *swapv1.WebhookDelivery, now time.T
 	d.Status.CompletedAt = ptrTime(now)
 	d.Status.Reason = reason
 	setReady(d, metav1.ConditionFalse, "Failed", reason)
-	deliveriesTotal.WithLabelValues(outcome).Inc()
+	r.metrics.deliveries.WithLabelValues(outcome).Inc()
 }
 
 // recordAttempt appends a to the attempt log, keeping the latest MaxDeliveryAttempts.

@@ -6,31 +6,40 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 )
 
-var (
-	archiveUp = prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: "swaprouter",
-		Subsystem: "archive",
-		Name:      "up",
-		Help:      "1 while the order archive answers and its schema is migrated; 0 while archived reads answer 503 and terminal orders wait in etcd.",
-	})
-	prunedTotal = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "swaprouter",
-		Subsystem: "archive",
-		Name:      "pruned_total",
-		Help:      "Archived orders deleted by the archive retention (their ids stay taken).",
-	})
-)
+// Metrics are what Upkeep and Pruner report.
+type Metrics struct {
+	up     prometheus.Gauge
+	pruned prometheus.Counter
+}
 
-func init() { ctrlmetrics.Registry.MustRegister(archiveUp, prunedTotal) }
+// NewMetrics registers the archive's metrics with reg (nil: controller-runtime's registry).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	return &Metrics{
+		up: metricsreg.MustRegister(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "swaprouter",
+			Subsystem: "archive",
+			Name:      "up",
+			Help:      "1 while the order archive answers and its schema is migrated; 0 while archived reads answer 503 and terminal orders wait in etcd.",
+		})),
+		pruned: metricsreg.MustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "swaprouter",
+			Subsystem: "archive",
+			Name:      "pruned_total",
+			Help:      "Archived orders deleted by the archive retention (their ids stay taken).",
+		})),
+	}
+}
 
 // Upkeep migrates the schema at start, retrying while the database is unreachable (the
 // service runs meanwhile: live orders do not need the archive), then checks the database
 // every Interval and reports it in swaprouter_archive_up. Every replica runs one.
 type Upkeep struct {
 	Archive  *Postgres
+	Metrics  *Metrics
 	Interval time.Duration
 	Log      logr.Logger
 }
@@ -51,7 +60,7 @@ func (u *Upkeep) Start(ctx context.Context) error {
 			err = u.Archive.Ready(ctx)
 		}
 		up := err == nil
-		archiveUp.Set(map[bool]float64{true: 1, false: 0}[up])
+		u.Metrics.up.Set(map[bool]float64{true: 1, false: 0}[up])
 		if up != wasUp {
 			if up {
 				u.Log.Info("order archive available")
@@ -75,6 +84,7 @@ func (u *Upkeep) NeedLeaderElection() bool { return false }
 // the leader only.
 type Pruner struct {
 	Archive   *Postgres
+	Metrics   *Metrics
 	Retention time.Duration
 	Batch     int
 	Interval  time.Duration
@@ -102,7 +112,7 @@ func (p *Pruner) Start(ctx context.Context) error {
 		case <-tick.C:
 		}
 		n, err := p.Archive.Prune(ctx, p.Now().Add(-p.Retention), p.Batch)
-		prunedTotal.Add(float64(n))
+		p.Metrics.pruned.Add(float64(n))
 		if err != nil {
 			p.Log.Info("archive retention incomplete; retrying next round", "deleted", n, "error", err.Error())
 		} else if n > 0 {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // writeVerbs are the kube-apiserver's verb labels of requests that write to etcd.
@@ -90,10 +90,10 @@ func sumWrites(m map[string]float64) float64 {
 	return total
 }
 
-// histogramTotals reads the sum and count of a histogram of this process's metrics registry,
-// over the series whose label key has value.
-func histogramTotals(name, key, value string) (sum, count float64) {
-	families, err := metrics.Registry.Gather()
+// histogramTotals reads the sum and count of a histogram of g, over the series whose label
+// key has value.
+func histogramTotals(g prometheus.Gatherer, name, key, value string) (sum, count float64) {
+	families, err := g.Gather()
 	if err != nil {
 		return 0, 0
 	}
@@ -118,12 +118,12 @@ type orderPathTimes struct {
 	queueSum, queueN, reconcileSum, reconcileN, waitSum, waitN, createSum, createN float64
 }
 
-func readOrderPathTimes() orderPathTimes {
+func (h *harness) readOrderPathTimes() orderPathTimes {
 	var t orderPathTimes
-	t.queueSum, t.queueN = histogramTotals("workqueue_queue_duration_seconds", "name", "swaporder")
-	t.reconcileSum, t.reconcileN = histogramTotals("controller_runtime_reconcile_time_seconds", "controller", "swaporder")
-	t.waitSum, t.waitN = histogramTotals("swaprouter_api_order_wait_seconds", "outcome", "address")
-	t.createSum, t.createN = histogramTotals("swaprouter_provider_call_duration_seconds", "call", "create_deposit")
+	t.queueSum, t.queueN = histogramTotals(h.metrics, "workqueue_queue_duration_seconds", "name", "swaporder")
+	t.reconcileSum, t.reconcileN = histogramTotals(h.metrics, "controller_runtime_reconcile_time_seconds", "controller", "swaporder")
+	t.waitSum, t.waitN = histogramTotals(h.metrics, "swaprouter_api_order_wait_seconds", "outcome", "address")
+	t.createSum, t.createN = histogramTotals(h.metrics, "swaprouter_provider_call_duration_seconds", "call", "create_deposit")
 	return t
 }
 

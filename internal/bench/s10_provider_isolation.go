@@ -11,6 +11,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 )
 
 // Scenario 10: every call to route_A hangs (simulator fault; each runs into the provider's
@@ -195,30 +196,11 @@ func (h *harness) singleProviderQuote() Op {
 	}
 }
 
-// metricSum adds up the series of g's counter or gauge name whose labels include match.
+// metricSum adds up the series of g's metric name whose labels include match (0 when g fails).
 func metricSum(g prometheus.Gatherer, name string, match map[string]string) float64 {
-	families, err := g.Gather()
+	sum, err := metricsum.Of(g, name, match)
 	if err != nil {
 		return 0
-	}
-	var sum float64
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			for k, v := range match {
-				if labels[k] != v {
-					continue series
-				}
-			}
-			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
 	}
 	return sum
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -195,7 +194,7 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 	if err != nil {
 		return err
 	}
-	closed := func() bool { return eventStreamsOpen() == 0 }
+	closed := func() bool { return h.eventStreamsOpen() == 0 }
 	waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed)
 	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, each read by pkg/client's reader (the CPU profile covers the first round's quotes with the streams open)",
 		h.cfg.Rounds, dur, streamConcurrency, injectedLatency, n)
@@ -217,7 +216,7 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 		}
 		with := Closed(ctx, streamConcurrency, dur, 0, h.frontendQuote)
 		stopProfile()
-		open := eventStreamsOpen()
+		open := h.eventStreamsOpen()
 		streams.close()
 		if open != float64(n) {
 			s.note("round %d: the frontend counted %.0f open streams, not %d", r+1, open, n)
@@ -234,7 +233,7 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 		runtimePer = append(runtimePer, Ratio(float64(after.runtimeInUse-before.runtimeInUse)/1024, float64(n)))
 		goroutinesPer = append(goroutinesPer, Ratio(float64(after.goroutines-before.goroutines), float64(n)))
 		if !waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed) {
-			s.note("round %d: the frontend still counted %.0f open streams after they were closed", r+1, eventStreamsOpen())
+			s.note("round %d: the frontend still counted %.0f open streams after they were closed", r+1, h.eventStreamsOpen())
 		}
 	}
 	if n != maxBenchStreams {
@@ -286,17 +285,6 @@ func (h *harness) openStreams(ctx context.Context, c *swapclient.Client, n int) 
 }
 
 // eventStreamsOpen is the frontend's count of open streams (swaprouter_event_streams).
-func eventStreamsOpen() float64 {
-	families, err := metrics.Registry.Gather()
-	if err != nil {
-		return -1
-	}
-	for _, f := range families {
-		if f.GetName() == "swaprouter_event_streams" {
-			for _, m := range f.GetMetric() {
-				return m.GetGauge().GetValue()
-			}
-		}
-	}
-	return 0
+func (h *harness) eventStreamsOpen() float64 {
+	return metricSum(h.metrics, "swaprouter_event_streams", nil)
 }

@@ -41,10 +41,10 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 		// The control plane's own count of writes and CPU while orders are created: what an
 		// order costs it, everything the order causes in the window included (webhooks, Events).
 		w0, werr := h.apiWrites(ctx)
-		meter, times, rec := StartCPU(), readOrderPathTimes(), reconcileTotal("swaporder")
+		meter, times, rec := StartCPU(), h.readOrderPathTimes(), reconcileTotal("swaporder")
 		f := Closed(ctx, orderConcurrency, feDur, 0, order)
 		u := meter.Stop()
-		q, rt, wt, ct := times.meansMs(readOrderPathTimes())
+		q, rt, wt, ct := times.meansMs(h.readOrderPathTimes())
 		queueMs, reconcileMs, waitMs, createMs = append(queueMs, q), append(reconcileMs, rt), append(waitMs, wt), append(createMs, ct)
 		if f.OK() > 0 {
 			reconcilesPerOrder = append(reconcilesPerOrder, (reconcileTotal("swaporder")-rec)/float64(f.OK()))

@@ -6,19 +6,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
-// textSanitized counts the assets whose symbol or name a provider listed with characters
+// newTextSanitized counts the assets whose symbol or name a provider listed with characters
 // /v1/assets never passes on (changed or refused), per provider.
-var textSanitized = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Name: "swaprouter_catalog_asset_text_sanitized_total",
-	Help: "Assets whose provider-supplied symbol or name had control, bidi, zero-width or markup characters removed (or that were refused for having no symbol left), by provider.",
-}, []string{"provider"})
-
-func init() { ctrlmetrics.Registry.MustRegister(textSanitized) }
+func newTextSanitized(reg prometheus.Registerer) *prometheus.CounterVec {
+	return metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swaprouter_catalog_asset_text_sanitized_total",
+		Help: "Assets whose provider-supplied symbol or name had control, bidi, zero-width or markup characters removed (or that were refused for having no symbol left), by provider.",
+	}, []string{"provider"}))
+}
 
 // cleanAssetText returns a with a symbol and name fit for any partner's UI (cleanText), and
 // whether anything changed. ok is false when no symbol is left: such an asset is not listed.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -40,9 +40,8 @@ func TestCleanText(t *testing.T) {
 // changed or refused is counted for its provider.
 func TestProviderAssetTextIsCleaned(t *testing.T) {
 	const pid = swapv1.ProviderID("route_text")
-	counted := func() float64 { return testutil.ToFloat64(textSanitized.WithLabelValues(string(pid))) }
-	before := counted()
-	c := New()
+	reg := prometheus.NewRegistry()
+	c := New(reg)
 	c.SetProviderAssets(pid, []provider.Asset{
 		aETH,
 		{AssetID: ethUSDC, Chain: "eth", Symbol: "USDC\u202e", Name: "<script>alert(1)</script>USD Coin", Decimals: 6},
@@ -65,10 +64,10 @@ func TestProviderAssetTextIsCleaned(t *testing.T) {
 			t.Errorf("%s still carries unsafe text: %q %q", a.AssetID, a.Symbol, a.Name)
 		}
 	}
-	if n := counted() - before; n != 3 {
+	if n := testutil.ToFloat64(c.sanitized.WithLabelValues(string(pid))); n != 3 {
 		t.Errorf("counted %v sanitized assets, want 3 (USDC, SOL refused, BTC)", n)
 	}
-	if n, err := testutil.GatherAndCount(ctrlmetrics.Registry, "swaprouter_catalog_asset_text_sanitized_total"); err != nil || n == 0 {
-		t.Errorf("metric not on the manager's registry: %d series, %v", n, err)
+	if n, err := testutil.GatherAndCount(reg, "swaprouter_catalog_asset_text_sanitized_total"); err != nil || n == 0 {
+		t.Errorf("metric not on the catalog's registry: %d series, %v", n, err)
 	}
 }

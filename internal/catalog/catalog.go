@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/caip"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -24,6 +26,7 @@ type Catalog struct {
 	mu        sync.Mutex
 	providers map[swapv1.ProviderID]listing
 	snap      atomic.Pointer[snapshot]
+	sanitized *prometheus.CounterVec
 }
 
 // listing is what the catalog knows of one provider.
@@ -35,9 +38,10 @@ type listing struct {
 	failure error
 }
 
-// New returns an empty Catalog.
-func New() *Catalog {
-	c := &Catalog{providers: map[swapv1.ProviderID]listing{}}
+// New returns an empty Catalog counting the asset texts it cleans into reg (nil:
+// controller-runtime's registry).
+func New(reg prometheus.Registerer) *Catalog {
+	c := &Catalog{providers: map[swapv1.ProviderID]listing{}, sanitized: newTextSanitized(reg)}
 	c.snap.Store(build(c.providers))
 	return c
 }
@@ -51,7 +55,7 @@ func (c *Catalog) SetProviderAssets(id swapv1.ProviderID, assets []provider.Asse
 	for _, a := range assets {
 		a, changed, ok := cleanAssetText(a)
 		if changed || !ok {
-			textSanitized.WithLabelValues(string(id)).Inc()
+			c.sanitized.WithLabelValues(string(id)).Inc()
 		}
 		if ok {
 			clean = append(clean, a)

@@ -31,7 +31,7 @@ var (
 
 // testCatalog: route_A lists ETH, USDC, SOL, USDT; route_B lists ETH, arbETH, BTC.
 func testCatalog() *Catalog {
-	c := New()
+	c := New(nil)
 	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH, aUSDC, aSOL, aUSDT})
 	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{aBTC, aArb, aETH})
 	return c
@@ -176,7 +176,7 @@ func TestWritesReplaceAndRemove(t *testing.T) {
 }
 
 func TestConflictingRecordsResolveToLowestProviderID(t *testing.T) {
-	c := New()
+	c := New(nil)
 	// Written in the "wrong" order on purpose: route_A's record must still win.
 	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{{AssetID: ethETH, Chain: "eth", Symbol: "WETH?", Name: "x", Decimals: 9}})
 	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{aETH})
@@ -188,7 +188,7 @@ func TestConflictingRecordsResolveToLowestProviderID(t *testing.T) {
 
 // A price comes from the lowest provider id that gives one: route_B's when route_A gives none.
 func TestPriceFromTheFirstProviderGivingOne(t *testing.T) {
-	c := New()
+	c := New(nil)
 	priced := func(a provider.Asset, usd float64) provider.Asset { a.PriceUSD = usd; return a }
 	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{priced(aETH, 3000.5), priced(aBTC, 90000)})
 	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{priced(aETH, 2990.25), aSOL})
@@ -200,7 +200,7 @@ func TestPriceFromTheFirstProviderGivingOne(t *testing.T) {
 }
 
 func TestInvalidIDsIgnoredAndChainDerived(t *testing.T) {
-	c := New()
+	c := New(nil)
 	c.SetProviderAssets(swapv1.ProviderRouteA, []provider.Asset{
 		{AssetID: "", Symbol: "EMPTY"},
 		{AssetID: "nep141:wrap.near", Symbol: "RAW"},      // a provider token id, not CAIP-19
@@ -288,7 +288,7 @@ func TestProviderFailedKeepsLastKnownAssets(t *testing.T) {
 // A provider that failed before ever listing its assets is an outage: Known, and Outage
 // names it until its first list arrives.
 func TestProviderFailedWithNothingKnown(t *testing.T) {
-	c := New()
+	c := New(nil)
 	if c.Known(swapv1.ProviderRouteA) {
 		t.Error("route_A known before anything was heard")
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/swaprouter/swaprouter/internal/parking"
@@ -39,6 +40,9 @@ type EndpointOptions struct {
 	RetryWait        time.Duration
 	// Now is the clock of the circuits; time.Now when nil.
 	Now func() time.Time
+	// Metrics is where the per-partner metrics are registered; nil: controller-runtime's
+	// registry.
+	Metrics prometheus.Registerer
 }
 
 func (o EndpointOptions) withDefaults() EndpointOptions {
@@ -92,9 +96,10 @@ func (a Admission) Done(res Result) {
 // time, and nothing at all while its circuit is open. State is per process and in memory: a
 // restarted manager starts every circuit closed.
 type Endpoints struct {
-	opts   EndpointOptions
-	policy resilience.Policy
-	rand   func() float64
+	opts    EndpointOptions
+	policy  resilience.Policy
+	rand    func() float64
+	metrics *endpointMetrics
 
 	mu        sync.Mutex
 	byPartner map[PartnerKey]*endpoint
@@ -117,6 +122,7 @@ type endpoint struct {
 func NewEndpoints(opts EndpointOptions) *Endpoints {
 	opts = opts.withDefaults()
 	return &Endpoints{opts: opts, rand: rand.Float64, byPartner: map[PartnerKey]*endpoint{},
+		metrics: newEndpointMetrics(opts.Metrics),
 		// Half-open: one probe decides; a circuit stays open OpenFor each time.
 		policy:   resilience.Policy{Threshold: opts.FailureThreshold, Cooldown: opts.OpenFor, MaxCooldown: opts.OpenFor},
 		inFlight: resilience.NewBulkhead[PartnerKey](opts.MaxInFlight),
@@ -154,7 +160,7 @@ func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.Namespa
 		return e.deferral(partner, v, ep, now)
 	}
 	e.waiting.Remove(delivery)
-	inFlight.WithLabelValues(partner.Namespace, partner.Name).Inc()
+	e.metrics.inFlight.WithLabelValues(partner.Namespace, partner.Name).Inc()
 	var once sync.Once
 	return Admission{Verdict: VerdictSend, done: func(res Result) {
 		once.Do(func() {
@@ -165,13 +171,13 @@ func (e *Endpoints) Admit(partner PartnerKey, url string, delivery types.Namespa
 			release()
 			e.waiting.Wake(partner) // a full buffer leaves it to the waiter's RetryWait
 			e.mu.Unlock()
-			inFlight.WithLabelValues(partner.Namespace, partner.Name).Dec()
+			e.metrics.inFlight.WithLabelValues(partner.Namespace, partner.Name).Dec()
 		})
 	}}
 }
 
 func (e *Endpoints) deferral(partner PartnerKey, v Verdict, ep *endpoint, now time.Time) Admission {
-	deferred.WithLabelValues(partner.Namespace, partner.Name, string(v)).Inc()
+	e.metrics.deferred.WithLabelValues(partner.Namespace, partner.Name, string(v)).Inc()
 	return Admission{Verdict: v, Wait: RetryWait(v, ep.circuit.RetryAt, now, e.opts.RetryWait, e.rand())}
 }
 
@@ -187,7 +193,7 @@ func (e *Endpoints) resetCircuit(partner PartnerKey, url string) *endpoint {
 // setCircuit records ep's circuit and shows its phase; called with e.mu held.
 func (e *Endpoints) setCircuit(partner PartnerKey, ep *endpoint, s resilience.State) {
 	ep.circuit = s
-	circuitState.WithLabelValues(partner.Namespace, partner.Name).Set(circuitValue(s.Phase))
+	e.metrics.circuitState.WithLabelValues(partner.Namespace, partner.Name).Set(circuitValue(s.Phase))
 }
 
 // circuitValue is the swaprouter_webhook_circuit_state of a phase.

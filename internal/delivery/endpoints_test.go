@@ -94,7 +94,7 @@ func TestEndpointsCapPerPartner(t *testing.T) {
 	if got := e.Admit(PartnerKey{"other", "a"}, "http://a", delivery("x")); got.Verdict != VerdictSend {
 		t.Fatalf("a same-named partner of another namespace is its own: %s", got.Verdict)
 	}
-	if got := testutil.ToFloat64(inFlight.WithLabelValues("ns", "a")); got != 2 {
+	if got := testutil.ToFloat64(e.metrics.inFlight.WithLabelValues("ns", "a")); got != 2 {
 		t.Fatalf("in-flight gauge of a = %v, want 2", got)
 	}
 	a1.Done(Result{Code: 200})
@@ -130,7 +130,7 @@ func TestEndpointsCircuit(t *testing.T) {
 	if open.Verdict != VerdictOpen || open.Wait <= 0 || open.Wait > openFor+DefaultRetryWait {
 		t.Fatalf("after 3 consecutive failures: %+v, want circuit_open waiting about %s", open, openFor)
 	}
-	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "dead")); got != 2 {
+	if got := testutil.ToFloat64(e.metrics.circuitState.WithLabelValues("ns", "dead")); got != 2 {
 		t.Fatalf("circuit gauge = %v, want 2 (open)", got)
 	}
 	if got := e.Admit(PartnerKey{"ns", "alive"}, "http://alive", delivery("x")); got.Verdict != VerdictSend {
@@ -148,7 +148,7 @@ func TestEndpointsCircuit(t *testing.T) {
 	if probe.Verdict != VerdictSend {
 		t.Fatalf("no probe admitted once due: %+v", probe)
 	}
-	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "dead")); got != 1 {
+	if got := testutil.ToFloat64(e.metrics.circuitState.WithLabelValues("ns", "dead")); got != 1 {
 		t.Fatalf("circuit gauge = %v, want 1 (half-open)", got)
 	}
 	if got := e.Admit(p, "http://dead", delivery("x")); got.Verdict != VerdictProbing {
@@ -165,7 +165,7 @@ func TestEndpointsCircuit(t *testing.T) {
 		t.Fatalf("new url: %s", fixed.Verdict)
 	}
 	fixed.Done(Result{Code: 200})
-	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "dead")); got != 0 {
+	if got := testutil.ToFloat64(e.metrics.circuitState.WithLabelValues("ns", "dead")); got != 0 {
 		t.Fatalf("circuit gauge after the url changed = %v, want 0", got)
 	}
 }
@@ -179,7 +179,7 @@ func TestEndpointsIgnoreTheOldURLsAttempts(t *testing.T) {
 		t.Fatalf("new url: %s", got.Verdict)
 	}
 	old.Done(Result{Code: 503})
-	if got := testutil.ToFloat64(circuitState.WithLabelValues("ns", "moved")); got != 0 {
+	if got := testutil.ToFloat64(e.metrics.circuitState.WithLabelValues("ns", "moved")); got != 0 {
 		t.Fatalf("circuit gauge = %v after the old url failed, want 0 (the new url's closed circuit)", got)
 	}
 	if got := e.Admit(p, "http://new", delivery("z")); got.Verdict != VerdictSend {

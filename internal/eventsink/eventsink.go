@@ -27,7 +27,8 @@ import (
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/lru"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 )
 
 const (
@@ -52,12 +53,12 @@ const (
 	reasonWriteFailed = "write_failed"
 )
 
-var notWritten = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Name: "swaprouter_events_not_written_total",
-	Help: "Kubernetes Events recorded but not written, by reason: repeat (equal to one written for the same object within 5 minutes), queue_full, write_failed.",
-}, []string{"reason"})
-
-func init() { ctrlmetrics.Registry.MustRegister(notWritten) }
+func newNotWritten(reg prometheus.Registerer) *prometheus.CounterVec {
+	return metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swaprouter_events_not_written_total",
+		Help: "Kubernetes Events recorded but not written, by reason: repeat (equal to one written for the same object within 5 minutes), queue_full, write_failed.",
+	}, []string{"reason"}))
+}
 
 // Sink builds events with client-go's broadcaster and writes them through client. It is a
 // manager Runnable: events are written from Start until its context ends.
@@ -65,6 +66,7 @@ type Sink struct {
 	broadcaster events.EventBroadcaster
 	client      eventsv1client.EventsGetter
 	log         logr.Logger
+	notWritten  *prometheus.CounterVec
 	queue       chan *eventsv1.Event
 	// stopWatching ends the broadcaster's delivery to the queue.
 	stopWatching func()
@@ -73,14 +75,15 @@ type Sink struct {
 	recent *lru.Cache // repeatKey → time.Time of the event written
 }
 
-// New returns a Sink writing through client. Events recorded before Start wait in its
-// queue.
-func New(client eventsv1client.EventsGetter, log logr.Logger) (*Sink, error) {
+// New returns a Sink writing through client, counting the events it does not write into reg
+// (nil: controller-runtime's registry). Events recorded before Start wait in its queue.
+func New(client eventsv1client.EventsGetter, log logr.Logger, reg prometheus.Registerer) (*Sink, error) {
 	s := &Sink{
 		// No sink of its own: its events reach the Sink's watcher only.
 		broadcaster: events.NewBroadcaster(nil),
 		client:      client,
 		log:         log,
+		notWritten:  newNotWritten(reg),
 		queue:       make(chan *eventsv1.Event, queueSize),
 		recent:      lru.New(recentSize),
 	}
@@ -128,13 +131,13 @@ func (s *Sink) Start(ctx context.Context) error {
 
 func (s *Sink) enqueue(e *eventsv1.Event) {
 	if s.repeat(e) {
-		notWritten.WithLabelValues(reasonRepeat).Inc()
+		s.notWritten.WithLabelValues(reasonRepeat).Inc()
 		return
 	}
 	select {
 	case s.queue <- e:
 	default:
-		notWritten.WithLabelValues(reasonQueueFull).Inc()
+		s.notWritten.WithLabelValues(reasonQueueFull).Inc()
 	}
 }
 
@@ -170,7 +173,7 @@ func (s *Sink) write(ctx context.Context, e *eventsv1.Event) {
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	if _, err := s.client.Events(e.Namespace).Create(wctx, e, metav1.CreateOptions{}); err != nil {
-		notWritten.WithLabelValues(reasonWriteFailed).Inc()
+		s.notWritten.WithLabelValues(reasonWriteFailed).Inc()
 		s.log.V(1).Info("event not written", "reason", e.Reason, "regarding", e.Regarding.Name, "error", err.Error())
 	}
 }

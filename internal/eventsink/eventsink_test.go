@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -34,7 +35,7 @@ func written(g Gomega, cs *fake.Clientset) func() []eventsv1.Event {
 func TestSinkWritesEventsOnceEach(t *testing.T) {
 	g := NewWithT(t)
 	cs := fake.NewClientset()
-	sink, err := New(cs.EventsV1(), logr.Discard())
+	sink, err := New(cs.EventsV1(), logr.Discard(), prometheus.NewRegistry())
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -42,14 +43,13 @@ func TestSinkWritesEventsOnceEach(t *testing.T) {
 	go func() { done <- sink.Start(ctx) }()
 
 	rec := sink.Recorder(scheme.Scheme, "swaporder-controller")
-	repeats := testutil.ToFloat64(notWritten.WithLabelValues(reasonRepeat))
 	rec.Eventf(pod("a"), nil, corev1.EventTypeWarning, "AttemptFailed", "Deliver", "status %d", 500)
 	g.Eventually(written(g, cs)).Should(HaveLen(1))
 	rec.Eventf(pod("a"), nil, corev1.EventTypeWarning, "AttemptFailed", "Deliver", "status %d", 500)
 	rec.Eventf(pod("a"), nil, corev1.EventTypeWarning, "AttemptFailed", "Deliver", "status %d", 502)
 	rec.Eventf(pod("b"), nil, corev1.EventTypeWarning, "AttemptFailed", "Deliver", "status %d", 500)
 	g.Eventually(written(g, cs)).Should(HaveLen(3))
-	g.Eventually(func() float64 { return testutil.ToFloat64(notWritten.WithLabelValues(reasonRepeat)) }).Should(Equal(repeats + 1))
+	g.Eventually(func() float64 { return testutil.ToFloat64(sink.notWritten.WithLabelValues(reasonRepeat)) }).Should(Equal(1.0))
 	g.Consistently(written(g, cs), 200*time.Millisecond).Should(HaveLen(3))
 	for _, e := range written(g, cs)() {
 		g.Expect(e.ReportingController).To(Equal("swaporder-controller"))
@@ -88,7 +88,6 @@ func TestRepeatWindow(t *testing.T) {
 // recorder.
 func TestQueueBounded(t *testing.T) {
 	s := newSink(t)
-	full := testutil.ToFloat64(notWritten.WithLabelValues(reasonQueueFull))
 	at := time.Now()
 	for i := range queueSize + 3 {
 		s.enqueue(&eventsv1.Event{EventTime: metav1.NewMicroTime(at), Reason: "Pending",
@@ -97,14 +96,14 @@ func TestQueueBounded(t *testing.T) {
 	if len(s.queue) != queueSize {
 		t.Fatalf("%d queued, bound %d", len(s.queue), queueSize)
 	}
-	if got := testutil.ToFloat64(notWritten.WithLabelValues(reasonQueueFull)) - full; got != 3 {
+	if got := testutil.ToFloat64(s.notWritten.WithLabelValues(reasonQueueFull)); got != 3 {
 		t.Errorf("%v counted as queue_full, want 3", got)
 	}
 }
 
 func newSink(t *testing.T) *Sink {
 	t.Helper()
-	s, err := New(fake.NewClientset().EventsV1(), logr.Discard())
+	s, err := New(fake.NewClientset().EventsV1(), logr.Discard(), prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func asset(id string) provider.Asset { return provider.Asset{AssetID: id, Chain:
 // newRouter: both providers list eth and usdc; only route_A lists sol; only route_B lists btc.
 func newRouter(a, b provider.Provider, timeout time.Duration) *Router {
 	set := providerset.New()
-	cat := catalog.New()
+	cat := catalog.New(nil)
 	set.Put(A, providerset.Entry{Provider: a, Enabled: true, Timeout: timeout})
 	set.Put(B, providerset.Entry{Provider: b, Enabled: true, Timeout: timeout})
 	cat.SetProviderAssets(A, []provider.Asset{asset(eth), asset(usdc), asset(sol)})

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 )
 
 // SourceOFAC names the SDN list in an order's screening record.
@@ -39,36 +40,21 @@ type sanctionsMetrics struct {
 // test suites build, shares them).
 func NewSanctions(reg prometheus.Registerer, now func() time.Time) (*Sanctions, error) {
 	var m sanctionsMetrics
-	var errs []error
-	m.addresses = register(reg, &errs, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_addresses",
+	var errs [5]error
+	m.addresses, errs[0] = metricsreg.Register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_addresses",
 		Help: "Listed addresses in the loaded sanctions list, per chain (evm counts every EVM chain once)."}, []string{"chain"}))
-	m.loadedAt = register(reg, &errs, prometheus.NewGauge(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_loaded_timestamp_seconds",
+	m.loadedAt, errs[1] = metricsreg.Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_loaded_timestamp_seconds",
 		Help: "When the sanctions list in use was loaded (Unix time)."}))
-	m.loadDuration = register(reg, &errs, prometheus.NewGauge(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_load_duration_seconds",
+	m.loadDuration, errs[2] = metricsreg.Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_load_duration_seconds",
 		Help: "How long the last successful parse of the sanctions list took."}))
-	m.failing = register(reg, &errs, prometheus.NewGauge(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_load_failing",
+	m.failing, errs[3] = metricsreg.Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: "swaprouter_sanctions_list_load_failing",
 		Help: "1 while the ConfigMap's sanctions list does not parse (the last good list stays in use)."}))
-	m.failures = register(reg, &errs, prometheus.NewCounter(prometheus.CounterOpts{Name: "swaprouter_sanctions_list_load_failures_total",
+	m.failures, errs[4] = metricsreg.Register(reg, prometheus.NewCounter(prometheus.CounterOpts{Name: "swaprouter_sanctions_list_load_failures_total",
 		Help: "Sanctions list loads that failed to parse."}))
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
 	return &Sanctions{m: m, now: now}, nil
-}
-
-// register registers c with reg, or returns the collector registered before it.
-func register[T prometheus.Collector](reg prometheus.Registerer, errs *[]error, c T) T {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(T); ok {
-			return existing
-		}
-	}
-	if err != nil {
-		*errs = append(*errs, err)
-	}
-	return c
 }
 
 // Load replaces the list with the one in data (SDN.CSV) published on date (may be empty).

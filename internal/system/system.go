@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -304,7 +303,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New(), fence: fence}
+	sys := &System{Manager: mgr, Providers: providerset.New(), Catalog: catalog.New(o.Metrics), fence: fence}
 	log := ctrl.Log.WithName("setup")
 	if err := sys.addArchive(o); err != nil {
 		return nil, err
@@ -315,7 +314,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events client: %w", err)
 	}
-	sink, err := eventsink.New(eventsClient, ctrl.Log.WithName("events"))
+	sink, err := eventsink.New(eventsClient, ctrl.Log.WithName("events"), o.Metrics)
 	if err != nil {
 		return nil, fmt.Errorf("event sink: %w", err)
 	}
@@ -326,7 +325,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 
 	// Every process needs the live providers: the controllers to track orders, the frontend
 	// to quote. Only the controllers write RoutingProvider status.
-	breakers := health.NewTracker()
+	breakers := health.NewTracker(o.Metrics)
 	// What this process measured of its provider calls: the frontend answers GET
 	// /v1/providers with its quotes' share, the controllers publish theirs to status.calls.
 	calls := &callstats.Window{}
@@ -340,7 +339,8 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		Calls:  calls,
 		// One budget per provider per process: the frontend's quotes and the order
 		// reconciler's calls draw from it when both run here.
-		Budgets: budget.New(),
+		Budgets: budget.New(o.Metrics),
+		Metrics: o.Metrics,
 	}
 	if err := providers.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("routing provider controller: %w", err)
@@ -379,11 +379,11 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		}
 		if sys.Archive != nil {
 			orders.Archive = sys.Archive
-			if err := mgr.Add(&controllers.OrderTTLSweeper{
+			if err := (&controllers.OrderTTLSweeper{
 				Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: sys.Archive,
 				Recorder:  mgr.GetEventRecorder(controllers.SwapOrderEventSource),
-				Namespace: o.Namespace, TTL: o.OrderTTL, Log: ctrl.Log.WithName("order-ttl"),
-			}); err != nil {
+				Namespace: o.Namespace, TTL: o.OrderTTL, Log: ctrl.Log.WithName("order-ttl"), Metrics: o.Metrics,
+			}).SetupWithManager(mgr); err != nil {
 				return nil, err
 			}
 		}
@@ -395,7 +395,8 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Guard:                   netguard.Options{AllowLoopback: o.AllowLoopbackWebhooks},
 			Retention:               o.DeliveryRetention,
 			MaxConcurrentReconciles: o.WebhookConcurrency,
-			Endpoints:               delivery.NewEndpoints(delivery.EndpointOptions{MaxInFlight: o.WebhookPerPartner}),
+			Endpoints:               delivery.NewEndpoints(delivery.EndpointOptions{MaxInFlight: o.WebhookPerPartner, Metrics: o.Metrics}),
+			Metrics:                 o.Metrics,
 		}
 		if len(o.WebhookSchedule) > 0 {
 			deliveries.Policy = delivery.DefaultPolicy()
@@ -435,6 +436,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			Router:      router,
 			Calls:       calls,
 			Log:         ctrl.Log.WithName("apiserver"),
+			Metrics:     o.Metrics,
 			WaitTimeout: o.OrderWaitTimeout,
 			Archive:     frontendArchive(sys.Archive),
 			Screener:    screener,
@@ -469,7 +471,7 @@ func rateLimiter(o Options) (ratelimit.Allower, error) {
 		return nil, nil
 	}
 	fallback := ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}
-	return redislimit.New(o.RedisURL, fallback, ctrl.Log.WithName("ratelimit"))
+	return redislimit.New(o.RedisURL, fallback, ctrl.Log.WithName("ratelimit"), o.Metrics)
 }
 
 // streamSlots counts event streams in Redis with --redis-url (like the rate limits), else nil
@@ -478,7 +480,7 @@ func streamSlots(o Options) (streamslots.Slots, error) {
 	if o.RedisURL == "" {
 		return nil, nil
 	}
-	return redislimit.NewSlots(o.RedisURL, streamslots.NewInProcess(), ctrl.Log.WithName("streamslots"))
+	return redislimit.NewSlots(o.RedisURL, streamslots.NewInProcess(), ctrl.Log.WithName("streamslots"), o.Metrics)
 }
 
 // quoteKeys loads --quote-keys-file; without it, a random key (fine for one process).
@@ -502,11 +504,12 @@ func (sys *System) addArchive(o Options) error {
 		return err
 	}
 	sys.Archive = a
-	if err := sys.Manager.Add(&archive.Upkeep{Archive: a, Log: ctrl.Log.WithName("archive")}); err != nil {
+	m := archive.NewMetrics(o.Metrics)
+	if err := sys.Manager.Add(&archive.Upkeep{Archive: a, Metrics: m, Log: ctrl.Log.WithName("archive")}); err != nil {
 		return err
 	}
 	if o.Controllers && o.ArchiveRetention > 0 {
-		return sys.Manager.Add(&archive.Pruner{Archive: a, Retention: o.ArchiveRetention, Log: ctrl.Log.WithName("archive-retention")})
+		return sys.Manager.Add(&archive.Pruner{Archive: a, Metrics: m, Retention: o.ArchiveRetention, Log: ctrl.Log.WithName("archive-retention")})
 	}
 	return nil
 }
@@ -514,7 +517,7 @@ func (sys *System) addArchive(o Options) error {
 // addScreening builds the frontend's screening sources: the sanctions list, kept in step with
 // its ConfigMap by a watch on every replica, and the HTTP screening service when configured.
 func addScreening(mgr manager.Manager, o Options) (screening.Sources, error) {
-	list, err := screening.NewSanctions(ctrlmetrics.Registry, time.Now)
+	list, err := screening.NewSanctions(o.Metrics, time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("sanctions list: %w", err)
 	}

@@ -6,17 +6,16 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -62,32 +61,13 @@ func screeningOf(id string) *swapv1.ScreeningRecord {
 	return o.Spec.Screening
 }
 
-// counterValue reads a counter of the in-process metrics registry: the series with the label
-// (any series when label is "").
-func counterValue(name, label, value string) float64 {
+// counterValue adds up a counter of the system's metrics over the series whose labels include
+// want.
+func counterValue(name string, want map[string]string) float64 {
 	GinkgoHelper()
-	families, err := ctrlmetrics.Registry.Gather()
+	sum, err := metricsum.Of(metrics, name, want)
 	Expect(err).NotTo(HaveOccurred())
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if label == "" || hasLabel(m, label, value) {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
-}
-
-func hasLabel(m *dto.Metric, name, value string) bool {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name && l.GetValue() == value {
-			return true
-		}
-	}
-	return false
+	return sum
 }
 
 var _ = Describe("Address screening", Ordered, func() {
@@ -123,9 +103,9 @@ var _ = Describe("Address screening", Ordered, func() {
 		Expect(screened.Post("/v1/order", screenedOrder(sender, listedRefund)).Status).To(Equal(http.StatusCreated))
 
 		By("a list that does not parse leaves the last good one in place")
-		failures := counterValue("swaprouter_sanctions_list_load_failures_total", "", "")
+		failures := counterValue("swaprouter_sanctions_list_load_failures_total", nil)
 		sanctionsList("<html>503 Service Unavailable</html>", "2026-11-22")
-		Eventually(func() float64 { return counterValue("swaprouter_sanctions_list_load_failures_total", "", "") }).Should(BeNumerically(">", failures))
+		Eventually(func() float64 { return counterValue("swaprouter_sanctions_list_load_failures_total", nil) }).Should(BeNumerically(">", failures))
 		Expect(screened.Post("/v1/order", screenedOrder(listedSender, "")).Status).To(Equal(http.StatusForbidden))
 
 		By("a dry quote takes placeholders and is not screened")
@@ -163,9 +143,9 @@ var _ = Describe("Address screening", Ordered, func() {
 		Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: env.Namespace, Name: "screened"}, p)).To(Succeed())
 		p.Spec.Screening = &swapv1.PartnerScreening{OnUnavailable: swapv1.ScreeningFailOpen}
 		Expect(env.Client.Update(context.Background(), p)).To(Succeed())
-		failedOpen := counterValue("swaprouter_screening_decisions_total", "decision", "failed_open")
+		failedOpen := counterValue("swaprouter_screening_decisions_total", map[string]string{"decision": "failed_open"})
 		Eventually(func() int { return screened.Post("/v1/order", screenedOrder(unscreened, "")).Status }).Should(Equal(http.StatusCreated))
-		Expect(counterValue("swaprouter_screening_decisions_total", "decision", "failed_open")).To(BeNumerically(">", failedOpen))
+		Expect(counterValue("swaprouter_screening_decisions_total", map[string]string{"decision": "failed_open"})).To(BeNumerically(">", failedOpen))
 		through := screened.Post("/v1/order", screenedOrder(unscreened, ""))
 		Expect(through.Status).To(Equal(http.StatusCreated))
 		Expect(screeningOf(partnerapi.Str(through.Body, "id")).Outcome).To(Equal(swapv1.ScreeningFailedOpen))

@@ -7,7 +7,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,7 +20,8 @@ var _ = Describe("A provider quote whose signature does not verify", func() {
 	It("never shows its deposit address and fails the order ProviderSignatureInvalid, counted and reported in an Event", func(ctx context.Context) {
 		env.Simulator.SetFault(swapv1.ProviderRouteA, simulator.CallQuote, simulator.Fault{BadSignature: true})
 		DeferCleanup(func() { env.Simulator.SetFault(swapv1.ProviderRouteA, simulator.CallQuote, simulator.Fault{}) })
-		counted := testutil.ToFloat64(providermetrics.SignatureInvalid.WithLabelValues("route_A", providermetrics.CallCreateDeposit))
+		signatureLabels := map[string]string{"provider": "route_A", "call": providermetrics.CallCreateDeposit}
+		counted := counterValue("swaprouter_provider_signature_invalid_total", signatureLabels)
 
 		By("creating an order at route_A: the answer carries an address under a forged signature")
 		created := env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][partnerapi.SolRecipient]
@@ -65,7 +65,7 @@ var _ = Describe("A provider quote whose signature does not verify", func() {
 			}
 			g.Expect(notes).To(ContainElement(ContainSubstring("ProviderSignatureInvalid")))
 		}).Should(Succeed())
-		Expect(testutil.ToFloat64(providermetrics.SignatureInvalid.WithLabelValues("route_A", providermetrics.CallCreateDeposit))).
+		Expect(counterValue("swaprouter_provider_signature_invalid_total", signatureLabels)).
 			To(BeNumerically(">", counted))
 	})
 })

@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swaprouter/swaprouter/internal/dev/devenv"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
@@ -28,6 +29,8 @@ var (
 	env      *devenv.Env
 	receiver *devenv.Receiver
 	partner  *partnerapi.Client
+	// metrics is the registry the system's own metrics are registered with.
+	metrics *prometheus.Registry
 )
 
 // Test speeds: the simulator settles in a couple of seconds and providers are polled every
@@ -43,6 +46,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(hook.Close)
 
 	opts := devenv.EphemeralManager("e2e")
+	metrics = prometheus.NewRegistry()
+	opts.Metrics = metrics
 	opts.AllowLoopbackWebhooks = true
 	opts.QuotaFlushInterval = 500 * time.Millisecond
 	opts.WebhookSchedule = []time.Duration{0, 200 * time.Millisecond, 500 * time.Millisecond, time.Second}

@@ -41,7 +41,7 @@ var _ = Describe("rate limits shared through Redis", Ordered, func() {
 		DeferCleanup(func() { cancel(); wg.Wait() })
 		for i := range 3 {
 			log := ctrl.Log.WithName(fmt.Sprintf("replica-%d", i))
-			limiter, err := redislimit.New(url, ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}, log)
+			limiter, err := redislimit.New(url, ratelimit.InProcess{Limiter: ratelimit.New(), Now: time.Now}, log, nil)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(limiter.Close)
 			opts := frontendOptions

@@ -132,7 +132,7 @@ const (
 )
 
 func newCatalog() *catalog.Catalog {
-	c := catalog.New()
+	c := catalog.New(nil)
 	c.SetProviderAssets(swapv1.ProviderRouteB, []provider.Asset{
 		{AssetID: eth, Chain: "eth", Symbol: "ETH", Name: "Ether", Decimals: 18},
 		{AssetID: usdc, Chain: "eth", Symbol: "USDC", Name: "USD Coin", Decimals: 6},

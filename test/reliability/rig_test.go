@@ -317,7 +317,7 @@ func (g *rig) start(ch chaos) *process {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
 
-	providers, cat := providerset.New(), catalog.New()
+	providers, cat := providerset.New(), catalog.New(nil)
 	providerHTTP := &http.Client{Transport: gatedTransport{l: l, kind: "provider", next: http.DefaultTransport.(*http.Transport).Clone()}}
 	Expect((&controllers.RoutingProviderReconciler{Providers: providers, Catalog: cat, HTTPClient: providerHTTP}).
 		SetupWithManager(mgr)).To(Succeed())

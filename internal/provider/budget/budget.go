@@ -20,22 +20,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
 )
 
 // ErrExhausted is the cause (provider.Error.Err) of a call refused for want of budget.
 var ErrExhausted = errors.New("the provider's call budget is used up for now")
-
-var throttled = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Namespace: "swaprouter", Subsystem: "provider", Name: "budget_throttled_total",
-	Help: "Calls not made because the provider's call budget (RoutingProvider spec.callBudget) was used up, by provider and call.",
-}, []string{"provider", "call"})
-
-func init() { ctrlmetrics.Registry.MustRegister(throttled) }
 
 // Limit is a provider's budget. A zero Rate means no budget (every call goes).
 type Limit struct {
@@ -60,8 +53,9 @@ type Budgets struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
-	mu      sync.Mutex
-	buckets map[swapv1.ProviderID]*bucket
+	throttled *prometheus.CounterVec
+	mu        sync.Mutex
+	buckets   map[swapv1.ProviderID]*bucket
 }
 
 type bucket struct {
@@ -69,8 +63,14 @@ type bucket struct {
 	limiter *rate.Limiter
 }
 
-// New returns Budgets without any budget.
-func New() *Budgets { return &Budgets{} }
+// New returns Budgets without any budget, counting the calls they refuse into reg (nil:
+// controller-runtime's registry).
+func New(reg prometheus.Registerer) *Budgets {
+	return &Budgets{throttled: metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "swaprouter", Subsystem: "provider", Name: "budget_throttled_total",
+		Help: "Calls not made because the provider's call budget (RoutingProvider spec.callBudget) was used up, by provider and call.",
+	}, []string{"provider", "call"}))}
+}
 
 // Set makes l the budget of id; a zero l removes it. An unchanged limit keeps its tokens.
 func (b *Budgets) Set(id swapv1.ProviderID, l Limit) {
@@ -137,7 +137,7 @@ func (g guarded) spend(call string) error {
 	if ok {
 		return nil
 	}
-	throttled.WithLabelValues(string(id), call).Inc()
+	g.b.throttled.WithLabelValues(string(id), call).Inc()
 	return &provider.Error{Provider: id, Kind: provider.KindUnavailable,
 		Detail: "call budget used up for now", RetryAfter: retryIn, Err: ErrExhausted}
 }

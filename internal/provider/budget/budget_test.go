@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -43,14 +44,13 @@ func (c *counting) SubmitDeposit(context.Context, provider.OrderRef, swapv1.Depo
 
 func TestQuotesAndOrderCallsShareOneBudget(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b := New()
+	b := New(prometheus.NewRegistry())
 	b.Now = func() time.Time { return now }
 	b.Set(swapv1.ProviderRouteA, Limit{Rate: 2, Burst: 2})
 	a := &counting{id: swapv1.ProviderRouteA}
 	other := &counting{id: swapv1.ProviderRouteB}
 	ga, gb := Guard(a, b), Guard(other, b)
 	ctx := context.Background()
-	before := testutil.ToFloat64(throttled.WithLabelValues(string(swapv1.ProviderRouteA), "quote"))
 
 	if _, err := ga.Status(ctx, provider.OrderRef{}); err != nil {
 		t.Fatalf("first call: %v", err)
@@ -69,8 +69,8 @@ func TestQuotesAndOrderCallsShareOneBudget(t *testing.T) {
 	if a.calls != 2 {
 		t.Errorf("the provider saw %d calls, want 2", a.calls)
 	}
-	if got := testutil.ToFloat64(throttled.WithLabelValues(string(swapv1.ProviderRouteA), "quote")) - before; got != 1 {
-		t.Errorf("throttled{route_A,quote} grew by %v, want 1", got)
+	if got := testutil.ToFloat64(b.throttled.WithLabelValues(string(swapv1.ProviderRouteA), "quote")); got != 1 {
+		t.Errorf("throttled{route_A,quote} = %v, want 1", got)
 	}
 	if _, err := ga.Assets(ctx); err != nil {
 		t.Errorf("the asset probe must never be refused: %v", err)
@@ -87,7 +87,7 @@ func TestQuotesAndOrderCallsShareOneBudget(t *testing.T) {
 
 func TestSetKeepsTokensUnlessTheLimitChanges(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b := New()
+	b := New(nil)
 	b.Now = func() time.Time { return now }
 	l := Limit{Rate: 1, Burst: 1}
 	b.Set(swapv1.ProviderRouteA, l)

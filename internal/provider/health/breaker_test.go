@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/resilience"
@@ -82,7 +84,8 @@ func TestOutcomeOf(t *testing.T) {
 // Guard fails fast once the breaker opened, and tells its consumer once.
 func TestGuardFailsFast(t *testing.T) {
 	now := t0
-	tr := &Tracker{Policy: policy, Now: func() time.Time { return now }, Rand: func() float64 { return 0.5 }}
+	tr := NewTracker(prometheus.NewRegistry())
+	tr.Policy, tr.Now, tr.Rand = policy, func() time.Time { return now }, func() float64 { return 0.5 }
 	calls := 0
 	p := Guard(failing{calls: &calls}, tr)
 	for range 10 {

@@ -8,25 +8,30 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/resilience"
 )
 
-var (
-	breakerOpen = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: "swaprouter", Subsystem: "provider", Name: "breaker_open",
-		Help: "1 while the provider's circuit breaker holds calls back (it kept failing), else 0.",
-	}, []string{"provider"})
-	heldBack = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "swaprouter", Subsystem: "provider", Name: "calls_held_back_total",
-		Help: "Calls not made because the provider's circuit breaker was open.",
-	}, []string{"provider"})
-)
+type trackerMetrics struct {
+	breakerOpen *prometheus.GaugeVec
+	heldBack    *prometheus.CounterVec
+}
 
-func init() { ctrlmetrics.Registry.MustRegister(breakerOpen, heldBack) }
+func newTrackerMetrics(reg prometheus.Registerer) trackerMetrics {
+	return trackerMetrics{
+		breakerOpen: metricsreg.MustRegister(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "swaprouter", Subsystem: "provider", Name: "breaker_open",
+			Help: "1 while the provider's circuit breaker holds calls back (it kept failing), else 0.",
+		}, []string{"provider"})),
+		heldBack: metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "swaprouter", Subsystem: "provider", Name: "calls_held_back_total",
+			Help: "Calls not made because the provider's circuit breaker was open.",
+		}, []string{"provider"})),
+	}
+}
 
 // Tracker holds the breaker of every provider of one process. Safe for concurrent use.
 type Tracker struct {
@@ -36,14 +41,16 @@ type Tracker struct {
 	Now  func() time.Time
 	Rand func() float64
 
+	metrics trackerMetrics
 	mu      sync.Mutex
 	states  map[swapv1.ProviderID]State
 	changes chan swapv1.ProviderID
 }
 
-// NewTracker returns a Tracker with the default policy.
-func NewTracker() *Tracker {
-	return &Tracker{Policy: DefaultPolicy, Now: time.Now, Rand: rand.Float64}
+// NewTracker returns a Tracker with the default policy, its metrics registered with reg
+// (nil: controller-runtime's registry).
+func NewTracker(reg prometheus.Registerer) *Tracker {
+	return &Tracker{Policy: DefaultPolicy, Now: time.Now, Rand: rand.Float64, metrics: newTrackerMetrics(reg)}
 }
 
 // Changes delivers the id of a provider whose Judgement changed. Sends never block: a
@@ -96,7 +103,7 @@ func (t *Tracker) allow(id swapv1.ProviderID) (ok bool, retryIn time.Duration, c
 	if ok {
 		return true, 0, nil
 	}
-	heldBack.WithLabelValues(string(id)).Inc()
+	t.metrics.heldBack.WithLabelValues(string(id)).Inc()
 	cause = ErrBreakerOpen
 	if next.Class == provider.ClassCredentials {
 		cause = ErrCredentialsRejected
@@ -117,7 +124,7 @@ func (t *Tracker) record(id swapv1.ProviderID, outcome resilience.Outcome, pe *p
 		if next.Phase != resilience.Closed {
 			open = 1
 		}
-		breakerOpen.WithLabelValues(string(id)).Set(open)
+		t.metrics.breakerOpen.WithLabelValues(string(id)).Set(open)
 		select {
 		case t.changes <- id:
 		default:

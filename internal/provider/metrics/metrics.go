@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 )
@@ -28,27 +28,33 @@ const (
 // OutcomeOK labels a call that succeeded; failures are labelled by Outcome.
 const OutcomeOK = "ok"
 
-// CallDuration is swaprouter_provider_call_duration_seconds{provider, call, outcome}; its
-// _count is the number of calls by outcome.
-var CallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-	Namespace: "swaprouter",
-	Subsystem: "provider",
-	Name:      "call_duration_seconds",
-	Help:      "Duration of calls to routing providers by provider, call and outcome.",
-	Buckets:   []float64{0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-}, []string{"provider", "call", "outcome"})
+// Metrics are one process's provider call series.
+type Metrics struct {
+	// callDuration is swaprouter_provider_call_duration_seconds{provider, call, outcome};
+	// its _count is the number of calls by outcome.
+	callDuration *prometheus.HistogramVec
+	// signatureInvalid is swaprouter_provider_signature_invalid_total{provider, call}:
+	// answers refused because their signature did not verify with the RoutingProvider's key.
+	signatureInvalid *prometheus.CounterVec
+}
 
-// SignatureInvalid is swaprouter_provider_signature_invalid_total{provider, call}: answers
-// refused because their signature did not verify with the RoutingProvider's key.
-var SignatureInvalid = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Namespace: "swaprouter",
-	Subsystem: "provider",
-	Name:      "signature_invalid_total",
-	Help:      "Provider answers refused because their signature did not verify, by provider and call.",
-}, []string{"provider", "call"})
-
-func init() {
-	ctrlmetrics.Registry.MustRegister(CallDuration, SignatureInvalid)
+// New registers the call metrics with reg (nil: controller-runtime's registry).
+func New(reg prometheus.Registerer) *Metrics {
+	return &Metrics{
+		callDuration: metricsreg.MustRegister(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "swaprouter",
+			Subsystem: "provider",
+			Name:      "call_duration_seconds",
+			Help:      "Duration of calls to routing providers by provider, call and outcome.",
+			Buckets:   []float64{0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}, []string{"provider", "call", "outcome"})),
+		signatureInvalid: metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "swaprouter",
+			Subsystem: "provider",
+			Name:      "signature_invalid_total",
+			Help:      "Provider answers refused because their signature did not verify, by provider and call.",
+		}, []string{"provider", "call"})),
+	}
 }
 
 // Outcome is the label value for err: "ok", or the error kind in snake case.
@@ -78,35 +84,33 @@ func Outcome(err error) string {
 	}
 }
 
-// Observe records one call to provider id that started at start and ended with err.
-func Observe(id swapv1.ProviderID, call string, start time.Time, err error) {
-	CallDuration.WithLabelValues(string(id), call, Outcome(err)).Observe(time.Since(start).Seconds())
+// observe records one call to provider id that started at start and ended with err.
+func (m *Metrics) observe(id swapv1.ProviderID, call string, start time.Time, err error) {
+	m.callDuration.WithLabelValues(string(id), call, Outcome(err)).Observe(time.Since(start).Seconds())
 	if err != nil && provider.AsError(err).Reason == provider.ReasonSignatureInvalid {
-		SignatureInvalid.WithLabelValues(string(id), call).Inc()
+		m.signatureInvalid.WithLabelValues(string(id), call).Inc()
 	}
 }
 
-// Instrument returns p with every call measured. Instrumenting twice is harmless but counts twice,
-// so it returns p unchanged when p is already instrumented.
-func Instrument(p provider.Provider) provider.Provider { return InstrumentInto(p, nil) }
-
-// InstrumentInto is Instrument that also counts every call in calls (when not nil), except
-// calls whose caller gave up before the answer: they say nothing about the provider.
-func InstrumentInto(p provider.Provider, calls *callstats.Window) provider.Provider {
+// Instrument returns p with every call measured into m and counted in calls (when not nil),
+// except calls whose caller gave up before the answer: they say nothing about the provider.
+// Instrumenting twice would count twice, so an instrumented p is returned unchanged.
+func (m *Metrics) Instrument(p provider.Provider, calls *callstats.Window) provider.Provider {
 	if _, ok := p.(instrumented); ok {
 		return p
 	}
-	return instrumented{p, calls}
+	return instrumented{p, m, calls}
 }
 
 type instrumented struct {
-	next  provider.Provider
-	calls *callstats.Window
+	next    provider.Provider
+	metrics *Metrics
+	calls   *callstats.Window
 }
 
 // observe records a call that started at start and ended with err.
 func (m instrumented) observe(ctx context.Context, call string, start time.Time, err error) {
-	Observe(m.next.ID(), call, start, err)
+	m.metrics.observe(m.next.ID(), call, start, err)
 	if m.calls == nil || ctx.Err() != nil {
 		return
 	}

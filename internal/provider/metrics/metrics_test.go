@@ -48,14 +48,15 @@ func (q quoteOnly) Quote(context.Context, provider.QuoteRequest) (provider.Quote
 }
 
 func TestInstrumentCountsEachCallOnce(t *testing.T) {
-	p := Instrument(Instrument(quoteOnly{err: &provider.Error{Kind: provider.KindTimeout}}))
+	m := New(prometheus.NewRegistry())
+	p := m.Instrument(m.Instrument(quoteOnly{err: &provider.Error{Kind: provider.KindTimeout}}, nil), nil)
 	for range 3 {
 		if _, err := p.Quote(context.Background(), provider.QuoteRequest{}); err == nil {
 			t.Fatal("wrapped error lost")
 		}
 	}
-	h := CallDuration.WithLabelValues("metrics_test", CallQuote, "timeout")
-	if n := testutil.CollectAndCount(CallDuration, "swaprouter_provider_call_duration_seconds"); n == 0 {
+	h := m.callDuration.WithLabelValues("metrics_test", CallQuote, "timeout")
+	if n := testutil.CollectAndCount(m.callDuration, "swaprouter_provider_call_duration_seconds"); n == 0 {
 		t.Fatal("histogram not collected")
 	}
 	if got := histogramCount(t, h); got != 3 {
@@ -74,12 +75,13 @@ func histogramCount(t *testing.T, o prometheus.Observer) uint64 {
 
 func TestInstrumentIntoCountsProviderWideFailuresAndSkipsAbandonedCalls(t *testing.T) {
 	var w callstats.Window
+	m := New(prometheus.NewRegistry())
 	for _, err := range []error{nil, &provider.Error{Kind: provider.KindTimeout}, &provider.Error{Kind: provider.KindAmountTooLow}} {
-		_, _ = InstrumentInto(quoteOnly{err: err}, &w).Quote(context.Background(), provider.QuoteRequest{})
+		_, _ = m.Instrument(quoteOnly{err: err}, &w).Quote(context.Background(), provider.QuoteRequest{})
 	}
 	gaveUp, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _ = InstrumentInto(quoteOnly{err: context.Canceled}, &w).Quote(gaveUp, provider.QuoteRequest{})
+	_, _ = m.Instrument(quoteOnly{err: context.Canceled}, &w).Quote(gaveUp, provider.QuoteRequest{})
 
 	got := w.Tally("metrics_test", CallQuote)
 	if got.Calls != 3 || got.Failed != 1 {
@@ -89,10 +91,11 @@ func TestInstrumentIntoCountsProviderWideFailuresAndSkipsAbandonedCalls(t *testi
 
 func TestSignatureFailuresAreCounted(t *testing.T) {
 	bad := &provider.Error{Kind: provider.KindRefused, Reason: provider.ReasonSignatureInvalid}
-	p := Instrument(quoteOnly{err: bad})
+	m := New(prometheus.NewRegistry())
+	p := m.Instrument(quoteOnly{err: bad}, nil)
 	_, _ = p.Quote(context.Background(), provider.QuoteRequest{})
-	_, _ = Instrument(quoteOnly{err: &provider.Error{Kind: provider.KindRefused}}).Quote(context.Background(), provider.QuoteRequest{})
-	if got := testutil.ToFloat64(SignatureInvalid.WithLabelValues("metrics_test", CallQuote)); got != 1 {
+	_, _ = m.Instrument(quoteOnly{err: &provider.Error{Kind: provider.KindRefused}}, nil).Quote(context.Background(), provider.QuoteRequest{})
+	if got := testutil.ToFloat64(m.signatureInvalid.WithLabelValues("metrics_test", CallQuote)); got != 1 {
 		t.Errorf("swaprouter_provider_signature_invalid_total = %v, want 1 (a plain refusal is no signature failure)", got)
 	}
 }

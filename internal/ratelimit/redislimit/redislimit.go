@@ -14,8 +14,8 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 )
 
@@ -33,12 +33,14 @@ const (
 	defaultIOTimeout   = 500 * time.Millisecond
 )
 
-var fallbacks = prometheus.NewCounter(prometheus.CounterOpts{
-	Name: "swaprouter_ratelimit_redis_fallback_total",
-	Help: "Rate-limit decisions taken by a replica's own buckets because Redis could not be asked.",
-})
-
-func init() { metrics.Registry.MustRegister(fallbacks) }
+// newFallbacks counts the decisions taken without Redis; a Limiter and Slots given the same
+// registry share it.
+func newFallbacks(reg prometheus.Registerer) prometheus.Counter {
+	return metricsreg.MustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "swaprouter_ratelimit_redis_fallback_total",
+		Help: "Rate-limit decisions taken by a replica's own buckets because Redis could not be asked.",
+	}))
+}
 
 // Limiter is a ratelimit.Allower over Redis with a per-replica fallback.
 type Limiter struct {
@@ -47,6 +49,8 @@ type Limiter struct {
 	fallback ratelimit.Allower
 	log      logr.Logger
 	now      func() time.Time
+	// fallbacks counts the decisions fallback took.
+	fallbacks prometheus.Counter
 	// skipUntil (Unix nanoseconds) is when Redis is next asked after a failure.
 	skipUntil atomic.Int64
 	// down is true between a failure and the next success, so each outage logs once.
@@ -57,13 +61,14 @@ var _ ratelimit.Allower = (*Limiter)(nil)
 
 // New connects (lazily) to the Redis at url, e.g. redis://host:6379/0; go-redis's URL query
 // options (dial_timeout, read_timeout, pool_size, …) tune the client. fallback decides while
-// Redis is unavailable.
-func New(url string, fallback ratelimit.Allower, log logr.Logger) (*Limiter, error) {
+// Redis is unavailable, counted in reg (nil: controller-runtime's registry).
+func New(url string, fallback ratelimit.Allower, log logr.Logger, reg prometheus.Registerer) (*Limiter, error) {
 	rdb, err := connect(url)
 	if err != nil {
 		return nil, err
 	}
-	return &Limiter{rdb: rdb, gcra: redis_rate.NewLimiter(rdb), fallback: fallback, log: log, now: time.Now}, nil
+	return &Limiter{rdb: rdb, gcra: redis_rate.NewLimiter(rdb), fallback: fallback, log: log, now: time.Now,
+		fallbacks: newFallbacks(reg)}, nil
 }
 
 // connect is a client of the Redis at url with this package's timeouts where it sets none.
@@ -95,7 +100,7 @@ func (l *Limiter) Allow(ctx context.Context, key string, perMinute int) ratelimi
 	perMinute = max(perMinute, 1)
 	now := l.now()
 	if now.UnixNano() < l.skipUntil.Load() {
-		fallbacks.Inc()
+		l.fallbacks.Inc()
 		return l.fallback.Allow(ctx, key, perMinute)
 	}
 	res, err := l.gcra.Allow(ctx, keyPrefix+key, redis_rate.PerMinute(perMinute))
@@ -104,7 +109,7 @@ func (l *Limiter) Allow(ctx context.Context, key string, perMinute int) ratelimi
 		if !l.down.Swap(true) {
 			l.log.Info("warning: Redis unavailable, rate limits are per replica until it is back", "error", err.Error())
 		}
-		fallbacks.Inc()
+		l.fallbacks.Inc()
 		return l.fallback.Allow(ctx, key, perMinute)
 	}
 	if l.down.Swap(false) {

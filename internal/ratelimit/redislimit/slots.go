@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/swaprouter/swaprouter/internal/streamslots"
@@ -38,17 +39,19 @@ type Slots struct {
 	log      logr.Logger
 	now      func() time.Time
 	renew    time.Duration
+	// fallbacks counts the acquisitions fallback decided.
+	fallbacks prometheus.Counter
 }
 
 var _ streamslots.Slots = (*Slots)(nil)
 
 // NewSlots connects (lazily) to the Redis at url, as New does.
-func NewSlots(url string, fallback streamslots.Slots, log logr.Logger) (*Slots, error) {
+func NewSlots(url string, fallback streamslots.Slots, log logr.Logger, reg prometheus.Registerer) (*Slots, error) {
 	rdb, err := connect(url)
 	if err != nil {
 		return nil, err
 	}
-	return &Slots{rdb: rdb, fallback: fallback, log: log, now: time.Now, renew: slotLease / 3}, nil
+	return &Slots{rdb: rdb, fallback: fallback, log: log, now: time.Now, renew: slotLease / 3, fallbacks: newFallbacks(reg)}, nil
 }
 
 // Close releases the connections.
@@ -64,7 +67,7 @@ func (s *Slots) Acquire(ctx context.Context, key string, limit int) (func(), boo
 	took, err := acquireScript.Run(ctx, s.rdb, []string{set},
 		now.UnixMilli(), limit, now.Add(slotLease).UnixMilli(), member, (2 * slotLease).Milliseconds()).Int()
 	if err != nil {
-		fallbacks.Inc()
+		s.fallbacks.Inc()
 		s.log.Info("warning: Redis unavailable, event stream caps are per replica", "error", err.Error())
 		return s.fallback.Acquire(ctx, key, limit)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swaprouter/swaprouter/internal/dev/localproc/redis"
 	"github.com/swaprouter/swaprouter/internal/streamslots"
@@ -20,7 +21,7 @@ func TestSlotsAreSharedAndLeased(t *testing.T) {
 	defer stop()
 	clock := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	replica := func() *Slots {
-		s, err := NewSlots(srv.URL(), streamslots.NewInProcess(), logr.Discard())
+		s, err := NewSlots(srv.URL(), streamslots.NewInProcess(), logr.Discard(), prometheus.NewRegistry())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func TestSlotsAreSharedAndLeased(t *testing.T) {
 }
 
 func TestSlotsFallBackWhenRedisIsDown(t *testing.T) {
-	s, err := NewSlots("redis://127.0.0.1:1/0", streamslots.NewInProcess(), logr.Discard())
+	s, err := NewSlots("redis://127.0.0.1:1/0", streamslots.NewInProcess(), logr.Discard(), prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
