@@ -20,11 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/metricsreg"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -171,11 +171,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	reg := r.Metrics
-	if reg == nil {
-		reg = ctrlmetrics.Registry
-	}
-	if err := r.metrics.register(reg, gauge, r.waiting); err != nil {
+	if err := r.metrics.register(metricsreg.OrDefault(r.Metrics), gauge, r.waiting); err != nil {
 		return fmt.Errorf("order metrics: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
