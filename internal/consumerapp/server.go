@@ -108,7 +108,7 @@ type Server struct {
 	opts     Options
 	api      *client.ClientWithResponses
 	retrier  *upstream.Retrier // sends /v1 calls and the simulated chain's deposits
-	key      []byte           // signs session cookies and CSRF tokens
+	key      []byte            // signs session cookies and CSRF tokens
 	proxies  proxies
 	throttle *throttle
 	assets   *assetCache
