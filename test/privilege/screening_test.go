@@ -46,7 +46,8 @@ var _ = Describe("screening under the shipped RBAC", func() {
 			Expect(admin.Update(context.Background(), acme)).To(Succeed())
 		})
 		req := partnerapi.OrderRequest(string(swapv1.ProviderRouteA))
-		req["refundTo"] = heldRefund
+		refundTo := heldRefund
+		req.RefundTo = &refundTo
 		var id string
 		Eventually(func() string {
 			r := partner.Post("/v1/order", req)
