@@ -272,10 +272,7 @@ func refused(ctx context.Context, op string, resp answer, err error) (*Problem, 
 	}
 	var e client.Error
 	_ = json.Unmarshal(resp.GetBody(), &e)
-	code, detail := string(e.Error), ""
-	if e.Detail != nil {
-		detail = *e.Detail
-	}
+	code, detail := string(e.Error), deref(e.Detail)
 	if status >= 500 || status == http.StatusUnauthorized || status == http.StatusForbidden {
 		// The partner key or the service is at fault, not the user: log it, say "busy".
 		logr.FromContextOrDiscard(ctx).Info("/v1 refused", "call", op, "status", status, "error", code, "detail", detail)
