@@ -30,52 +30,96 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
 		return err
 	}
-	p := principal(r.Context())
-	if err := req.resolveFee(p.Partner.Spec.Fees); err != nil {
-		return err
-	}
-	if !s.providerRoutes(req.OriginAsset, req.DestinationAsset, req.ProviderID) {
-		return apierror.Newf(apierror.UnsupportedPair, "%s does not route this pair", req.ProviderID)
-	}
-	if err := s.checkOrderAddresses(req.OriginAsset, req.DestinationAsset, req.Sender, req.Recipient, req.RefundTo); err != nil {
-		return err
-	}
-	key := r.Header.Get("Idempotency-Key")
-	if err := checkIdempotencyKey(key); err != nil {
-		return err
-	}
-	if err := checkClientReference(req.ClientReference); err != nil {
+	if err := req.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
 		return err
 	}
 	canonical, _ := json.Marshal(req)
-	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
-	spec.ProviderID = req.ProviderID
-	spec.ClientReference = req.ClientReference
-	order, err := s.place(r.Context(), p, placement{
+	order, err := s.openOrder(r, newOrder{
+		swapFields: req.swapFields, sender: req.Sender, recipient: req.Recipient, refundTo: req.RefundTo,
+		providerID: req.ProviderID, clientReference: req.ClientReference, quoteID: req.QuoteID,
+		canonical: append([]byte("POST /v1/order\n"), canonical...),
+	})
+	if err != nil {
+		return err
+	}
+	return writeOrderAnswer(w, order, newOrderRecord(order))
+}
+
+// newOrder is a request for an order whose body is valid, whose assets are known and whose fee
+// is resolved: POST /v1/order, or POST /v1/quote with dry:false.
+type newOrder struct {
+	swapFields
+	sender, recipient, refundTo string
+	// providerID is the provider the partner named; "" lets a fresh quote choose.
+	providerID      swapv1.ProviderID
+	clientReference string
+	// quoteID binds the order to an accepted candidate of a dry quote ("" when none).
+	quoteID string
+	// canonical identifies the request for the idempotency check.
+	canonical []byte
+}
+
+// openOrder is the one way a request creates an order: every check of an order (the named
+// provider routes the pair, addresses fit their chains, Idempotency-Key, clientReference),
+// then place, which screens the addresses and binds the provider and quote of a new order.
+func (s *Server) openOrder(r *http.Request, n newOrder) (*swapv1.SwapOrder, error) {
+	p := principal(r.Context())
+	if n.providerID != "" && !s.providerRoutes(n.OriginAsset, n.DestinationAsset, n.providerID) {
+		return nil, apierror.Newf(apierror.UnsupportedPair, "%s does not route this pair", n.providerID)
+	}
+	if err := s.checkOrderAddresses(n.OriginAsset, n.DestinationAsset, n.sender, n.recipient, n.refundTo); err != nil {
+		return nil, err
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if err := checkIdempotencyKey(key); err != nil {
+		return nil, err
+	}
+	if err := checkClientReference(n.clientReference); err != nil {
+		return nil, err
+	}
+	spec := n.orderSpec(p.Partner.Name, n.sender, n.recipient, n.refundTo)
+	spec.ProviderID = n.providerID
+	spec.ClientReference = n.clientReference
+	return s.place(r.Context(), p, placement{
 		spec:           spec,
 		idempotencyKey: key,
-		canonical:      append([]byte("POST /v1/order\n"), canonical...),
+		canonical:      n.canonical,
 		// Screening and the quote are for a new order only: a retry finds its order even after
 		// the quote expired or the list changed.
 		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
 			if err := s.screen(ctx, p.Partner, spec); err != nil {
 				return err
 			}
-			if req.QuoteID == "" {
-				return nil
-			}
-			q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, req.ProviderID)
-			if err != nil {
-				return err
-			}
-			spec.Quote = q
-			return nil
+			return s.bindProvider(ctx, p.Partner, n, spec)
 		},
 	})
+}
+
+// bindProvider settles a new order's provider and quote: the candidate its quoteId names (no
+// new quote, nothing counted), else the provider the partner named (no quote), else the best
+// candidate of a fresh quote, counted against the partner's quota.
+func (s *Server) bindProvider(ctx context.Context, partner *swapv1.Partner, n newOrder, spec *swapv1.SwapOrderSpec) error {
+	switch {
+	case n.quoteID != "":
+		q, err := s.acceptQuote(partner.Name, n.quoteID, n.swapFields, n.providerID)
+		if err != nil {
+			return err
+		}
+		spec.ProviderID, spec.Quote = q.ProviderID, q
+		return nil
+	case n.providerID != "":
+		return nil
+	}
+	res, err := s.countedQuote(ctx, partner, n.providerRequest(n.sender, n.recipient, n.refundTo))
 	if err != nil {
 		return err
 	}
-	return writeOrderAnswer(w, order, newOrderRecord(order))
+	if res.Best == nil {
+		return apierror.FromProvider(res.Failure())
+	}
+	best := *res.Best
+	spec.ProviderID, spec.Quote = best.ProviderID, &best
+	return nil
 }
 
 // placement is an order about to be created.

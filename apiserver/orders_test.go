@@ -372,3 +372,43 @@ func TestOrderRecordHistory(t *testing.T) {
 		t.Errorf("record %+v", got)
 	}
 }
+
+// POST /v1/order and POST /v1/quote with dry:false create orders through one path: every
+// order they refuse, they refuse with the same answer, before any order or quote.
+func TestOrderAndDryFalseQuoteRefuseAlike(t *testing.T) {
+	h := screenedHarness(t, nil)
+	const solAddress = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
+	tests := []struct {
+		name    string
+		change  []any
+		headers map[string]string
+		code    apierror.Code
+	}{
+		{"unknown origin", []any{"originAsset", "eip155:1/erc20:0xdead"}, nil, apierror.UnknownAsset},
+		{"sender of another chain", []any{"sender", solAddress}, nil, apierror.InvalidRequest},
+		{"recipient with a checksum typo", []any{"recipient", "0x5aaeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}, nil, apierror.InvalidRequest},
+		{"refundTo of another chain", []any{"refundTo", solAddress}, nil, apierror.InvalidRequest},
+		{"refundTo with a bidi override", []any{"refundTo", "\u202e0x1111111111111111111111111111111111111111"}, nil, apierror.InvalidRequest},
+		{"Idempotency-Key with a space", nil, map[string]string{"Idempotency-Key": "has space"}, apierror.InvalidRequest},
+		{"Idempotency-Key too long", nil, map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, apierror.InvalidRequest},
+		{"clientReference too long", []any{"clientReference", strings.Repeat("r", 65)}, nil, apierror.InvalidRequest},
+		{"clientReference with a space", []any{"clientReference", "my order"}, nil, apierror.InvalidRequest},
+		{"feeBps above the partner's maximum", []any{"feeBps", 5}, nil, apierror.InvalidRequest},
+		{"a quoteId not ours", []any{"quoteId", "not-a-quote-id"}, nil, apierror.QuoteMismatch},
+		{"a listed sender", []any{"sender", "0x8589427373D6D84E98730D7795D8f6f8731FDA16"}, nil, apierror.AddressNotAllowed},
+		{"a listed refundTo", []any{"refundTo", listedAddress}, nil, apierror.AddressNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			quotes := h.router.callCount()
+			order := expectError(t, h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), tt.change...), headers: tt.headers}), tt.code)
+			quote := expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), tt.change...), headers: tt.headers}), tt.code)
+			if order["detail"] != quote["detail"] {
+				t.Errorf("POST /v1/order answers %q, dry:false %q", order["detail"], quote["detail"])
+			}
+			if h.orderCount() != 0 || h.router.callCount() != quotes {
+				t.Errorf("a refused request created %d orders and asked %d quotes", h.orderCount(), h.router.callCount()-quotes)
+			}
+		})
+	}
+}

@@ -69,49 +69,12 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		return writeJSON(w, http.StatusOK, newQuoteResponse(res))
 	}
 
-	if err := s.checkOrderAddresses(req.OriginAsset, req.DestinationAsset, req.Sender, req.Recipient, req.RefundTo); err != nil {
-		return err
-	}
-	key := r.Header.Get("Idempotency-Key")
-	if err := checkIdempotencyKey(key); err != nil {
-		return err
-	}
-	if err := checkClientReference(req.ClientReference); err != nil {
-		return err
-	}
 	req.Dry = new(bool) // canonical form: explicit false
 	canonical, _ := json.Marshal(req)
-	spec := req.orderSpec(p.Partner.Name, req.Sender, req.Recipient, req.RefundTo)
-	spec.ClientReference = req.ClientReference
-	order, err := s.place(r.Context(), p, placement{
-		spec:           spec,
-		idempotencyKey: key,
-		canonical:      append([]byte("POST /v1/quote\n"), canonical...),
-		prepare: func(ctx context.Context, spec *swapv1.SwapOrderSpec) error {
-			if err := s.screen(ctx, p.Partner, spec); err != nil {
-				return err
-			}
-			if req.QuoteID != "" {
-				// Bound to an accepted candidate: its provider, no new quote.
-				q, err := s.acceptQuote(p.Partner.Name, req.QuoteID, req.swapFields, "")
-				if err != nil {
-					return err
-				}
-				spec.ProviderID, spec.Quote = q.ProviderID, q
-				return nil
-			}
-			res, err := s.countedQuote(ctx, p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
-			if err != nil {
-				return err
-			}
-			if res.Best == nil {
-				return apierror.FromProvider(res.Failure())
-			}
-			best := *res.Best
-			spec.ProviderID = best.ProviderID
-			spec.Quote = &best
-			return nil
-		},
+	order, err := s.openOrder(r, newOrder{
+		swapFields: req.swapFields, sender: req.Sender, recipient: req.Recipient, refundTo: req.RefundTo,
+		clientReference: req.ClientReference, quoteID: req.QuoteID,
+		canonical: append([]byte("POST /v1/quote\n"), canonical...),
 	})
 	if err != nil {
 		return err

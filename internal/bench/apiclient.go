@@ -1,19 +1,40 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 )
 
-// APIClient is a partner calling the /v1 frontend.
+// APIClient is a partner calling the /v1 frontend through the generated client with one key.
+// The bench reads answers itself (expect) rather than through the generated parsers, so a
+// call costs the bench what a partner's client costs, not a decode of every answer.
 type APIClient struct {
+	*swapclient.Client
 	Base, KeyID, Secret string
 	HTTP                *http.Client
+}
+
+// NewAPIClient is a client of the frontend at base with the key keyID and its secret, sending
+// through hc.
+func NewAPIClient(base, keyID, secret string, hc *http.Client) (*APIClient, error) {
+	c, err := swapclient.NewClient(base, swapclient.WithHTTPClient(hc),
+		swapclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("X-Key-Id", keyID)
+			r.Header.Set("Authorization", "Bearer "+secret)
+			return nil
+		}))
+	if err != nil {
+		return nil, err
+	}
+	return &APIClient{Client: c, Base: base, KeyID: keyID, Secret: secret, HTTP: hc}, nil
 }
 
 // NewHTTPClient keeps enough idle connections for the highest concurrency, so a run measures
@@ -36,27 +57,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, e.Body)
 }
 
-// Do sends body (JSON-encoded unless nil) and decodes a JSON answer into out (when not nil).
-// An answer other than want is a *StatusError.
-func (c *APIClient) Do(ctx context.Context, method, path string, body any, want int, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("X-Key-Id", c.KeyID)
-	req.Header.Set("Authorization", "Bearer "+c.Secret)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.HTTP.Do(req)
+// expect reads the answer of a call and decodes its JSON into out (when not nil). An answer
+// other than want is a *StatusError; err is the call's own.
+func expect(resp *http.Response, err error, want int, out any) error {
 	if err != nil {
 		return err
 	}
@@ -69,10 +72,32 @@ func (c *APIClient) Do(ctx context.Context, method, path string, body any, want 
 		if len(raw) > 300 {
 			raw = raw[:300]
 		}
-		return &StatusError{Method: method, Path: path, Status: resp.StatusCode, Body: string(raw)}
+		return &StatusError{Method: resp.Request.Method, Path: resp.Request.URL.RequestURI(), Status: resp.StatusCode, Body: string(raw)}
 	}
 	if out != nil {
 		return json.Unmarshal(raw, out)
 	}
 	return nil
+}
+
+// benchOrder is the bench's order: 0.1 ETH to SOL through provider.
+func benchOrder(provider swapv1.ProviderID) swapclient.OrderRequest {
+	return swapclient.OrderRequest{OriginAsset: ethETH, DestinationAsset: solSOL, Amount: pointOneETH,
+		Sender: sender, Recipient: solDest, ProviderId: swapclient.OrderRequestProviderId(provider)}
+}
+
+// dryQuote is a dry quote of 0.1 ETH to destination.
+func dryQuote(destination string) swapclient.QuoteRequest {
+	dry := true
+	return swapclient.QuoteRequest{OriginAsset: ethETH, DestinationAsset: destination, Amount: pointOneETH, Dry: &dry}
+}
+
+// rateLimit is the key's X-RateLimit-Limit on a successful GET /v1/assets.
+func (c *APIClient) rateLimit(ctx context.Context) (int, bool) {
+	resp, err := c.ListAssets(ctx, nil)
+	if err := expect(resp, err, http.StatusOK, nil); err != nil {
+		return 0, false
+	}
+	limit, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit"))
+	return limit, err == nil
 }

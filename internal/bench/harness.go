@@ -25,6 +25,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 )
 
 // Config sets what a run does and where it writes.
@@ -264,7 +265,9 @@ func (h *harness) start(ctx context.Context) error {
 	}
 	h.env = env
 	h.recv.secret = env.WebhookSecret
-	h.api = &APIClient{Base: env.FrontendURL, KeyID: env.KeyID, Secret: env.Secret, HTTP: NewHTTPClient(60 * time.Second)}
+	if h.api, err = NewAPIClient(env.FrontendURL, env.KeyID, env.Secret, NewHTTPClient(60*time.Second)); err != nil {
+		return err
+	}
 	h.logf("system up: frontend %s, simulator %s", env.FrontendURL, env.SimulatorURL)
 
 	if err := h.raiseLimit(ctx); err != nil {
@@ -290,15 +293,14 @@ func (h *harness) start(ctx context.Context) error {
 		h.direct[id] = p
 	}
 	var assets struct {
-		Assets []struct {
-			AssetID string `json:"assetId"`
-		} `json:"assets"`
+		Assets []swapclient.Asset `json:"assets"`
 	}
-	if err := h.api.Do(ctx, http.MethodGet, "/v1/assets", nil, http.StatusOK, &assets); err != nil {
+	resp, err := h.api.ListAssets(ctx, nil)
+	if err := expect(resp, err, http.StatusOK, &assets); err != nil {
 		return fmt.Errorf("listing assets: %w", err)
 	}
 	for _, a := range assets.Assets {
-		h.assets = append(h.assets, a.AssetID)
+		h.assets = append(h.assets, a.AssetId)
 	}
 	return nil
 }
@@ -319,16 +321,8 @@ func (h *harness) raiseLimit(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.api.Base+"/v1/assets", nil)
-		req.Header.Set("X-Key-Id", h.api.KeyID)
-		req.Header.Set("Authorization", "Bearer "+h.api.Secret)
-		resp, err := h.api.HTTP.Do(req)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.Header.Get("X-RateLimit-Limit") == fmt.Sprint(benchRPM) {
-				return nil
-			}
+		if limit, ok := h.api.rateLimit(ctx); ok && limit == benchRPM {
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

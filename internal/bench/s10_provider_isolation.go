@@ -190,9 +190,8 @@ func (h *harness) providerCalls(p swapv1.ProviderID) int {
 func (h *harness) singleProviderQuote() Op {
 	trx, _ := market.Lookup("tron:TRX")
 	return func(ctx context.Context, _, _ int) error {
-		return h.api.Do(ctx, http.MethodPost, "/v1/quote", map[string]any{
-			"originAsset": ethETH, "destinationAsset": trx.AssetID(), "amount": pointOneETH, "dry": true,
-		}, http.StatusOK, nil)
+		resp, err := h.api.RequestQuote(ctx, nil, dryQuote(trx.AssetID()))
+		return expect(resp, err, http.StatusOK, nil)
 	}
 }
 

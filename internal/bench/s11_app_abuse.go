@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +99,10 @@ func (h *harness) appKey(ctx context.Context) (keyID, secret string, budget int,
 	if err != nil {
 		return "", "", 0, err
 	}
-	c := &APIClient{Base: h.env.FrontendURL, KeyID: keyID, Secret: secret, HTTP: h.api.HTTP}
+	c, err := NewAPIClient(h.env.FrontendURL, keyID, secret, h.api.HTTP)
+	if err != nil {
+		return "", "", 0, err
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if limit, ok := c.rateLimit(ctx); ok {
@@ -109,21 +111,6 @@ func (h *harness) appKey(ctx context.Context) (keyID, secret string, budget int,
 		time.Sleep(100 * time.Millisecond)
 	}
 	return "", "", 0, fmt.Errorf("the frontend did not take the app's key within 30 s")
-}
-
-// rateLimit is the key's X-RateLimit-Limit on a successful GET /v1/assets.
-func (c *APIClient) rateLimit(ctx context.Context) (int, bool) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+"/v1/assets", nil)
-	req.Header.Set("X-Key-Id", c.KeyID)
-	req.Header.Set("Authorization", "Bearer "+c.Secret)
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return 0, false
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	limit, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit"))
-	return limit, resp.StatusCode == http.StatusOK && err == nil
 }
 
 // callLog is the app's transport to /v1: it notes when each call was sent.

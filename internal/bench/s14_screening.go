@@ -33,10 +33,8 @@ func (h *harness) screeningCost(ctx context.Context, s *Scenario) error {
 		h.cfg.Rounds, d, screenedConcurrency, screenedListSize, baselineListSize, screeningWindows)
 	big, small := screening.SyntheticSDN(screenedListSize), screening.SyntheticSDN(baselineListSize)
 	order := func(ctx context.Context, _, i int) error {
-		return h.api.Do(ctx, http.MethodPost, "/v1/order", map[string]any{
-			"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH,
-			"sender": sender, "recipient": solDest, "providerId": providers[i%2],
-		}, http.StatusCreated, nil)
+		resp, err := h.api.CreateOrder(ctx, nil, benchOrder(providers[i%2]))
+		return expect(resp, err, http.StatusCreated, nil)
 	}
 	// One window of one arm: the list in effect in the frontend, then the orders.
 	window := func(list []byte, size int) ([]time.Duration, error) {

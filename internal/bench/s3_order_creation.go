@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"net/http"
 	"time"
 )
@@ -18,14 +19,10 @@ func (h *harness) orderCreation(ctx context.Context, s *Scenario) error {
 	s.Setup = fmt.Sprintf("%d rounds; a round is %s of POST /v1/order (route_A and route_B alternating) then %s of raw SwapOrder creates, both closed loop at concurrency %d",
 		h.cfg.Rounds, feDur, rawDur, orderConcurrency)
 	order := func(ctx context.Context, _, i int) error {
-		var out struct {
-			DepositAddress string `json:"depositAddress"`
-		}
-		err := h.api.Do(ctx, http.MethodPost, "/v1/order", map[string]any{
-			"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH,
-			"sender": sender, "recipient": solDest, "providerId": providers[i%2],
-		}, http.StatusCreated, &out)
-		if err == nil && out.DepositAddress == "" {
+		var out swapclient.Order
+		resp, err := h.api.CreateOrder(ctx, nil, benchOrder(providers[i%2]))
+		err = expect(resp, err, http.StatusCreated, &out)
+		if err == nil && out.DepositAddress == nil {
 			err = fmt.Errorf("201 without a deposit address")
 		}
 		return err

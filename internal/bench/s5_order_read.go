@@ -29,21 +29,25 @@ func readable(o *swapv1.SwapOrder) bool {
 	return o.Spec.Partner == benchPartner && o.Status.DepositAddress != ""
 }
 
-// randomOrder picks GET /v1/order paths of random orders among ids.
-func randomOrder(ids []string) func() string {
-	return func() string { return "/v1/order/" + ids[rand.IntN(len(ids))] }
+// read is one GET of the API, answered 200.
+type read func(ctx context.Context) error
+
+// randomOrder reads a random order among ids.
+func (h *harness) randomOrder(ids []string) read {
+	return func(ctx context.Context) error {
+		resp, err := h.api.GetOrder(ctx, ids[rand.IntN(len(ids))])
+		return expect(resp, err, http.StatusOK, nil)
+	}
 }
 
-func (h *harness) readRound(ctx context.Context, path func() string, d time.Duration) LoadResult {
-	return Open(ctx, readRate, d, 256, func(ctx context.Context, _, _ int) error {
-		return h.api.Do(ctx, http.MethodGet, path(), nil, http.StatusOK, nil)
-	})
+func (h *harness) readRound(ctx context.Context, get read, d time.Duration) LoadResult {
+	return Open(ctx, readRate, d, 256, func(ctx context.Context, _, _ int) error { return get(ctx) })
 }
 
-// reads is one kind of GET in readRounds: the paths path picks, label in error notes.
+// reads is one kind of GET in readRounds, label in error notes.
 type reads struct {
 	label string
-	path  func() string
+	get   read
 }
 
 // readRounds measures p99s (ms) of rounds of GETs, per kind of reads its p99 of each round.
@@ -64,7 +68,7 @@ func (h *harness) readRounds(ctx context.Context, s *Scenario, kinds ...reads) [
 		res := Open(ctx, readRate, d, 256, func(ctx context.Context, _, i int) error {
 			k := i % len(kinds)
 			t0 := time.Now()
-			if err := h.api.Do(ctx, http.MethodGet, kinds[k].path(), nil, http.StatusOK, nil); err != nil {
+			if err := kinds[k].get(ctx); err != nil {
 				return fmt.Errorf("%s: %w", kinds[k].label, err)
 			}
 			mu.Lock()
@@ -103,7 +107,7 @@ func (l readLoad) cores(proc string) float64 {
 // measuredReads runs scenario 5's rounds of reads over ids and what ran beside them.
 func (h *harness) measuredReads(ctx context.Context, s *Scenario, ids []string) ([]float64, readLoad) {
 	gc0, meter := readGCWork(), StartCPU()
-	p99 := h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), randomOrder(ids)})[0]
+	p99 := h.readRounds(ctx, s, reads{fmt.Sprintf("GET at %d orders", len(ids)), h.randomOrder(ids)})[0]
 	return p99, readLoad{gc: readGCWork().since(gc0), cpu: meter.Stop()}
 }
 

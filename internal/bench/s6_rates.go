@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"net/http"
 	"time"
 )
@@ -35,9 +36,10 @@ func (h *harness) rates(ctx context.Context, s *Scenario) error {
 	ratesDur, quoteDur := h.cfg.sized(4*time.Second, time.Second), h.cfg.sized(2*time.Second, 500*time.Millisecond)
 	s.Setup = fmt.Sprintf("%d rounds; a round is %s of rates requests (50 targets from ETH) then %s of single dry quotes, one request at a time; %s injected latency on both providers",
 		h.cfg.Rounds, ratesDur, quoteDur, injectedLatency)
-	body := map[string]any{"from": ethETH, "amount": pointOneETH, "targets": targets}
+	body := swapclient.RatesRequest{From: ethETH, Amount: pointOneETH, Targets: targets}
 	ratesOp := func(ctx context.Context, _, _ int) error {
-		return h.api.Do(ctx, http.MethodPost, "/v1/rates", body, http.StatusOK, nil)
+		resp, err := h.api.GetRates(ctx, body)
+		return expect(resp, err, http.StatusOK, nil)
 	}
 	var ratio, r50, q50 []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {

@@ -18,6 +18,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	orderstate "github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/system"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -102,18 +103,16 @@ func (h *harness) measureTransitionLatency(ctx context.Context, s *Scenario, wha
 	var mu sync.Mutex
 	var orders []created
 	res := Closed(ctx, 8, 0, m, func(ctx context.Context, _, i int) error {
-		var out struct {
-			ID             string `json:"id"`
-			DepositAddress string `json:"depositAddress"`
-		}
-		if err := h.api.Do(ctx, http.MethodPost, "/v1/order", map[string]any{
-			"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH,
-			"sender": sender, "recipient": solDest, "providerId": providers[i%2],
-		}, http.StatusCreated, &out); err != nil {
+		var out swapclient.Order
+		resp, err := h.api.CreateOrder(ctx, nil, benchOrder(providers[i%2]))
+		if err := expect(resp, err, http.StatusCreated, &out); err != nil {
 			return err
 		}
+		if out.DepositAddress == nil {
+			return fmt.Errorf("201 without a deposit address")
+		}
 		mu.Lock()
-		orders = append(orders, created{out.ID, out.DepositAddress})
+		orders = append(orders, created{out.Id, *out.DepositAddress})
 		mu.Unlock()
 		return nil
 	})

@@ -42,9 +42,8 @@ func (h *harness) setQuoteLatency(d time.Duration) {
 
 // frontendQuote is a partner's dry quote.
 func (h *harness) frontendQuote(ctx context.Context, _, _ int) error {
-	return h.api.Do(ctx, http.MethodPost, "/v1/quote", map[string]any{
-		"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH, "dry": true,
-	}, http.StatusOK, nil)
+	resp, err := h.api.RequestQuote(ctx, nil, dryQuote(solSOL))
+	return expect(resp, err, http.StatusOK, nil)
 }
 
 // directQuote asks one provider through its adapter, as the frontend's router does.

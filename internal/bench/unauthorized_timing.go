@@ -14,9 +14,16 @@ import (
 // median of the wrong-secret answers ÷ the median of the unknown-key answers (part of
 // scenario 5: reads of the API).
 func (h *harness) unauthorizedTiming(ctx context.Context, s *Scenario) error {
-	callers := map[string]*APIClient{
-		"unknown key id": {Base: h.api.Base, KeyID: "bench-no-such-key", Secret: h.api.Secret, HTTP: h.api.HTTP},
-		"wrong secret":   {Base: h.api.Base, KeyID: h.api.KeyID, Secret: "wrong-" + h.api.Secret, HTTP: h.api.HTTP},
+	callers := map[string]*APIClient{}
+	for name, key := range map[string][2]string{
+		"unknown key id": {"bench-no-such-key", h.api.Secret},
+		"wrong secret":   {h.api.KeyID, "wrong-" + h.api.Secret},
+	} {
+		c, err := NewAPIClient(h.api.Base, key[0], key[1], h.api.HTTP)
+		if err != nil {
+			return err
+		}
+		callers[name] = c
 	}
 	names := []string{"unknown key id", "wrong secret"}
 	rounds, warmup := h.cfg.count(2000, 200), 30
@@ -25,7 +32,8 @@ func (h *harness) unauthorizedTiming(ctx context.Context, s *Scenario) error {
 		rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 		for _, name := range names {
 			start := time.Now()
-			err := callers[name].Do(ctx, http.MethodGet, "/v1/assets", nil, http.StatusUnauthorized, nil)
+			resp, err := callers[name].ListAssets(ctx, nil)
+			err = expect(resp, err, http.StatusUnauthorized, nil)
 			took := time.Since(start)
 			if err != nil {
 				var se *StatusError

@@ -2,7 +2,6 @@ package consumerapp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -14,19 +13,8 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/caip"
-	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
-
-// asset is the /v1 asset record as the page uses it.
-type asset struct {
-	AssetID  string `json:"assetId"`
-	Chain    string `json:"chain"`
-	Symbol   string `json:"symbol"`
-	Name     string `json:"name"`
-	Decimals int    `json:"decimals"`
-	// PriceUSD is one whole unit's indicative price in US dollars, 0 when unknown.
-	PriceUSD float64 `json:"priceUsd,omitempty"`
-}
 
 type chainName struct {
 	Key  string `json:"key"`
@@ -64,20 +52,20 @@ func (c *cached[T]) get(ctx context.Context) (T, error) {
 }
 
 // assetCache is the shared asset list.
-type assetCache struct{ cached[[]asset] }
+type assetCache struct{ cached[[]client.Asset] }
 
 // lookup returns the cached asset with id.
-func (c *assetCache) lookup(ctx context.Context, id string) (asset, bool) {
+func (c *assetCache) lookup(ctx context.Context, id string) (client.Asset, bool) {
 	list, err := c.get(ctx)
 	if err != nil {
-		return asset{}, false
+		return client.Asset{}, false
 	}
 	for _, a := range list {
-		if a.AssetID == id {
+		if a.AssetId == id {
 			return a, true
 		}
 	}
-	return asset{}, false
+	return client.Asset{}, false
 }
 
 // providerBoard is what the page shows of the providers: their display names, and a notice
@@ -95,26 +83,19 @@ const providersTTL = 15 * time.Second
 // provider ids, which still tell routes apart, and no notices.
 func (s *Server) fetchProviders(ctx context.Context) (providerBoard, error) {
 	board := providerBoard{names: map[string]string{}, notices: map[string]string{}}
-	resp, err := s.api.Do(ctx, http.MethodGet, "/v1/providers", nil, http.Header{"X-Request-Id": {requestID(ctx)}})
-	if err != nil || !resp.OK() {
+	resp, err := s.api.ListProvidersWithResponse(ctx)
+	if err != nil || resp.JSON200 == nil {
 		logr.FromContextOrDiscard(ctx).Info("providers unavailable; showing provider ids", "error", err)
 		return board, nil
 	}
-	var body struct {
-		Providers []struct {
-			ProviderID  string `json:"providerId"`
-			DisplayName string `json:"displayName"`
-			Status      string `json:"status"`
-		} `json:"providers"`
-	}
-	_ = json.Unmarshal(resp.Body, &body)
-	for _, p := range body.Providers {
-		name := p.ProviderID
+	for _, p := range resp.JSON200.Providers {
+		id := string(p.ProviderId)
+		name := id
 		if p.DisplayName != "" {
-			board.names[p.ProviderID], name = p.DisplayName, p.DisplayName
+			board.names[id], name = p.DisplayName, p.DisplayName
 		}
 		if n := providerNotice(name, p.Status); n != "" {
-			board.notices[p.ProviderID] = n
+			board.notices[id] = n
 		}
 	}
 	return board, nil
@@ -122,31 +103,25 @@ func (s *Server) fetchProviders(ctx context.Context) (providerBoard, error) {
 
 // providerNotice is what the page says of a provider in status (GET /v1/providers); "" when
 // there is nothing to say.
-func providerNotice(name, status string) string {
+func providerNotice(name string, status client.ProviderHealthStatus) string {
 	switch status {
-	case "DEGRADED":
+	case client.DEGRADED:
 		return name + " is slow right now"
-	case "UNAVAILABLE":
+	case client.UNAVAILABLE:
 		return name + " is unavailable right now"
 	}
 	return ""
 }
 
-func (s *Server) fetchAssets(ctx context.Context) ([]asset, error) {
-	resp, err := s.api.Do(ctx, http.MethodGet, "/v1/assets", nil, http.Header{"X-Request-Id": {requestID(ctx)}})
+func (s *Server) fetchAssets(ctx context.Context) ([]client.Asset, error) {
+	resp, err := s.api.ListAssetsWithResponse(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	if !resp.OK() {
-		return nil, fmt.Errorf("GET /v1/assets: status %d", resp.Status)
+	if resp.JSON200 == nil {
+		return nil, fmt.Errorf("GET /v1/assets: status %d", resp.StatusCode())
 	}
-	var body struct {
-		Assets []asset `json:"assets"`
-	}
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, err
-	}
-	return body.Assets, nil
+	return resp.JSON200.Assets, nil
 }
 
 // GET /api/assets → {assets, chains, providerNames}: chains are those the assets are on, with
@@ -171,17 +146,6 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request, _ string) {
 	writeJSON(w, http.StatusOK, map[string]any{"assets": list, "chains": chains, "providerNames": board.names})
 }
 
-// forward answers the page with a /v1 answer as it is, or with its Problem.
-func forward(w http.ResponseWriter, resp *upstream.Response, p *Problem, status int) {
-	if p != nil {
-		writeProblem(w, status, *p)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(resp.Status)
-	_, _ = w.Write(resp.Body)
-}
-
 // POST /api/rates {from, amount, targets} → /v1/rates: the live preview of popular targets,
 // each {to, best, problem}: a target /v1 could not price carries the reason as the page says
 // it (an amount below a route's minimum names the minimum).
@@ -197,33 +161,26 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request, _ string) {
 	if len(req.Targets) > 8 {
 		req.Targets = req.Targets[:8] // a preview, not a price feed
 	}
-	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/rates", req, nil)
-	if p != nil {
+	resp, err := s.api.GetRatesWithResponse(r.Context(), client.RatesRequest{From: req.From, Amount: req.Amount, Targets: req.Targets})
+	if p, status := refused(r.Context(), "POST /v1/rates", resp, err); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
-	var body struct {
-		Rates []struct {
-			To    string          `json:"to"`
-			Best  json.RawMessage `json:"best"`
-			Error *struct{ Error, Detail string }
-		} `json:"rates"`
-	}
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
+	if resp.JSON200 == nil {
 		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
 		return
 	}
 	type rate struct {
-		To      string          `json:"to"`
-		Best    json.RawMessage `json:"best"`
-		Problem *Problem        `json:"problem"`
+		To      string                 `json:"to"`
+		Best    *client.QuoteCandidate `json:"best"`
+		Problem *Problem               `json:"problem"`
 	}
-	out := make([]rate, 0, len(body.Rates))
-	for _, rt := range body.Rates {
+	out := make([]rate, 0, len(resp.JSON200.Rates))
+	for _, rt := range resp.JSON200.Rates {
 		row := rate{To: rt.To, Best: rt.Best}
 		if rt.Error != nil {
-			p := explain(rt.Error.Error, rt.Error.Detail, http.StatusBadRequest)
-			row.Problem, row.Best = &p, json.RawMessage("null")
+			p := explain(string(rt.Error.Error), deref(rt.Error.Detail), http.StatusBadRequest)
+			row.Problem, row.Best = &p, nil
 		}
 		out = append(out, row)
 	}
@@ -241,23 +198,31 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request, _ string) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	body := map[string]any{
-		"originAsset": req.OriginAsset, "destinationAsset": req.DestinationAsset,
-		"amount": req.Amount, "swapType": "EXACT_INPUT", "dry": true,
-	}
-	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/quote", body, nil)
-	if p != nil {
+	swapType, dry := client.QuoteRequestSwapTypeEXACTINPUT, true
+	resp, err := s.api.RequestQuoteWithResponse(r.Context(), nil, client.QuoteRequest{
+		OriginAsset: req.OriginAsset, DestinationAsset: req.DestinationAsset, Amount: req.Amount,
+		SwapType: &swapType, Dry: &dry})
+	if p, status := refused(r.Context(), "POST /v1/quote", resp, err); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
-	board, _ := s.providers.get(r.Context())
-	var answer map[string]json.RawMessage
-	if len(board.notices) == 0 || json.Unmarshal(resp.Body, &answer) != nil {
-		forward(w, resp, nil, status)
+	if resp.JSON200 == nil {
+		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
 		return
 	}
-	answer["providerNotices"], _ = json.Marshal(slices.Sorted(maps.Values(board.notices)))
-	writeJSON(w, resp.Status, answer)
+	board, _ := s.providers.get(r.Context())
+	writeJSON(w, http.StatusOK, struct {
+		*client.QuoteResponse
+		ProviderNotices []string `json:"providerNotices,omitempty"`
+	}{resp.JSON200, slices.Sorted(maps.Values(board.notices))})
+}
+
+// deref is the string p points at, "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // GET /api/address-check?asset=&address= → {ok, problem}: the page's per-field message.

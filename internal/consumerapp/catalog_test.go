@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
 // The page gets the providers' display names with the assets, from /v1/providers, asked once
@@ -27,6 +28,7 @@ func TestAssetsCarryProviderNamesAndPrices(t *testing.T) {
 	} {
 		var providerCalls atomic.Int32
 		v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
 			switch r.URL.Path {
 			case "/v1/assets":
 				_, _ = w.Write([]byte(`{"assets":[{"assetId":"eip155:1/slip44:60","chain":"eth","symbol":"ETH","name":"Ether","decimals":18,"priceUsd":2487.61}]}`))
@@ -45,7 +47,7 @@ func TestAssetsCarryProviderNamesAndPrices(t *testing.T) {
 			t.Fatal(err)
 		}
 		var body struct {
-			Assets        []asset
+			Assets        []struct{ PriceUsd float64 }
 			ProviderNames map[string]string
 		}
 		for i := range 3 {
@@ -57,7 +59,7 @@ func TestAssetsCarryProviderNamesAndPrices(t *testing.T) {
 				t.Errorf("%s, call %d: providerNames %v, want %v", tt.name, i, body.ProviderNames, tt.want)
 			}
 		}
-		if len(body.Assets) != 1 || body.Assets[0].PriceUSD != 2487.61 {
+		if len(body.Assets) != 1 || body.Assets[0].PriceUsd != 2487.61 {
 			t.Errorf("%s: assets %+v, want ETH's USD price", tt.name, body.Assets)
 		}
 		if n := providerCalls.Load(); n != 1 {
@@ -74,7 +76,7 @@ func TestProviderNotice(t *testing.T) {
 		{"UNAVAILABLE", "Chainflip is unavailable right now"},
 		{"", ""},
 	} {
-		if got := providerNotice("Chainflip", tt.status); got != tt.want {
+		if got := providerNotice("Chainflip", client.ProviderHealthStatus(tt.status)); got != tt.want {
 			t.Errorf("%q: %q, want %q", tt.status, got, tt.want)
 		}
 	}
@@ -84,6 +86,7 @@ func TestProviderNotice(t *testing.T) {
 // by their display names.
 func TestQuoteCarriesProviderNotices(t *testing.T) {
 	v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/v1/quote":
 			_, _ = w.Write([]byte(`{"candidates":[],"errors":[]}`))

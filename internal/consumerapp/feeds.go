@@ -149,7 +149,7 @@ func (f *feeds) run(ctx context.Context, id string, fd *feed) {
 				f.broadcast(fd, feedEvent{name: "order", data: v, view: &v})
 			}
 			if v.Terminal {
-				f.broadcast(fd, feedEvent{name: "end", data: map[string]string{"status": v.Status}})
+				f.broadcast(fd, feedEvent{name: "end", data: map[string]string{"status": string(v.Status)}})
 				f.retire(id, fd)
 				return
 			}

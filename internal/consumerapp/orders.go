@@ -1,50 +1,20 @@
 package consumerapp
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"regexp"
 
 	"github.com/swaprouter/swaprouter/internal/address"
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
-
-// order is the /v1 order record (fields the page shows).
-type order struct {
-	ID               string          `json:"id"`
-	Status           string          `json:"status"`
-	StatusReason     *string         `json:"statusReason"`
-	ProviderID       string          `json:"providerId"`
-	OriginAsset      string          `json:"originAsset"`
-	DestinationAsset string          `json:"destinationAsset"`
-	Amount           string          `json:"amount"`
-	Sender           string          `json:"sender"`
-	Recipient        string          `json:"recipient"`
-	RefundTo         *string         `json:"refundTo"`
-	DepositAddress   *string         `json:"depositAddress"`
-	DepositMemo      *string         `json:"depositMemo"`
-	DepositDeadline  *string         `json:"depositDeadline"`
-	Quote            json.RawMessage `json:"quote"`
-	InTxHashes       []string        `json:"inTxHashes"`
-	OutTxHashes      []string        `json:"outTxHashes"`
-	AmountIn         *string         `json:"amountIn"`
-	AmountOut        *string         `json:"amountOut"`
-	RefundedAmount   *string         `json:"refundedAmount"`
-	CreatedAt        string          `json:"createdAt"`
-	UpdatedAt        string          `json:"updatedAt"`
-	History          []struct {
-		Seq    int     `json:"seq"`
-		Status string  `json:"status"`
-		Reason *string `json:"reason"`
-		At     string  `json:"at"`
-	} `json:"history"`
-}
 
 // orderView is an order with what the page says about it.
 type orderView struct {
-	order
+	client.Order
 	StatusText string `json:"statusText"`
 	ReasonText string `json:"reasonText"`
 	Terminal   bool   `json:"terminal"`
@@ -57,14 +27,14 @@ type txLink struct {
 	URL  string `json:"url,omitempty"`
 }
 
-func terminal(status string) bool {
-	return status == "SUCCESS" || status == "REFUNDED" || status == "FAILED"
+func terminal(status client.OrderStatus) bool {
+	return status == client.OrderStatusSUCCESS || status == client.OrderStatusREFUNDED || status == client.OrderStatusFAILED
 }
 
 // view dresses o for the page; destChain is the destination asset's chain key, realChains
 // whether its transactions are on the real chains (see txLinks).
-func view(o order, destChain string, realChains bool) orderView {
-	v := orderView{order: o, StatusText: statusText(o.Status), Terminal: terminal(o.Status),
+func view(o client.Order, destChain string, realChains bool) orderView {
+	v := orderView{Order: o, StatusText: statusText(string(o.Status)), Terminal: terminal(o.Status),
 		OutTxLinks: txLinks(destChain, o.OutTxHashes, realChains)}
 	if o.StatusReason != nil {
 		v.ReasonText = reasonText(*o.StatusReason)
@@ -110,25 +80,25 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request, sid string)
 			return
 		}
 	}
-	body := map[string]any{
-		"originAsset": req.OriginAsset, "destinationAsset": req.DestinationAsset, "amount": req.Amount,
-		"swapType": "EXACT_INPUT", "providerId": req.ProviderID, "sender": req.Sender, "recipient": req.Recipient,
-	}
+	body := client.OrderRequest{OriginAsset: req.OriginAsset, DestinationAsset: req.DestinationAsset, Amount: req.Amount,
+		SwapType: new(client.OrderRequestSwapTypeEXACTINPUT), ProviderId: client.OrderRequestProviderId(req.ProviderID),
+		Sender: req.Sender, Recipient: req.Recipient}
 	if req.RefundTo != "" {
-		body["refundTo"] = req.RefundTo
+		body.RefundTo = &req.RefundTo
 	}
 	key := sha256.Sum256([]byte(sid + "\x00" + req.IdempotencyKey))
-	resp, p, status := s.call(r.Context(), http.MethodPost, "/v1/order", body, http.Header{"Idempotency-Key": {"app-" + hex.EncodeToString(key[:16])}})
-	if p != nil {
+	idempotencyKey := "app-" + hex.EncodeToString(key[:16])
+	resp, err := s.api.CreateOrderWithResponse(r.Context(), &client.CreateOrderParams{IdempotencyKey: &idempotencyKey}, body)
+	if p, status := refused(r.Context(), "POST /v1/order", resp, err); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
-	var o order
-	if err := json.Unmarshal(resp.Body, &o); err != nil || !orderIDPattern.MatchString(o.ID) {
+	o := cmp.Or(resp.JSON201, resp.JSON202)
+	if o == nil || !orderIDPattern.MatchString(o.Id) {
 		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
 		return
 	}
-	v := view(o, to.Chain, s.opts.ExplorerLinks)
+	v := view(*o, to.Chain, s.opts.ExplorerLinks)
 	s.recent.add(sid, v)
 	writeJSON(w, http.StatusCreated, v)
 }
@@ -144,17 +114,16 @@ func (s *Server) fetchOrder(r *http.Request, sid, id string) (orderView, *Proble
 
 // readOrder reads an order from /v1 as the page shows it.
 func (s *Server) readOrder(ctx context.Context, id string) (orderView, *Problem, int) {
-	resp, p, status := s.call(ctx, http.MethodGet, "/v1/order/"+id, nil, nil)
-	if p != nil {
+	resp, err := s.api.GetOrderWithResponse(ctx, id)
+	if p, status := refused(ctx, "GET /v1/order", resp, err); p != nil {
 		return orderView{}, p, status
 	}
-	var o order
-	if err := json.Unmarshal(resp.Body, &o); err != nil {
+	if resp.JSON200 == nil {
 		pr := explain("upstream error", "", http.StatusBadGateway)
 		return orderView{}, &pr, http.StatusBadGateway
 	}
-	to, _ := s.assets.lookup(ctx, o.DestinationAsset)
-	return view(o, to.Chain, s.opts.ExplorerLinks), nil, http.StatusOK
+	to, _ := s.assets.lookup(ctx, resp.JSON200.DestinationAsset)
+	return view(*resp.JSON200, to.Chain, s.opts.ExplorerLinks), nil, http.StatusOK
 }
 
 // owned answers 404 for an order this session did not create: ids are unguessable, and this
@@ -189,21 +158,18 @@ func (s *Server) orderReceipt(w http.ResponseWriter, r *http.Request, sid string
 	if !ok {
 		return
 	}
-	resp, p, status := s.call(r.Context(), http.MethodGet, "/v1/order/"+id+"/receipt", nil, nil)
-	if p != nil {
+	resp, err := s.api.GetOrderReceiptWithResponse(r.Context(), id)
+	if p, status := refused(r.Context(), "GET /v1/order/receipt", resp, err); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
-	var body struct {
-		Receipt string `json:"receipt"`
-	}
-	if json.Unmarshal(resp.Body, &body) != nil || body.Receipt == "" {
+	if resp.JSON200 == nil || resp.JSON200.Receipt == "" {
 		writeProblem(w, http.StatusBadGateway, explain("upstream error", "", http.StatusBadGateway))
 		return
 	}
 	w.Header().Set("Content-Type", "application/jose")
 	w.Header().Set("Content-Disposition", `attachment; filename="receipt-`+id+`.jws"`)
-	_, _ = w.Write([]byte(body.Receipt))
+	_, _ = w.Write([]byte(resp.JSON200.Receipt))
 }
 
 // GET /api/orders → {orders}: the session's recent orders, newest first, as last seen.
@@ -227,11 +193,16 @@ func (s *Server) depositHint(w http.ResponseWriter, r *http.Request, sid string)
 		writeProblem(w, http.StatusBadRequest, explain("invalid request", "enter the transaction hash of your deposit", http.StatusBadRequest))
 		return
 	}
-	_, p, status := s.call(r.Context(), http.MethodPost, "/v1/order/"+id+"/deposit", req, nil)
-	if p != nil {
+	if p, status := s.submitDeposit(r.Context(), id, req.TxHash); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
 	s.feeds.pokeOrder(id)
 	writeJSON(w, http.StatusAccepted, map[string]any{"txHash": req.TxHash})
+}
+
+// submitDeposit passes the deposit hint txHash of order id on to /v1.
+func (s *Server) submitDeposit(ctx context.Context, id, txHash string) (*Problem, int) {
+	resp, err := s.api.SubmitDepositWithResponse(ctx, id, client.DepositRequest{TxHash: txHash})
+	return refused(ctx, "POST /v1/order/deposit", resp, err)
 }

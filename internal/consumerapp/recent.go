@@ -37,10 +37,10 @@ func (r *recentOrders) add(sid string, v orderView) {
 		r.sessions[sid] = so
 	}
 	so.seen = time.Now()
-	if _, ok := so.orders[v.ID]; !ok {
-		so.ids = append(so.ids, v.ID)
+	if _, ok := so.orders[v.Id]; !ok {
+		so.ids = append(so.ids, v.Id)
 	}
-	so.orders[v.ID] = v
+	so.orders[v.Id] = v
 	if len(so.ids) > ordersPerSession {
 		delete(so.orders, so.ids[0])
 		so.ids = so.ids[1:]
@@ -66,8 +66,8 @@ func (r *recentOrders) update(sid string, v orderView) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if so := r.sessions[sid]; so != nil {
-		if _, ok := so.orders[v.ID]; ok {
-			so.orders[v.ID] = v
+		if _, ok := so.orders[v.Id]; ok {
+			so.orders[v.Id] = v
 			so.seen = time.Now()
 		}
 	}

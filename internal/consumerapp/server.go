@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/web"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
 // Options configure the app. Zero values of the limits and intervals take the defaults.
@@ -104,9 +106,9 @@ func (o Options) withDefaults() Options {
 // Server is the app's HTTP handler.
 type Server struct {
 	opts     Options
-	api      *upstream.Client
-	sim      *upstream.Client // the simulated chain, without the partner key
-	key      []byte           // signs session cookies and CSRF tokens
+	api      *client.ClientWithResponses
+	retrier  *upstream.Retrier // sends /v1 calls and the simulated chain's deposits
+	key      []byte            // signs session cookies and CSRF tokens
 	proxies  proxies
 	throttle *throttle
 	assets   *assetCache
@@ -126,11 +128,18 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:    o,
-		api:     &upstream.Client{BaseURL: o.APIURL, Key: o.Key, HTTP: o.HTTPClient, Log: o.Log.WithName("upstream")},
-		sim:     &upstream.Client{BaseURL: o.SimulatorURL, HTTP: o.HTTPClient, Log: o.Log.WithName("simulator")},
+		retrier: &upstream.Retrier{HTTP: o.HTTPClient, Log: o.Log.WithName("upstream")},
 		key:     make([]byte, 32),
 		proxies: o.TrustedProxies,
 		recent:  newRecentOrders(),
+	}
+	var err error
+	s.api, err = upstream.New(o.APIURL, o.Key, s.retrier, func(ctx context.Context, r *http.Request) error {
+		r.Header.Set("X-Request-Id", requestID(ctx))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.feeds = newFeeds(s.readFeed, s.pollInterval, o.StreamsPerSession, o.StreamsPerOrder)
 	transport := o.HTTPClient.Transport
@@ -149,7 +158,7 @@ func New(o Options) (*Server, error) {
 	_, _ = rand.Read(s.key)
 	s.throttle = &throttle{limiter: ratelimit.New(), perSession: o.PerSession, perClientAddress: o.PerClientAddress,
 		now: o.ThrottleClock, client: s.proxies.client}
-	s.assets = &assetCache{cached[[]asset]{ttl: o.AssetsTTL, fetch: s.fetchAssets}}
+	s.assets = &assetCache{cached[[]client.Asset]{ttl: o.AssetsTTL, fetch: s.fetchAssets}}
 	s.providers = &cached[providerBoard]{ttl: providersTTL, fetch: s.fetchProviders}
 
 	mux := http.NewServeMux()
@@ -239,34 +248,38 @@ func (s *Server) sessionInfo(w http.ResponseWriter, r *http.Request, sid string)
 	})
 }
 
-// call sends one /v1 request for the request (or order feed) ctx belongs to. A non-2xx
-// answer (after the contract's retries) comes back as the Problem to show and the status to
-// answer the page with.
-func (s *Server) call(ctx context.Context, method, path string, body any, header http.Header) (*upstream.Response, *Problem, int) {
-	if header == nil {
-		header = http.Header{}
-	}
-	header.Set("X-Request-Id", requestID(ctx))
-	resp, err := s.api.Do(ctx, method, path, body, header)
+// answer is what every generated /v1 response tells.
+type answer interface {
+	StatusCode() int
+	GetBody() []byte
+}
+
+// refused turns a /v1 call's outcome (after the contract's retries) into what the page hears:
+// nil for a 2xx answer, else the Problem to show and the status to answer the page with.
+func refused(ctx context.Context, op string, resp answer, err error) (*Problem, int) {
 	if err != nil {
-		logr.FromContextOrDiscard(ctx).Error(err, "/v1 unreachable", "path", path)
-		p := explain("unreachable", "", http.StatusBadGateway)
-		return nil, &p, http.StatusBadGateway
+		code := "upstream error" // an answer that is not the document's
+		if _, transport := errors.AsType[*url.Error](err); transport {
+			code = "unreachable"
+		}
+		logr.FromContextOrDiscard(ctx).Error(err, "/v1 call failed", "call", op)
+		p := explain(code, "", http.StatusBadGateway)
+		return &p, http.StatusBadGateway
 	}
-	if resp.OK() {
-		return resp, nil, resp.Status
+	status := resp.StatusCode()
+	if status >= 200 && status < 300 {
+		return nil, status
 	}
-	var e struct{ Error, Detail string }
-	_ = json.Unmarshal(resp.Body, &e)
-	status := resp.Status
+	var e client.Error
+	_ = json.Unmarshal(resp.GetBody(), &e)
+	code, detail := string(e.Error), deref(e.Detail)
 	if status >= 500 || status == http.StatusUnauthorized || status == http.StatusForbidden {
 		// The partner key or the service is at fault, not the user: log it, say "busy".
-		logr.FromContextOrDiscard(ctx).Info("/v1 refused", "path", path, "status", resp.Status, "error", e.Error, "detail", e.Detail)
-		status = http.StatusBadGateway
-		e.Error = "upstream error"
+		logr.FromContextOrDiscard(ctx).Info("/v1 refused", "call", op, "status", status, "error", code, "detail", detail)
+		status, code = http.StatusBadGateway, "upstream error"
 	}
-	p := explain(e.Error, e.Detail, status)
-	return resp, &p, status
+	p := explain(code, detail, status)
+	return &p, status
 }
 
 // pollInterval is the wait before a followed order is read again: none while the partner's

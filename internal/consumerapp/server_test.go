@@ -17,6 +17,7 @@ import (
 // newTestServer's /v1 refuses everything: these specs are about the app's own gates.
 func newTestServer(t *testing.T) *Server {
 	v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(`{"error":"invalid request"}`))
 	}))

@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
 func TestSessionIDsAreIssuedNeverAdopted(t *testing.T) {
@@ -111,7 +112,7 @@ func (rig *streamRig) session(t *testing.T) string {
 	resp.Body.Close()
 	c := resp.Cookies()[0]
 	id, _ := openSession(rig.s.key, c.Value)
-	rig.s.recent.add(id, orderView{order: order{ID: streamOrder, Status: "PENDING"}})
+	rig.s.recent.add(id, orderView{Order: client.Order{Id: streamOrder, Status: client.OrderStatusPENDING}})
 	return c.Name + "=" + c.Value
 }
 

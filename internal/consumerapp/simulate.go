@@ -1,7 +1,10 @@
 package consumerapp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 )
@@ -34,20 +37,40 @@ func (s *Server) simulateDeposit(w http.ResponseWriter, r *http.Request, sid str
 	if req.Part == "partial" {
 		amount.Div(amount, big.NewInt(2))
 	}
-	resp, err := s.sim.Do(r.Context(), http.MethodPost, "/chain/deposits",
-		map[string]string{"depositAddress": *v.DepositAddress, "amount": amount.String()}, nil)
-	if err != nil || !resp.OK() {
+	txHash, err := s.chainDeposit(r.Context(), *v.DepositAddress, amount.String())
+	if err != nil {
 		writeProblem(w, http.StatusBadGateway, explain("unreachable", "", http.StatusBadGateway))
 		return
 	}
-	var tx struct {
-		TxHash string `json:"txHash"`
-	}
-	_ = json.Unmarshal(resp.Body, &tx)
-	if _, p, status := s.call(r.Context(), http.MethodPost, "/v1/order/"+id+"/deposit", map[string]string{"txHash": tx.TxHash}, nil); p != nil {
+	if p, status := s.submitDeposit(r.Context(), id, txHash); p != nil {
 		writeProblem(w, status, *p)
 		return
 	}
 	s.feeds.pokeOrder(id)
-	writeJSON(w, http.StatusAccepted, map[string]string{"txHash": tx.TxHash, "amount": amount.String()})
+	writeJSON(w, http.StatusAccepted, map[string]string{"txHash": txHash, "amount": amount.String()})
+}
+
+// chainDeposit sends amount to depositAddress on the simulated chain (not /v1: no partner
+// key), and returns the transaction's hash.
+func (s *Server) chainDeposit(ctx context.Context, depositAddress, amount string) (string, error) {
+	body, _ := json.Marshal(map[string]string{"depositAddress": depositAddress, "amount": amount})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opts.SimulatorURL+"/chain/deposits", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.retrier.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		return "", fmt.Errorf("POST /chain/deposits: status %d", resp.StatusCode)
+	}
+	var tx struct {
+		TxHash string `json:"txHash"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tx)
+	return tx.TxHash, nil
 }

@@ -21,22 +21,26 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
 // place creates an order (headers: name, value pairs) and returns its record.
-func place(c *partnerapi.Client, body map[string]any, headers ...string) map[string]any {
+func place(c *partnerapi.Client, body swapclient.OrderRequest, headers ...string) map[string]any {
 	GinkgoHelper()
 	r := c.Post("/v1/order", body, headers...)
 	Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
 	return r.Body
 }
 
-// settle deposits the order's amount and returns the order once it is SUCCESS.
+// settle deposits the order's amount and returns the order's record, as the wire carries it,
+// once it is SUCCESS.
 func settle(c *partnerapi.Client, order map[string]any) map[string]any {
 	GinkgoHelper()
 	partnerapi.Deposit(env, partnerapi.Str(order, "depositAddress"), partnerapi.Str(order, "amount"))
-	return c.AwaitStatus(partnerapi.Str(order, "id"), "SUCCESS")
+	id := partnerapi.Str(order, "id")
+	c.AwaitStatus(id, swapclient.OrderStatusSUCCESS)
+	return c.Get("/v1/order/" + id).Body
 }
 
 // inEtcd reports whether order id's SwapOrder still exists.
@@ -88,11 +92,11 @@ func ids(orders []map[string]any) []string {
 var _ = Describe("the order archive", Ordered, func() {
 	It("keeps an order that ended readable and listable after its SwapOrder left etcd, and its key and reference taken", func() {
 		key := fmt.Sprintf("checkout-%d", time.Now().UnixNano())
-		body := partnerapi.OrderRequest("route_A")
-		body["clientReference"] = "invoice-" + key
+		body, reference := partnerapi.OrderRequest("route_A"), "invoice-"+key
+		body.ClientReference = &reference
 		created := place(partner, body, "Idempotency-Key", key)
 		id := partnerapi.Str(created, "id")
-		Expect(partnerapi.Str(created, "clientReference")).To(Equal(body["clientReference"]))
+		Expect(partnerapi.Str(created, "clientReference")).To(Equal(reference))
 		ended := settle(partner, created)
 
 		By("PostgreSQL holds the order and the SwapOrder is deleted after the TTL")
@@ -104,7 +108,7 @@ var _ = Describe("the order archive", Ordered, func() {
 		Expect(got.Body).To(Equal(ended))
 
 		By("GET /v1/orders lists it")
-		listed := listAll(partner, "clientReference="+body["clientReference"].(string))
+		listed := listAll(partner, "clientReference="+reference)
 		Expect(listed).To(HaveLen(1))
 		Expect(listed[0]).To(Equal(ended))
 
@@ -114,7 +118,7 @@ var _ = Describe("the order archive", Ordered, func() {
 		Expect(again.Body).To(Equal(ended))
 		Expect(inEtcd(id)).To(BeFalse(), "a new SwapOrder was created with the archived order's id")
 		changed := partnerapi.OrderRequest("route_A")
-		changed["amount"] = "200000000000000000"
+		changed.Amount = "200000000000000000"
 		Expect(partner.Post("/v1/order", changed, "Idempotency-Key", key).Body["error"]).To(Equal("idempotency key reused"))
 
 		By("another order with its clientReference is refused with its id")

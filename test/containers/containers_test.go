@@ -9,7 +9,6 @@ package containers
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,10 +106,10 @@ func TestContainers(t *testing.T) {
 		RegisterTestingT(t)
 		g := NewWithT(t)
 		api := c.awaitFrontend()
-		order := api.Post("/v1/order", partnerapi.OrderRequest("route_A"))
-		g.Expect(order.Status).To(Equal(http.StatusCreated), "%s", order.Raw)
-		id := partnerapi.Str(order.Body, "id")
-		partnerapi.Deposit(c.simulator(), partnerapi.Str(order.Body, "depositAddress"), partnerapi.PointOneETH)
+		order := api.CreateOrder(partnerapi.OrderRequest("route_A"), "")
+		id := order.Id
+		g.Expect(order.DepositAddress).NotTo(BeNil())
+		partnerapi.Deposit(c.simulator(), *order.DepositAddress, partnerapi.PointOneETH)
 
 		// A rollout: every swaprouter Pod deleted, each container sent SIGTERM, then new Pods.
 		ctx := context.Background()

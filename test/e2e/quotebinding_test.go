@@ -1,8 +1,8 @@
 package e2e
 
 import (
+	"context"
 	"math/big"
-	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,35 +18,28 @@ func amount(s string) *big.Int {
 
 var _ = Describe("Quote binding against the real adapters and simulator", func() {
 	It("orders each provider's candidate by its quoteId and gets an address whose binding quote keeps the bound", func() {
-		dry := partner.Post("/v1/quote", map[string]any{
-			"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH, "dry": true,
-		})
-		Expect(dry.Status).To(Equal(http.StatusOK), "%s", dry.Raw)
-		candidates := partnerapi.List(dry.Body, "candidates")
+		dry := dryQuote(ethETH, solSOL, pointOneETH, "")
+		Expect(dry.JSON200).NotTo(BeNil(), "%d %s", dry.StatusCode(), dry.Body)
+		candidates := dry.JSON200.Candidates
 		Expect(candidates).To(HaveLen(2), "both providers route ETH → SOL")
 		for _, c := range candidates {
-			cand := c.(map[string]any)
-			provider, bound := partnerapi.Str(cand, "providerId"), partnerapi.Str(cand, "minAmountOut")
-			By("ordering " + provider + "'s candidate")
-			r := partner.Post("/v1/order", map[string]any{
-				"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH, "providerId": provider,
-				"sender": sender, "recipient": solDest, "quoteId": partnerapi.Str(cand, "quoteId"),
-			})
-			Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
-			Expect(partnerapi.Str(r.Body, "depositAddress")).NotTo(BeEmpty())
-			binding := partnerapi.Obj(r.Body, "quote")
-			Expect(amount(partnerapi.Str(binding, "minAmountOut")).Cmp(amount(bound))).To(BeNumerically(">=", 0),
-				"%s's binding minimum %s keeps the accepted %s", provider, partnerapi.Str(binding, "minAmountOut"), bound)
+			By("ordering " + string(c.ProviderId) + "'s candidate")
+			req := partnerapi.OrderRequest(c.ProviderId)
+			req.QuoteId = c.QuoteId
+			order := partner.CreateOrder(req, "")
+			Expect(order.DepositAddress).NotTo(BeNil())
+			Expect(order.Quote).NotTo(BeNil())
+			Expect(order.Quote.MinAmountOut).NotTo(BeNil())
+			Expect(amount(*order.Quote.MinAmountOut).Cmp(amount(*c.MinAmountOut))).To(BeNumerically(">=", 0),
+				"%s's binding minimum %s keeps the accepted %s", c.ProviderId, *order.Quote.MinAmountOut, *c.MinAmountOut)
 		}
 
 		By("refusing a quoteId for another amount")
-		quoteID := partnerapi.Str(partnerapi.Obj(dry.Body, "best"), "quoteId")
-		r := partner.Post("/v1/order", map[string]any{
-			"originAsset": ethETH, "destinationAsset": solSOL, "amount": "200000000000000000",
-			"providerId": partnerapi.Str(partnerapi.Obj(dry.Body, "best"), "providerId"),
-			"sender":     sender, "recipient": solDest, "quoteId": quoteID,
-		})
-		Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r.Raw)
-		Expect(r.Body["error"]).To(Equal("quote mismatch"))
+		req := partnerapi.OrderRequest(dry.JSON200.Best.ProviderId)
+		req.Amount, req.QuoteId = "200000000000000000", dry.JSON200.Best.QuoteId
+		r, err := partner.API.CreateOrderWithResponse(context.Background(), nil, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.JSON400).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
+		Expect(r.JSON400.Error).To(BeEquivalentTo("quote mismatch"))
 	})
 })

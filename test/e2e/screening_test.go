@@ -16,6 +16,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
 	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -32,11 +33,11 @@ const (
 )
 
 // screenedOrder is an order of 0.1 ETH to SOL whose sender and refundTo are given.
-func screenedOrder(from, refundTo string) map[string]any {
+func screenedOrder(from, refundTo string) swapclient.OrderRequest {
 	o := partnerapi.OrderRequest("route_A")
-	o["sender"] = from
+	o.Sender = from
 	if refundTo != "" {
-		o["refundTo"] = refundTo
+		o.RefundTo = &refundTo
 	}
 	return o
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/http"
 	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +12,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -25,22 +25,22 @@ var _ = Describe("A provider quote whose signature does not verify", func() {
 
 		By("creating an order at route_A: the answer carries an address under a forged signature")
 		created := env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][partnerapi.SolRecipient]
-		r := partner.Post("/v1/order", partnerapi.OrderRequest("route_A"))
-		Expect(r.Status).To(Equal(http.StatusBadGateway), "%s", r.Raw)
-		Expect(r.Body).NotTo(HaveKey("depositAddress"))
-		Expect(partnerapi.Str(r.Body, "detail")).To(ContainSubstring("ProviderSignatureInvalid"))
+		r, err := partner.API.CreateOrderWithResponse(ctx, nil, partnerapi.OrderRequest("route_A"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.JSON502).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
+		Expect(r.Body).NotTo(ContainSubstring("depositAddress"))
+		Expect(r.JSON502.Detail).To(HaveValue(ContainSubstring("ProviderSignatureInvalid")))
 		Expect(env.Simulator.Stats().DepositAddressesCreated[swapv1.ProviderRouteA][partnerapi.SolRecipient]).To(BeNumerically(">", created),
 			"the provider did hand out an address")
-		id := regexp.MustCompile(`ord_[a-z0-9]+`).FindString(partnerapi.Str(r.Body, "detail"))
-		Expect(id).NotTo(BeEmpty(), "%s", r.Raw)
+		id := regexp.MustCompile(`ord_[a-z0-9]+`).FindString(*r.JSON502.Detail)
+		Expect(id).NotTo(BeEmpty(), "%s", r.Body)
 
 		By("reading the order through /v1: FAILED, no address")
-		order := partner.Get("/v1/order/" + id)
-		Expect(order.Status).To(Equal(http.StatusOK), "%s", order.Raw)
-		Expect(order.Body["status"]).To(Equal("FAILED"))
-		Expect(order.Body["statusReason"]).To(Equal("ProviderSignatureInvalid"))
-		Expect(order.Body["depositAddress"]).To(BeNil())
-		Expect(historyStatuses(order.Body)).To(Equal([]string{"FAILED"}))
+		order := partner.Order(id)
+		Expect(order.Status).To(Equal(swapclient.OrderStatusFAILED))
+		Expect(order.StatusReason).To(HaveValue(Equal("ProviderSignatureInvalid")))
+		Expect(order.DepositAddress).To(BeNil())
+		Expect(historyStatuses(order)).To(Equal([]swapclient.HistoryEntryStatus{swapclient.HistoryEntryStatusFAILED}))
 
 		By("reading the SwapOrder: no address in its status, a Warning Event naming the reason")
 		var orders swapv1.SwapOrderList

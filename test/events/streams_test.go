@@ -77,9 +77,9 @@ func (p streamPartner) open(ctx context.Context, base, after string, orderID str
 // place creates an order and returns its id and deposit address.
 func (p streamPartner) place() (id, address string) {
 	GinkgoHelper()
-	r := p.api.Post("/v1/order", partnerapi.OrderRequest("route_A"))
-	Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
-	return partnerapi.Str(r.Body, "id"), partnerapi.Str(r.Body, "depositAddress")
+	o := p.api.CreateOrder(partnerapi.OrderRequest("route_A"), "")
+	Expect(o.DepositAddress).NotTo(BeNil())
+	return o.Id, *o.DepositAddress
 }
 
 // placeAndSettle creates n orders from a few workers and deposits each in full; it returns
@@ -151,11 +151,9 @@ func (r *received) expectExactlyOnce(p streamPartner, ids []string) {
 		Expect(n).To(Equal(1), "event %s arrived %d times", id, n)
 	}
 	for _, id := range ids {
-		order := p.api.Get("/v1/order/" + id)
-		Expect(order.Status).To(Equal(http.StatusOK))
 		var want []int64
-		for _, h := range partnerapi.List(order.Body, "history") {
-			want = append(want, int64(h.(map[string]any)["seq"].(float64)))
+		for _, h := range p.api.Order(id).History {
+			want = append(want, int64(h.Seq))
 		}
 		Expect(r.seqs[id]).To(Equal(want), "order %s: the events received, by sequence", id)
 	}
@@ -265,9 +263,10 @@ var _ = Describe("GET /v1/events", func() {
 
 	It("never carries another partner's events, and a token opens only its partner's stream", func(ctx SpecContext) {
 		x, y := newPartner(ctx, "xcorp", ""), newPartner(ctx, "ycorp", "")
-		r := y.api.Post("/v1/events/token", nil)
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Raw)
-		token := partnerapi.Str(r.Body, "token")
+		r, err := y.api.API.CreateEventsTokenWithResponse(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.JSON200).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
+		token := r.JSON200.Token
 		// As EventSource does: no key headers, only the token.
 		anonymous, err := client.NewClient(env.FrontendURL)
 		Expect(err).NotTo(HaveOccurred())

@@ -8,11 +8,12 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
 // Assets of the simulator's table both providers route, and a swap between them.
@@ -25,11 +26,29 @@ const (
 )
 
 // OrderRequest is a POST /v1/order body swapping 0.1 ETH to SOL with provider.
-func OrderRequest(provider string) map[string]any {
-	return map[string]any{
-		"originAsset": ETH, "destinationAsset": SOL, "amount": PointOneETH,
-		"sender": Sender, "recipient": SolRecipient, "providerId": provider,
+func OrderRequest[P ~string](provider P) client.OrderRequest {
+	return client.OrderRequest{OriginAsset: ETH, DestinationAsset: SOL, Amount: PointOneETH,
+		Sender: Sender, Recipient: SolRecipient, ProviderId: client.OrderRequestProviderId(provider)}
+}
+
+// CreateOrder creates the order req (with idempotencyKey unless "") and expects 201.
+func (c *Client) CreateOrder(req client.OrderRequest, idempotencyKey string) client.Order {
+	params := &client.CreateOrderParams{}
+	if idempotencyKey != "" {
+		params.IdempotencyKey = &idempotencyKey
 	}
+	r, err := c.API.CreateOrderWithResponse(context.Background(), params, req)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(r.JSON201).NotTo(BeNil(), "POST /v1/order: %d %s", r.StatusCode(), r.Body)
+	return *r.JSON201
+}
+
+// Order reads order id and expects 200.
+func (c *Client) Order(id string) client.Order {
+	r, err := c.API.GetOrderWithResponse(context.Background(), id)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(r.JSON200).NotTo(BeNil(), "GET /v1/order/%s: %d %s", id, r.StatusCode(), r.Body)
+	return *r.JSON200
 }
 
 // Deposit sends funds to a deposit address on e's simulated chain, as a user's wallet would,
@@ -50,13 +69,14 @@ func Deposit(e *devenv.Env, address, amount string) string {
 
 // AwaitStatus polls the order like a partner (faster than 10–15 s to save time) until it has
 // status, and returns it.
-func (c *Client) AwaitStatus(id, status string) map[string]any {
-	var order map[string]any
+func (c *Client) AwaitStatus(id string, status client.OrderStatus) client.Order {
+	var order client.Order
 	Eventually(func(g Gomega) {
-		r := c.Get("/v1/order/" + id)
-		g.Expect(r.Status).To(Equal(http.StatusOK))
-		order = r.Body
-		g.Expect(Str(order, "status")).To(Equal(status), "statusReason %v", order["statusReason"])
+		r, err := c.API.GetOrderWithResponse(context.Background(), id)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(r.JSON200).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
+		order = *r.JSON200
+		g.Expect(order.Status).To(Equal(status), "statusReason %v", order.StatusReason)
 	}).Should(Succeed())
 	return order
 }
@@ -69,11 +89,15 @@ func NewPartner(e *devenv.Env, name string, requestsPerMinute int32) *Client {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace},
 		Spec:       swapv1.PartnerSpec{RequestsPerMinute: requestsPerMinute},
 	}
-	Expect(client.IgnoreAlreadyExists(e.Client.Create(ctx, p))).To(Succeed())
+	Expect(ctrlclient.IgnoreAlreadyExists(e.Client.Create(ctx, p))).To(Succeed())
 	keyID, secret, err := auth.CreateKey(ctx, e.Client, e.Namespace, name)
 	Expect(err).NotTo(HaveOccurred())
 	c := New(e.FrontendURL, keyID, secret)
-	Eventually(func() int { return c.Get("/v1/swappable-targets?from=" + ETH).Status }).
-		ShouldNot(Equal(http.StatusUnauthorized), "the frontend's cache has the new key")
+	from := ETH
+	Eventually(func(g Gomega) int {
+		r, err := c.API.SwappableTargetsWithResponse(ctx, &client.SwappableTargetsParams{From: from})
+		g.Expect(err).NotTo(HaveOccurred())
+		return r.StatusCode()
+	}).ShouldNot(Equal(http.StatusUnauthorized), "the frontend's cache has the new key")
 	return c
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
@@ -33,9 +34,11 @@ var _ = Describe("the frontend's ServiceAccount", func() {
 		o := get(name)
 		tx, err := sim.Deposit(o.Status.DepositAddress, partnerapi.PointOneETH)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(partner.Post("/v1/order/"+id+"/deposit", map[string]any{"txHash": tx}).Status).To(Equal(http.StatusAccepted))
+		hint, err := partner.API.SubmitDepositWithResponse(context.Background(), id, swapclient.DepositRequest{TxHash: tx})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hint.StatusCode()).To(Equal(http.StatusAccepted), "%s", hint.Body)
 		Expect(get(name).Spec.DepositHint).To(HaveField("TxHash", tx))
-		partner.AwaitStatus(id, "SUCCESS")
+		partner.AwaitStatus(id, swapclient.OrderStatusSUCCESS)
 		Eventually(func() []string { return eventStatuses(id) }).Should(ContainElement("SUCCESS"))
 	})
 
@@ -160,9 +163,7 @@ var _ = Describe("a user who may patch orders but is no operator", func() {
 // address.
 func placeOrder() (id, name string) {
 	GinkgoHelper()
-	r := partner.Post("/v1/order", partnerapi.OrderRequest(string(swapv1.ProviderRouteA)))
-	Expect(r.Status).To(Equal(http.StatusCreated), "%s", r.Raw)
-	id = partnerapi.Str(r.Body, "id")
+	id = partner.CreateOrder(partnerapi.OrderRequest(swapv1.ProviderRouteA), "").Id
 	return id, orderid.ObjectName(id)
 }
 

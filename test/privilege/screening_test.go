@@ -2,7 +2,6 @@ package privilege
 
 import (
 	"context"
-	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -45,16 +44,18 @@ var _ = Describe("screening under the shipped RBAC", func() {
 			acme.Spec.Screening = nil
 			Expect(admin.Update(context.Background(), acme)).To(Succeed())
 		})
-		req := partnerapi.OrderRequest(string(swapv1.ProviderRouteA))
-		req["refundTo"] = heldRefund
+		req := partnerapi.OrderRequest(swapv1.ProviderRouteA)
+		refundTo := heldRefund
+		req.RefundTo = &refundTo
 		var id string
-		Eventually(func() string {
-			r := partner.Post("/v1/order", req)
-			if r.Status != http.StatusAccepted {
-				return string(r.Raw)
+		Eventually(func(g Gomega) string {
+			r, err := partner.API.CreateOrderWithResponse(context.Background(), nil, req)
+			g.Expect(err).NotTo(HaveOccurred())
+			if r.JSON202 == nil || r.JSON202.Substatus == nil {
+				return string(r.Body)
 			}
-			id = partnerapi.Str(r.Body, "id")
-			return partnerapi.Str(r.Body, "substatus")
+			id = r.JSON202.Id
+			return string(*r.JSON202.Substatus)
 		}).Should(Equal("HELD_FOR_REVIEW"))
 		name := orderid.ObjectName(id)
 

@@ -31,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/system"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -142,8 +143,11 @@ var _ = BeforeSuite(func() {
 	fe := run(ctx, frontendConfig, frontend)
 	Eventually(fe.Frontend.Addr).ShouldNot(BeEmpty())
 	partner = partnerapi.New("http://"+fe.Frontend.Addr(), keyID, secret)
-	Eventually(func() int { return partner.Get("/v1/swappable-targets?from=" + partnerapi.ETH).Status }).
-		Should(Equal(http.StatusOK), "the frontend knows the key and the providers")
+	Eventually(func(g Gomega) int {
+		r, err := partner.API.SwappableTargetsWithResponse(ctx, &swapclient.SwappableTargetsParams{From: partnerapi.ETH})
+		g.Expect(err).NotTo(HaveOccurred())
+		return r.StatusCode()
+	}).Should(Equal(http.StatusOK), "the frontend knows the key and the providers")
 })
 
 // run starts a manager as cfg's identity until the suite ends.

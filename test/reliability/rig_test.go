@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +47,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/routing"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -387,31 +387,24 @@ func (g *rig) placeOrder(p *process, idemKey string, via swapv1.ProviderID) stri
 	// A recipient per order: the providers' protocols carry no order id, so the simulator
 	// counts addresses per recipient.
 	recipient := fmt.Sprintf("0x%x", sha256.Sum256([]byte(idemKey)))[:42]
-	body := fmt.Sprintf(`{"originAsset":%q,"destinationAsset":%q,"amount":%q,"sender":"0x1111111111111111111111111111111111111111","recipient":%q,"providerId":%q}`,
-		ethAsset, usdcAsset, amount, recipient, via)
-	req, err := http.NewRequest(http.MethodPost, p.url+"/v1/order", strings.NewReader(body))
+	api, err := swapclient.NewClientWithResponses(p.url, swapclient.WithHTTPClient(apiClient),
+		swapclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("X-Key-Id", g.keyID)
+			r.Header.Set("Authorization", "Bearer "+g.secret)
+			return nil
+		}))
 	if err != nil {
 		return ""
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Key-Id", g.keyID)
-	req.Header.Set("Authorization", "Bearer "+g.secret)
-	req.Header.Set("Idempotency-Key", idemKey)
-	resp, err := apiClient.Do(req)
+	resp, err := api.CreateOrderWithResponse(context.Background(), &swapclient.CreateOrderParams{IdempotencyKey: &idemKey},
+		swapclient.OrderRequest{OriginAsset: ethAsset, DestinationAsset: usdcAsset, Amount: amount,
+			Sender: "0x1111111111111111111111111111111111111111", Recipient: recipient, ProviderId: swapclient.OrderRequestProviderId(via)})
 	if err != nil {
 		return ""
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusCreated {
-		GinkgoWriter.Printf("POST /v1/order (%s): %d %s\n", idemKey, resp.StatusCode, raw)
+	if resp.JSON201 == nil {
+		GinkgoWriter.Printf("POST /v1/order (%s): %d %s\n", idemKey, resp.StatusCode(), resp.Body)
 		return ""
 	}
-	var rec struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return ""
-	}
-	return rec.ID
+	return resp.JSON201.Id
 }

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/chainaddr"
+	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 )
 
 const (
@@ -86,10 +88,11 @@ func (l *load) worker(w int) {
 	defer l.wg.Done()
 	rnd := rand.New(rand.NewPCG(uint64(w), 7))
 	app := appClient()
+	dry := true
 	for !l.stopped() {
-		l.call("quote", http.MethodPost, "/v1/quote", map[string]any{
-			"originAsset": eth, "destinationAsset": sol, "amount": pointOne, "dry": true,
-		}, "")
+		l.call("quote", func(ctx context.Context, c *swapclient.Client) (*http.Response, error) {
+			return c.RequestQuote(ctx, nil, swapclient.QuoteRequest{OriginAsset: eth, DestinationAsset: sol, Amount: pointOne, Dry: &dry})
+		})
 		l.appCall(app)
 		n := l.seq.Add(1)
 		provider := providerA
@@ -114,79 +117,83 @@ func (l *load) worker(w int) {
 		l.mu.Lock()
 		o.funded = time.Now()
 		l.mu.Unlock()
-		l.call("hint", http.MethodPost, "/v1/order/"+o.id+"/deposit", map[string]any{"txHash": tx}, "")
+		l.call("hint", func(ctx context.Context, c *swapclient.Client) (*http.Response, error) {
+			return c.SubmitDeposit(ctx, o.id, swapclient.DepositRequest{TxHash: tx})
+		})
 	}
 }
 
 // createOrder creates an order with key, retrying (same key, either frontend) until an
 // answer shows its deposit address; nil when the load stops first.
 func (l *load) createOrder(provider, recipient, key string) *order {
-	body := map[string]any{
-		"originAsset": eth, "destinationAsset": sol, "amount": pointOne,
-		"sender": sender, "recipient": recipient, "providerId": provider,
+	body := swapclient.OrderRequest{OriginAsset: eth, DestinationAsset: sol, Amount: pointOne,
+		Sender: sender, Recipient: recipient, ProviderId: swapclient.OrderRequestProviderId(provider)}
+	create := func(ctx context.Context, c *swapclient.Client) (*http.Response, error) {
+		return c.CreateOrder(ctx, &swapclient.CreateOrderParams{IdempotencyKey: &key}, body)
 	}
 	for !l.stopped() {
-		status, resp := l.call("order", http.MethodPost, "/v1/order", body, key)
-		if status == http.StatusCreated || status == http.StatusAccepted || status == http.StatusOK {
-			id, _ := resp["id"].(string)
-			if id == "" {
+		status, raw := l.call("order", create)
+		var created swapclient.Order
+		if status == http.StatusCreated || status == http.StatusAccepted {
+			if json.Unmarshal(raw, &created) != nil || created.Id == "" {
 				continue
 			}
-			o := l.record(id, resp)
+			o := l.record(created)
+			get := func(ctx context.Context, c *swapclient.Client) (*http.Response, error) {
+				return c.GetOrder(ctx, created.Id)
+			}
 			for len(o.addresses) == 0 && !l.stopped() { // 202: the address comes later
-				if st, got := l.call("get", http.MethodGet, "/v1/order/"+id, nil, ""); st == http.StatusOK {
-					o = l.record(id, got)
+				var got swapclient.Order
+				if st, raw := l.call("get", get); st == http.StatusOK && json.Unmarshal(raw, &got) == nil {
+					o = l.record(got)
 				}
 			}
 			return o
 		}
 		if status >= 400 && status < 500 && status != http.StatusTooManyRequests {
-			l.fail(fmt.Sprintf("order refused: %v", resp), status) // a valid order: never right
+			l.fail(fmt.Sprintf("order refused: %s", raw), status) // a valid order: never right
 			return nil
 		}
 	}
 	return nil
 }
 
-// record notes the address an answer showed for order id.
-func (l *load) record(id string, resp map[string]any) *order {
+// record notes the address an answer showed for its order.
+func (l *load) record(answer swapclient.Order) *order {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	o := l.orders[id]
+	o := l.orders[answer.Id]
 	if o == nil {
-		o = &order{id: id, addresses: map[string]bool{}}
-		l.orders[id] = o
+		o = &order{id: answer.Id, addresses: map[string]bool{}}
+		l.orders[answer.Id] = o
 	}
-	if a, _ := resp["depositAddress"].(string); a != "" {
-		o.addresses[a] = true
+	if a := answer.DepositAddress; a != nil && *a != "" {
+		o.addresses[*a] = true
 	}
 	return o
 }
 
-// call sends one partner request to a random frontend and records partner-visible failures.
-func (l *load) call(name, method, path string, body any, idemKey string) (int, map[string]any) {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	base := l.r.frontendURL()
-	req, _ := http.NewRequest(method, base+path, rd)
-	req.Header.Set("X-Key-Id", l.r.keyID)
-	req.Header.Set("Authorization", "Bearer "+l.r.secret)
-	req.Header.Set("Content-Type", "application/json")
-	if idemKey != "" {
-		req.Header.Set("Idempotency-Key", idemKey)
+// call sends one partner request through the generated client of a random frontend and
+// records partner-visible failures; it returns the answer's status and body (0: no answer).
+func (l *load) call(name string, send func(context.Context, *swapclient.Client) (*http.Response, error)) (int, []byte) {
+	c, err := swapclient.NewClient(l.r.frontendURL(), swapclient.WithHTTPClient(l.http),
+		swapclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("X-Key-Id", l.r.keyID)
+			req.Header.Set("Authorization", "Bearer "+l.r.secret)
+			return nil
+		}))
+	if err != nil {
+		l.fail(name, 0)
+		return 0, nil
 	}
 	l.requests.Add(1)
-	resp, err := l.http.Do(req)
+	resp, err := send(context.Background(), c)
 	if err != nil {
 		l.fail(name, 0)
 		return 0, nil
 	}
 	defer func() { _ = resp.Body.Close() }()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
+	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 500 {
 		l.fail(name, resp.StatusCode)
 	}
@@ -197,10 +204,7 @@ func (l *load) call(name, method, path string, body any, idemKey string) (int, m
 		case <-l.stop:
 		}
 	}
-	if o, ok := out["order"].(map[string]any); ok { // dry:false shape
-		out = o
-	}
-	return resp.StatusCode, out
+	return resp.StatusCode, raw
 }
 
 func (l *load) fail(call string, status int) {

@@ -1,11 +1,11 @@
-// Package upstream is the consumer app's client of the /v1 partner API: it adds the partner
-// key to every call and retries exactly as the contract tells partners to (§7).
+// Package upstream is the consumer app's client of the /v1 partner API: the generated client
+// (pkg/client) with the partner key on every call, retrying exactly as the contract tells
+// partners to (§7).
 package upstream
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
 // maxBody bounds an answer read from /v1 (its largest, the asset list, is far below).
@@ -23,12 +25,31 @@ type Key struct {
 	ID, Secret string
 }
 
-// Client calls /v1 as one partner.
-type Client struct {
-	BaseURL string
-	Key     Key
-	HTTP    *http.Client
-	Log     logr.Logger
+// New is the generated /v1 client at baseURL calling with key through retrier; editors add
+// to every request (the request id).
+func New(baseURL string, key Key, retrier *Retrier, editors ...client.RequestEditorFn) (*client.ClientWithResponses, error) {
+	opts := []client.ClientOption{client.WithHTTPClient(retrier), client.WithRequestEditorFn(key.sign)}
+	for _, e := range editors {
+		opts = append(opts, client.WithRequestEditorFn(e))
+	}
+	return client.NewClientWithResponses(baseURL, opts...)
+}
+
+// sign adds the key's headers, and asks for JSON.
+func (k Key) sign(_ context.Context, r *http.Request) error {
+	r.Header.Set("X-Key-Id", k.ID)
+	r.Header.Set("Authorization", "Bearer "+k.Secret)
+	r.Header.Set("Accept", "application/json")
+	return nil
+}
+
+// Retrier sends a request and retries 5xx answers and transport failures with backoff, and
+// 429s after Retry-After. Every attempt carries the request's headers (the request id, an
+// Idempotency-Key that makes retried order creation safe). The answer comes back with its
+// body read (at most maxBody); the error is non-nil only when no answer came back at all.
+type Retrier struct {
+	HTTP *http.Client
+	Log  logr.Logger
 	// Jitter draws a fraction in [0, 1); rand.Float64 when nil.
 	Jitter func() float64
 
@@ -36,28 +57,9 @@ type Client struct {
 	wait func(context.Context, time.Duration) bool
 }
 
-// Response is a /v1 answer after retries: a success or the last error answer.
-type Response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// OK reports a 2xx answer.
-func (r *Response) OK() bool { return r.Status >= 200 && r.Status < 300 }
-
-// Do sends method path (with body as JSON when not nil) and retries 5xx answers and transport
-// failures with backoff, and 429s after Retry-After. header is added to every attempt (the
-// request id, an Idempotency-Key that makes retried order creation safe). The error is
-// non-nil only when no answer came back at all.
-func (c *Client) Do(ctx context.Context, method, path string, body any, header http.Header) (*Response, error) {
-	var payload []byte
-	if body != nil {
-		var err error
-		if payload, err = json.Marshal(body); err != nil {
-			return nil, err
-		}
-	}
+// Do sends req until Decide says stop.
+func (c *Retrier) Do(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
 	jitter := c.Jitter
 	if jitter == nil {
 		jitter = rand.Float64
@@ -67,16 +69,16 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, header h
 		wait = sleep
 	}
 	for n := 0; ; n++ {
-		resp, err := c.once(ctx, method, path, payload, header)
+		resp, err := c.once(req, n)
 		status, retryAfter := 0, ""
 		if err == nil {
-			status, retryAfter = resp.Status, resp.Header.Get("Retry-After")
+			status, retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 		}
 		d := Decide(status, retryAfter, n, jitter())
 		if !d.Retry || ctx.Err() != nil {
 			return resp, err
 		}
-		c.Log.Info("retrying /v1 call", "method", method, "path", path, "status", status,
+		c.Log.Info("retrying /v1 call", "method", req.Method, "path", req.URL.Path, "status", status,
 			"error", errString(err), "retry", n+1, "wait", d.Wait.String())
 		if !wait(ctx, d.Wait) {
 			return resp, err
@@ -84,36 +86,28 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, header h
 	}
 }
 
-func (c *Client) once(ctx context.Context, method, path string, payload []byte, header http.Header) (*Response, error) {
-	var rd io.Reader
-	if payload != nil {
-		rd = bytes.NewReader(payload)
+// once sends attempt n of req (a fresh copy of its body after the first) and reads the answer.
+func (c *Retrier) once(req *http.Request, n int) (*http.Response, error) {
+	attempt := req
+	if n > 0 && req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		attempt = req.Clone(req.Context())
+		attempt.Body = body
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if c.Key.ID != "" {
-		req.Header.Set("X-Key-Id", c.Key.ID)
-		req.Header.Set("Authorization", "Bearer "+c.Key.Secret)
-	}
-	req.Header.Set("Accept", "application/json")
-	if payload != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.HTTP.Do(req)
+	resp, err := c.HTTP.Do(attempt)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s %s: %w", method, path, err)
+		return nil, fmt.Errorf("reading %s %s: %w", req.Method, req.URL.Path, err)
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, nil
 }
 
 // sleep waits d or until ctx ends; it reports whether the wait completed.

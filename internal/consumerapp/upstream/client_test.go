@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
 // answers serves the statuses in order, then 200, counting calls and checking the key.
@@ -19,8 +22,11 @@ func answers(t *testing.T, statuses ...int) (*httptest.Server, *atomic.Int32) {
 		if r.Header.Get("X-Key-Id") != "key" || r.Header.Get("Authorization") != "Bearer s3cret" {
 			t.Errorf("key headers missing: %v", r.Header)
 		}
-		if r.Header.Get("Idempotency-Key") != "idem-1" {
-			t.Errorf("Idempotency-Key not sent on every attempt")
+		if r.Header.Get("Idempotency-Key") != "idem-1" || r.Header.Get("X-Request-Id") != "req-1" {
+			t.Errorf("Idempotency-Key or X-Request-Id not sent on every attempt: %v", r.Header)
+		}
+		if b, _ := io.ReadAll(r.Body); string(b) != orderJSON {
+			t.Errorf("attempt %d sent body %q, want %q", calls.Load()+1, b, orderJSON)
 		}
 		n := int(calls.Add(1))
 		if n <= len(statuses) {
@@ -34,7 +40,23 @@ func answers(t *testing.T, statuses ...int) (*httptest.Server, *atomic.Int32) {
 	return srv, &calls
 }
 
-func TestDoRetries(t *testing.T) {
+// orderJSON is the body every attempt of the order below sends.
+const orderJSON = `{"amount":"1","destinationAsset":"b","originAsset":"a","providerId":"route_A","recipient":"r","sender":"s"}`
+
+// createOrder creates an order through the generated client with retrier, keyed for retries.
+func createOrder(ctx context.Context, t *testing.T, srv *httptest.Server, retrier *Retrier) (*client.CreateOrderResponse, error) {
+	t.Helper()
+	requestID := func(_ context.Context, r *http.Request) error { r.Header.Set("X-Request-Id", "req-1"); return nil }
+	api, err := New(srv.URL, Key{ID: "key", Secret: "s3cret"}, retrier, requestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "idem-1"
+	return api.CreateOrderWithResponse(ctx, &client.CreateOrderParams{IdempotencyKey: &key},
+		client.OrderRequest{OriginAsset: "a", DestinationAsset: "b", Amount: "1", ProviderId: "route_A", Sender: "s", Recipient: "r"})
+}
+
+func TestRetries(t *testing.T) {
 	tests := []struct {
 		name       string
 		statuses   []int
@@ -51,17 +73,15 @@ func TestDoRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, calls := answers(t, tt.statuses...)
-			c := &Client{BaseURL: srv.URL, Key: Key{ID: "key", Secret: "s3cret"}, HTTP: srv.Client(),
-				Log: logr.Discard(), Jitter: func() float64 { return 0 }}
+			c := &Retrier{HTTP: srv.Client(), Log: logr.Discard(), Jitter: func() float64 { return 0 }}
 			var waits []time.Duration
 			c.wait = func(_ context.Context, d time.Duration) bool { waits = append(waits, d); return true }
-			resp, err := c.Do(context.Background(), http.MethodPost, "/v1/order", map[string]string{"a": "b"},
-				http.Header{"Idempotency-Key": {"idem-1"}})
+			resp, err := createOrder(context.Background(), t, srv, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Status != tt.wantStatus || calls.Load() != tt.wantCalls {
-				t.Errorf("status %d after %d calls, want %d after %d", resp.Status, calls.Load(), tt.wantStatus, tt.wantCalls)
+			if resp.StatusCode() != tt.wantStatus || calls.Load() != tt.wantCalls {
+				t.Errorf("status %d after %d calls, want %d after %d", resp.StatusCode(), calls.Load(), tt.wantStatus, tt.wantCalls)
 			}
 			if !slices.Equal(waits, tt.wantWaits) {
 				t.Errorf("waited %v, want %v", waits, tt.wantWaits)
@@ -70,13 +90,12 @@ func TestDoRetries(t *testing.T) {
 	}
 }
 
-func TestDoStopsWhenTheUserLeaves(t *testing.T) {
+func TestRetriesStopWhenTheUserLeaves(t *testing.T) {
 	srv, calls := answers(t, 500, 500, 500)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{BaseURL: srv.URL, Key: Key{ID: "key", Secret: "s3cret"}, HTTP: srv.Client(), Log: logr.Discard(),
-		Jitter: func() float64 { cancel(); return 0 }}
-	resp, err := c.Do(ctx, http.MethodGet, "/v1/assets", nil, http.Header{"Idempotency-Key": {"idem-1"}})
-	if err != nil || resp.Status != 500 || calls.Load() != 1 {
+	c := &Retrier{HTTP: srv.Client(), Log: logr.Discard(), Jitter: func() float64 { cancel(); return 0 }}
+	resp, err := createOrder(ctx, t, srv, c)
+	if err != nil || resp.StatusCode() != 500 || calls.Load() != 1 {
 		t.Errorf("got %v, %v after %d calls; want the first 500 and no retry", resp, err, calls.Load())
 	}
 }
