@@ -31,8 +31,8 @@ import (
 // again with them open and closes them; the figure is quote p99 with ÷ without. Memory per
 // stream is the growth of the process's anonymous RSS (and of the Go runtime's heap and
 // stacks in use) from before opening to after, both after a GC that returns freed memory to
-// the OS, ÷ S. The streams are opened and read by a child process (streamholder.go), so the
-// growth is the server's side only.
+// the OS, ÷ S. The streams are opened and read by a stream holder, a child process, so
+// the growth is the server's side only.
 
 // streamTier is the tier the scenario moves the bench partner to: the built-in tiers cap
 // concurrent streams at 100, below what the scenario holds open.
@@ -195,7 +195,7 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 	}
 	closed := func() bool { return eventStreamsOpen() == 0 }
 	waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed)
-	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, opened and each read by pkg/client's reader in a child process, so that this process holds only the server's side of each stream, as a frontend whose clients are other machines does (the CPU profile covers the first round's quotes with the streams open)",
+	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, opened and each read by pkg/client's reader in a child process (the bench process holds only the server's side of each stream, as a frontend whose clients are other machines does; the memory and goroutines per stream are that side's) (the CPU profile covers the first round's quotes with the streams open)",
 		h.cfg.Rounds, dur, streamConcurrency, injectedLatency, n)
 	var ratio, without99, with99, rssPer, runtimePer, goroutinesPer []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
