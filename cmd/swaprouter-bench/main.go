@@ -28,6 +28,7 @@ import (
 )
 
 func main() {
+	bench.HoldStreamsIfAsked() // this binary also serves as the event stream scenario's client process
 	var (
 		short     = flag.Bool("short", false, "a few seconds per scenario with small sizes (smoke test; targets not asserted)")
 		out       = flag.String("out", "", "folder for docs/benchmarks.md, docs/bench-latency.png and bench/results.json (default: the repository root, or bench/short for -short)")

@@ -30,8 +30,8 @@ import (
 // again with them open and closes them; the figure is quote p99 with ÷ without. Memory per
 // stream is the growth of the process's anonymous RSS (and of the Go runtime's heap and
 // stacks in use) from before opening to after, both after a GC that returns freed memory to
-// the OS, ÷ S. Both ends of every stream live in this process (the frontend's handler and
-// the harness's reader with its connection), so it is an upper bound on the server's share.
+// the OS, ÷ S. The streams are opened and read by a stream holder, a child process, so
+// the growth is the server's side only.
 
 // streamTier is the tier the scenario moves the bench partner to: the built-in tiers cap
 // concurrent streams at 100, below what the scenario holds open.
@@ -93,14 +93,14 @@ func (h *harness) raiseStreamCap(ctx context.Context) error {
 	return nil
 }
 
-// streamClient is pkg/client for the bench partner, on its own transport without a timeout
-// (a timeout would cut the streams).
-func (h *harness) streamClient() (*swapclient.Client, error) {
+// streamClient is pkg/client for the key keyID with secret, on its own transport without a
+// timeout (a timeout would cut the streams).
+func streamClient(base, keyID, secret string) (*swapclient.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return swapclient.NewClient(h.api.Base, swapclient.WithHTTPClient(&http.Client{Transport: tr}),
+	return swapclient.NewClient(base, swapclient.WithHTTPClient(&http.Client{Transport: tr}),
 		swapclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("X-Key-Id", h.api.KeyID)
-			r.Header.Set("Authorization", "Bearer "+h.api.Secret)
+			r.Header.Set("X-Key-Id", keyID)
+			r.Header.Set("Authorization", "Bearer "+secret)
 			return nil
 		}))
 }
@@ -130,7 +130,7 @@ func (a *streamArrivals) arrivedAt(orderID string, seq int64) (time.Time, bool) 
 }
 
 func (h *harness) streamLatency(ctx context.Context, s *Scenario) error {
-	c, err := h.streamClient()
+	c, err := streamClient(h.api.Base, h.api.KeyID, h.api.Secret)
 	if err != nil {
 		return err
 	}
@@ -184,19 +184,17 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 	h.setQuoteLatency(injectedLatency)
 	defer h.setQuoteLatency(0)
 	dur := h.cfg.sized(5*time.Second, 500*time.Millisecond)
-	c, err := h.streamClient()
+	// A first opening, not measured, grows the pools and buffers every later one reuses.
+	warm, err := h.holdStreams(ctx, n)
 	if err != nil {
 		return err
 	}
-	// A first opening, not measured, grows the pools and buffers every later one reuses.
-	warm, err := h.openStreams(ctx, c, n)
-	warm.close()
-	if err != nil {
+	if err := h.releaseStreams(ctx, warm); err != nil {
 		return err
 	}
 	closed := func() bool { return h.eventStreamsOpen() == 0 }
 	waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed)
-	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, each read by pkg/client's reader (the CPU profile covers the first round's quotes with the streams open)",
+	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, opened and each read by pkg/client's reader in a child process (the bench process holds only the server's side of each stream, as a frontend whose clients are other machines does; the memory and goroutines per stream are that side's; the CPU profile covers the first round's quotes with the streams open)",
 		h.cfg.Rounds, dur, streamConcurrency, injectedLatency, n)
 	var ratio, without99, with99, rssPer, runtimePer, goroutinesPer []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
@@ -204,9 +202,8 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 		// freed memory to the OS.
 		before := sampleMemory()
 		without := Closed(ctx, streamConcurrency, dur, 0, h.frontendQuote)
-		streams, err := h.openStreams(ctx, c, n)
+		holder, err := h.holdStreams(ctx, n)
 		if err != nil {
-			streams.close()
 			return err
 		}
 		after := sampleMemory()
@@ -217,7 +214,9 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 		with := Closed(ctx, streamConcurrency, dur, 0, h.frontendQuote)
 		stopProfile()
 		open := h.eventStreamsOpen()
-		streams.close()
+		if err := h.releaseStreams(ctx, holder); err != nil {
+			return err
+		}
 		if open != float64(n) {
 			s.note("round %d: the frontend counted %.0f open streams, not %d", r+1, open, n)
 		}
@@ -241,47 +240,25 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 	}
 	s.add(fmt.Sprintf("quote p99 with %d streams open ÷ without (c=%d)", n, streamConcurrency), ratio, AtMost(1.1))
 	s.info("quote p99 without / with the streams", fmt.Sprintf("ms (with %.1f ms)", Median(with99)), without99)
-	s.info("memory per stream: process anonymous RSS growth ÷ streams (both ends in this process)", "KiB", rssPer)
-	s.info("memory per stream: Go heap and stacks in use growth ÷ streams (both ends)", "KiB", runtimePer)
-	s.info("goroutines per stream (both ends)", "", goroutinesPer)
+	s.info("memory per stream, server side: frontend process anonymous RSS growth ÷ streams", "KiB", rssPer)
+	s.info("memory per stream, server side: Go heap and stacks in use growth ÷ streams", "KiB", runtimePer)
+	s.info("goroutines per stream, server side", "", goroutinesPer)
 	return ctx.Err()
 }
 
-// openStreamSet is streams held open, each read by a goroutine until closed.
-type openStreamSet struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+// holdStreams starts a stream holder with n streams of the bench partner and returns once
+// they are all open.
+func (h *harness) holdStreams(ctx context.Context, n int) (*streamHolder, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.budget(2*time.Minute))
+	defer cancel()
+	return startStreamHolder(ctx, holdRequest{Base: h.api.Base, KeyID: h.api.KeyID, Secret: h.api.Secret, Streams: n})
 }
 
-func (o *openStreamSet) close() {
-	o.cancel()
-	o.wg.Wait()
-}
-
-// openStreams opens n streams at concurrency 32 and reads each in a goroutine until the set
-// is closed; any stream that fails to open is an error.
-func (h *harness) openStreams(ctx context.Context, c *swapclient.Client, n int) (*openStreamSet, error) {
-	sctx, cancel := context.WithCancel(ctx)
-	set := &openStreamSet{cancel: cancel}
-	res := Closed(sctx, 32, 0, n, func(_ context.Context, _, _ int) error {
-		st, err := c.OpenEvents(sctx, swapclient.StreamEventsParams{})
-		if err != nil {
-			return err
-		}
-		set.wg.Go(func() {
-			defer st.Close()
-			for {
-				if _, err := st.Next(); err != nil {
-					return
-				}
-			}
-		})
-		return nil
-	})
-	if res.Errors > 0 {
-		return set, fmt.Errorf("opening %d streams: %d failed (first: %v)", n, res.Errors, res.FirstErr)
-	}
-	return set, nil
+// releaseStreams stops the holder, which closes its streams.
+func (h *harness) releaseStreams(ctx context.Context, holder *streamHolder) error {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.budget(30*time.Second))
+	defer cancel()
+	return holder.stop(ctx)
 }
 
 // eventStreamsOpen is the frontend's count of open streams (swaprouter_event_streams).
