@@ -80,7 +80,7 @@ type RedeliveryRequestStatus struct {
 // +kubebuilder:resource:shortName=rdr,categories=swaprouter
 // +kubebuilder:printcolumn:name="Order",type=string,JSONPath=`.spec.orderId`
 // +kubebuilder:printcolumn:name="Event",type=string,JSONPath=`.spec.eventId`,priority=1
-// +kubebuilder:printcolumn:name="By",type=string,JSONPath=`.spec.requestedBy`
+// +kubebuilder:printcolumn:name="By",type=string,JSONPath=`.spec.requestedBy`,priority=1
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
