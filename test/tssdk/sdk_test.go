@@ -1,16 +1,19 @@
 // Package tssdk runs the TypeScript SDK (sdk/typescript, @swaprouter/sdk) against the whole
 // system `make run` starts (control plane, PostgreSQL, simulator, controllers and frontend):
 // npm ci with its package-lock.json, tsc --strict over the package, its tests and examples,
-// node --test over its unit tests and its tests against the system, then npm pack and the
-// README's TypeScript example installed from the tarball in a fresh folder, as written. It
-// needs Node.js 20 or later and npm (make tools installs them).
+// node --test over its unit tests and its tests against the system, the SDK bundled for
+// browsers in a page of headless Chromium, then npm pack and the README's TypeScript example
+// installed from the tarball in a fresh folder, as written. It needs Node.js 20 or later, npm
+// and Chromium (make tools installs them).
 package tssdk
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,19 +23,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/dev/devenv"
+	"github.com/swaprouter/swaprouter/internal/dev/localproc/chromium"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	"github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
 func TestTypeScriptSDK(t *testing.T) {
@@ -56,10 +64,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	major, _ := strconv.Atoi(strings.TrimPrefix(strings.Split(strings.TrimSpace(string(out)), ".")[0], "v"))
 	Expect(major).To(BeNumerically(">=", 20), "Node.js %s: the SDK needs 20 or later", out)
 
-	By("npm ci, then tsc --strict over the package (no Node.js types) and over its tests and examples")
+	By("npm ci, then tsc --strict over the package (no Node.js types) and over its tests and examples, and a browser bundle")
 	npm(sdkDir, "ci", "--no-audit", "--no-fund", "--loglevel=error")
 	npm(sdkDir, "run", "--silent", "build")
 	npm(sdkDir, "run", "--silent", "build:tests")
+	npm(sdkDir, "run", "--silent", "build:browser")
 
 	// The demo partner as `make run` declares it (no webhook until the README's example
 	// points it at its receiver); the SDK's tests get partners of their own.
@@ -78,16 +87,18 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(env.Stop)
 
 	port := freePort()
-	sdk := declare(ctx, "sdk", 100000, fmt.Sprintf("http://127.0.0.1:%d/webhooks", port))
-	limited := declare(ctx, "sdk-limited", 12, "")
-	pages := declare(ctx, "sdk-pages", 100000, "")
-	nodeEnv = append(os.Environ(),
-		"SWAPROUTER_URL="+env.FrontendURL, "SIMULATOR_URL="+env.SimulatorURL,
-		"SDK_KEY_ID="+sdk.keyID, "SDK_API_SECRET="+sdk.secret,
-		"SDK_WEBHOOK_SECRET="+sdk.webhookSecret, "SDK_WEBHOOK_PORT="+strconv.Itoa(port),
-		"SDK_LIMITED_KEY_ID="+limited.keyID, "SDK_LIMITED_API_SECRET="+limited.secret,
-		"SDK_PAGES_KEY_ID="+pages.keyID, "SDK_PAGES_API_SECRET="+pages.secret,
-	)
+	hooks := declare(ctx, "sdk-hooks", swapv1.PartnerSpec{RequestsPerMinute: 100000,
+		Webhook: &swapv1.PartnerWebhook{URL: fmt.Sprintf("http://127.0.0.1:%d/webhooks", port)}})
+	nodeEnv = append(os.Environ(), "SWAPROUTER_URL="+env.FrontendURL, "SIMULATOR_URL="+env.SimulatorURL,
+		"SDK_HOOKS_WEBHOOK_SECRET="+hooks.webhookSecret, "SDK_HOOKS_WEBHOOK_PORT="+strconv.Itoa(port))
+	for prefix, k := range map[string]partnerKey{
+		"SDK_HOOKS":   hooks,
+		"SDK":         declare(ctx, "sdk", swapv1.PartnerSpec{RequestsPerMinute: 100000}),
+		"SDK_LIMITED": declare(ctx, "sdk-limited", swapv1.PartnerSpec{RequestsPerMinute: 12}),
+		"SDK_PAGES":   declare(ctx, "sdk-pages", swapv1.PartnerSpec{RequestsPerMinute: 100000}),
+	} {
+		nodeEnv = append(nodeEnv, prefix+"_KEY_ID="+k.keyID, prefix+"_API_SECRET="+k.secret)
+	}
 }, NodeTimeout(8*time.Minute))
 
 var _ = Describe("@swaprouter/sdk", Ordered, func() {
@@ -121,6 +132,70 @@ var _ = Describe("@swaprouter/sdk", Ordered, func() {
 		Expect(report).To(MatchRegexp(`(?m)^# fail 0$`))
 		Expect(report).To(MatchRegexp(`(?m)^# pass [1-9]\d+$`))
 	}, NodeTimeout(10*time.Minute))
+
+	It("runs in a browser: a page holding no key follows an order on the event stream and verifies its receipt", func(ctx SpecContext) {
+		// The page's own origin is its backend: it serves the bundle and hands out event
+		// tokens with the partner's key, which never reaches the browser.
+		var key partnerKey
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprint(w, `<!doctype html><title>sdk</title><script type="module" src="/page.js"></script>`)
+		})
+		mux.HandleFunc("GET /page.js", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/javascript")
+			http.ServeFile(w, r, filepath.Join(sdkDir, "build", "browser", "page.js"))
+		})
+		mux.HandleFunc("POST /events-token", func(w http.ResponseWriter, r *http.Request) {
+			req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, env.FrontendURL+"/v1/events/token", nil)
+			key.sign(req)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(resp.StatusCode)
+			_, _ = io.Copy(w, resp.Body)
+		})
+		site := httptest.NewServer(mux)
+		DeferCleanup(site.Close)
+		key = declare(ctx, "sdk-browser", swapv1.PartnerSpec{RequestsPerMinute: 100000, AllowedOrigins: []string{site.URL}})
+		partner := partnerapi.New(env.FrontendURL, key.keyID, key.secret)
+
+		dir := GinkgoT().TempDir()
+		b, err := chromium.Start(context.Background(), dir, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(b.Stop)
+		alloc, cancelAlloc := remote.NewAllocator(context.Background(), b.DevToolsURL())
+		DeferCleanup(cancelAlloc)
+		tab, cancelTab := chromedp.NewContext(alloc)
+		DeferCleanup(cancelTab)
+		eval := func(js string) (string, error) {
+			return chromedp.Run(tab, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+		}
+
+		order := partner.CreateOrder(partnerapi.OrderRequest("route_A"), "")
+		Expect(order.DepositAddress).NotTo(BeNil())
+		Expect(chromedp.Do(tab, chromedp.Navigate(site.URL+"/?api="+env.FrontendURL))).To(Succeed())
+		Eventually(func() (string, error) { return eval(`typeof window.follow`) }).Should(Equal("function"), "the bundle loaded")
+		_, err = eval(fmt.Sprintf(`window.follow(%q).then(() => "open")`, order.Id))
+		Expect(err).NotTo(HaveOccurred(), "the page opened the stream with a token from its backend")
+
+		tx := partnerapi.Deposit(env, *order.DepositAddress, partnerapi.PointOneETH)
+		r, err := partner.API.SubmitDepositWithResponse(ctx, order.Id, client.DepositRequest{TxHash: tx})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.StatusCode()).To(Equal(http.StatusAccepted))
+		Eventually(func() (string, error) {
+			return eval(`window.failure || window.statuses.join(" ")`)
+		}, 90*time.Second).Should(Equal("PROCESSING SUCCESS"), "the transitions after the stream opened, each once")
+
+		receipt, err := partner.API.GetOrderReceiptWithResponse(ctx, order.Id)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(receipt.JSON200).NotTo(BeNil())
+		Expect(eval(fmt.Sprintf(`window.verify(%q)`, receipt.JSON200.Receipt))).To(Equal(order.Id+" SUCCESS final=true"),
+			"jose verified the receipt with the browser's WebCrypto")
+	}, NodeTimeout(5*time.Minute))
 
 	It("packs into a tarball a fresh folder installs, and the README's example takes an order to SUCCESS with it", func(ctx SpecContext) {
 		sh, ts := readmeExample()
@@ -170,17 +245,12 @@ var _ = Describe("@swaprouter/sdk", Ordered, func() {
 // partnerKey is a declared partner's API key and webhook secret.
 type partnerKey struct{ keyID, secret, webhookSecret string }
 
-// declare declares a partner as an operator does: its requests per minute and, when
-// webhookURL is set, webhooks to it signed with a fresh secret; then it issues a key and
-// returns once the frontend accepts it.
-func declare(ctx context.Context, name string, requestsPerMinute int32, webhookURL string) partnerKey {
+// declare declares a partner with spec as an operator does (a webhook in spec gets a fresh
+// signing secret), issues it a key and returns once the frontend accepts that key.
+func declare(ctx context.Context, name string, spec swapv1.PartnerSpec) partnerKey {
 	GinkgoHelper()
-	p := &swapv1.Partner{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: env.Namespace},
-		Spec:       swapv1.PartnerSpec{RequestsPerMinute: requestsPerMinute},
-	}
 	var k partnerKey
-	if webhookURL != "" {
+	if spec.Webhook != nil {
 		var err error
 		k.webhookSecret, err = webhooks.NewSecret()
 		Expect(err).NotTo(HaveOccurred())
@@ -188,16 +258,15 @@ func declare(ctx context.Context, name string, requestsPerMinute int32, webhookU
 			ObjectMeta: metav1.ObjectMeta{Name: name + "-webhook", Namespace: env.Namespace},
 			Data:       map[string][]byte{"secret": []byte(k.webhookSecret)},
 		})).To(Succeed())
-		p.Spec.Webhook = &swapv1.PartnerWebhook{URL: webhookURL, Enabled: true, SecretRef: swapv1.SecretKeyRef{Name: name + "-webhook", Key: "secret"}}
+		spec.Webhook.Enabled, spec.Webhook.SecretRef = true, swapv1.SecretKeyRef{Name: name + "-webhook", Key: "secret"}
 	}
-	Expect(env.Client.Create(ctx, p)).To(Succeed())
+	Expect(env.Client.Create(ctx, &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: env.Namespace}, Spec: spec})).To(Succeed())
 	var err error
 	k.keyID, k.secret, err = auth.CreateKey(ctx, env.Client, env.Namespace, name)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func() (int, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, env.FrontendURL+"/v1/usage", nil)
-		req.Header.Set("X-Key-Id", k.keyID)
-		req.Header.Set("Authorization", "Bearer "+k.secret)
+		k.sign(req)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return 0, err
@@ -206,6 +275,12 @@ func declare(ctx context.Context, name string, requestsPerMinute int32, webhookU
 		return resp.StatusCode, nil
 	}).Should(Equal(http.StatusOK), "the frontend knows the key of %s", name)
 	return k
+}
+
+// sign adds the key to a request.
+func (k partnerKey) sign(r *http.Request) {
+	r.Header.Set("X-Key-Id", k.keyID)
+	r.Header.Set("Authorization", "Bearer "+k.secret)
 }
 
 // readmeExample is the README's TypeScript example: its shell block and its TypeScript.

@@ -90,9 +90,8 @@ export class SwapRouter {
     if (options.keyId !== undefined && options.secret !== undefined) {
       headers["X-Key-Id"] = options.keyId;
       headers["Authorization"] = `Bearer ${options.secret}`;
-      this.#eventsToken = () => this.createEventsToken();
     }
-    this.#eventsToken = options.eventsToken ?? this.#eventsToken;
+    this.#eventsToken = options.eventsToken ?? (headers["X-Key-Id"] ? () => this.createEventsToken() : undefined);
     this.api = createClient<paths>({ baseUrl: options.baseUrl, headers, fetch: (request) => this.#send(request, false) });
   }
 

@@ -54,7 +54,7 @@ async function nextOf(events: AsyncIterator<StreamEvent>, orderId: string): Prom
 test("an order to SUCCESS: the stream, broken and resumed midway, yields each transition once; its webhooks and receipt verify", async () => {
   const receiver = await webhookReceiver();
   const streams = breakableStreams();
-  const sr = partner("SDK", { fetch: streams.fetch });
+  const sr = partner("SDK_HOOKS", { fetch: streams.fetch });
   const stream = sr.events();
   try {
     await stream.open();

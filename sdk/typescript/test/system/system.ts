@@ -13,13 +13,16 @@ function required(name: string): string {
 export const baseUrl = required("SWAPROUTER_URL");
 export const simulatorUrl = required("SIMULATOR_URL");
 
-/** A client of a partner the Go test declared: SDK (webhooks on), SDK_LIMITED (12 requests a minute), SDK_PAGES. */
-export function partner(name: "SDK" | "SDK_LIMITED" | "SDK_PAGES", options: Partial<SwapRouterOptions> = {}): SwapRouter {
+/**
+ * A client of a partner the Go test declared: SDK_HOOKS (its webhooks go to the journey's
+ * receiver), SDK, SDK_LIMITED (12 requests a minute), SDK_PAGES (its orders are the listing's).
+ */
+export function partner(name: "SDK_HOOKS" | "SDK" | "SDK_LIMITED" | "SDK_PAGES", options: Partial<SwapRouterOptions> = {}): SwapRouter {
   return new SwapRouter({ baseUrl, keyId: required(`${name}_KEY_ID`), secret: required(`${name}_API_SECRET`), ...options });
 }
 
-/** Partner SDK's webhooks: where they are sent, and the secret they are signed with. */
-export const webhook = { port: Number(required("SDK_WEBHOOK_PORT")), secret: required("SDK_WEBHOOK_SECRET") };
+/** Partner SDK_HOOKS's webhooks: the loopback port they are sent to, and the secret they are signed with. */
+export const webhook = { port: Number(required("SDK_HOOKS_WEBHOOK_PORT")), secret: required("SDK_HOOKS_WEBHOOK_SECRET") };
 
 /** 0.1 ETH to SOL, an order both simulated providers take. */
 export const swap = {
