@@ -86,7 +86,7 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   });
 }
 
-/** What the client tells RetryPolicy's observer before it waits and sends a request again. */
+/** What the client tells onRetry before it waits and sends a request again (or reopens a stream). */
 export interface RetryInfo {
   /** The retry about to be made, 1 for the first (a stream counts its reconnections in a row). */
   attempt: number;
