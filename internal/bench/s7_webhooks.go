@@ -9,6 +9,7 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -245,7 +246,9 @@ func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 
 		raws := make([]*swapv1.WebhookDelivery, k)
 		for i := range raws {
-			d, err := benchDelivery(withHistory(h.newOrder(rawNamespace, swapv1.ProviderRouteA)))
+			o := withHistory(h.newOrder(rawNamespace, swapv1.ProviderRouteA))
+			o.UID = types.UID(o.Spec.OrderID) // never created: the raw namespace has no reconciler
+			d, err := benchDelivery(o)
 			if err != nil {
 				return err
 			}
