@@ -2323,7 +2323,6 @@ func (e Redeliver500JSONResponseBodyError) Valid() bool {
 
 // Defines values for OrderStatusChangedJSONBodyPreviousStatus.
 const (
-	OrderStatusChangedJSONBodyPreviousStatusEmpty      OrderStatusChangedJSONBodyPreviousStatus = ""
 	OrderStatusChangedJSONBodyPreviousStatusFAILED     OrderStatusChangedJSONBodyPreviousStatus = "FAILED"
 	OrderStatusChangedJSONBodyPreviousStatusPENDING    OrderStatusChangedJSONBodyPreviousStatus = "PENDING"
 	OrderStatusChangedJSONBodyPreviousStatusPROCESSING OrderStatusChangedJSONBodyPreviousStatus = "PROCESSING"
@@ -2335,8 +2334,6 @@ const (
 // Valid indicates whether the value is a known member of the OrderStatusChangedJSONBodyPreviousStatus enum.
 func (e OrderStatusChangedJSONBodyPreviousStatus) Valid() bool {
 	switch e {
-	case OrderStatusChangedJSONBodyPreviousStatusEmpty:
-		return true
 	case OrderStatusChangedJSONBodyPreviousStatusFAILED:
 		return true
 	case OrderStatusChangedJSONBodyPreviousStatusPENDING:
@@ -3364,11 +3361,11 @@ type OrderStatusChangedJSONBody struct {
 	OrderId     string    `json:"orderId"`
 	OutTxHashes []string  `json:"outTxHashes"`
 
-	// PreviousStatus The status before the change; empty on the order's first event.
-	PreviousStatus OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
-	ProviderId     OrderStatusChangedJSONBodyProviderId     `json:"providerId"`
-	Sequence       int                                      `json:"sequence"`
-	Status         OrderStatusChangedJSONBodyStatus         `json:"status"`
+	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
+	PreviousStatus *OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
+	ProviderId     OrderStatusChangedJSONBodyProviderId      `json:"providerId"`
+	Sequence       int                                       `json:"sequence"`
+	Status         OrderStatusChangedJSONBodyStatus          `json:"status"`
 
 	// Substatus The substatus when the status changed; absent when there is none.
 	Substatus *Substatus                     `json:"substatus,omitempty"`

@@ -54,21 +54,33 @@ func TestEventIDDiffersPerIncarnation(t *testing.T) {
 
 func TestEventJSONShape(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 30, 0, 0, time.FixedZone("CEST", 2*3600))
-	e := Event{
+	first := Event{
 		Version: EventVersion, ID: "evt_x", Type: EventType, OrderID: "ord_y", ProviderID: "route_A",
 		Status: "PENDING", OccurredAt: at, Sequence: 1,
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"version":"1","id":"evt_x","type":"order.status_changed","orderId":"ord_y","providerId":"route_A",` +
-		`"status":"PENDING","previousStatus":"","inTxHashes":[],"outTxHashes":[],"occurredAt":"2026-05-01T10:30:00Z","sequence":1}`
-	if string(b) != want {
-		t.Fatalf("payload\n got %s\nwant %s", b, want)
-	}
-	var back Event
-	if err := json.Unmarshal(b, &back); err != nil || !back.OccurredAt.Equal(at) || back.Sequence != 1 {
-		t.Fatalf("round trip: %+v, %v", back, err)
+	later := first
+	later.Status, later.PreviousStatus, later.Sequence = "PROCESSING", "PENDING", 2
+	for _, tt := range []struct {
+		event Event
+		want  string
+	}{
+		// The first event has no status before it: null, as in the order's history.
+		{first, `{"version":"1","id":"evt_x","type":"order.status_changed","orderId":"ord_y","providerId":"route_A",` +
+			`"status":"PENDING","inTxHashes":[],"outTxHashes":[],"occurredAt":"2026-05-01T10:30:00Z","sequence":1,"previousStatus":null}`},
+		{later, `{"version":"1","id":"evt_x","type":"order.status_changed","orderId":"ord_y","providerId":"route_A",` +
+			`"status":"PROCESSING","inTxHashes":[],"outTxHashes":[],"occurredAt":"2026-05-01T10:30:00Z","sequence":2,"previousStatus":"PENDING"}`},
+	} {
+		b, err := json.Marshal(tt.event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tt.want {
+			t.Fatalf("payload\n got %s\nwant %s", b, tt.want)
+		}
+		var back Event
+		if err := json.Unmarshal(b, &back); err != nil || !back.OccurredAt.Equal(at) || back.Sequence != tt.event.Sequence ||
+			back.PreviousStatus != tt.event.PreviousStatus {
+			t.Fatalf("round trip: %+v, %v", back, err)
+		}
 	}
 }
