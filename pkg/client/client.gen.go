@@ -3013,7 +3013,7 @@ type OpenAPI500JSONResponseBodyError string
 
 // CreateOrderParams defines parameters for CreateOrder.
 type CreateOrderParams struct {
-	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`.
+	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3188,7 +3188,7 @@ type ListProviders500JSONResponseBodyError string
 
 // RequestQuoteParams defines parameters for RequestQuote.
 type RequestQuoteParams struct {
-	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`.
+	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
