@@ -139,11 +139,14 @@ func (s *Server) reserve(ctx context.Context, spec *swapv1.SwapOrderSpec, keyed 
 				return nil, err
 			}
 			if gone {
-				if _, err := s.opts.Archive.Release(ctx, holder.OrderID, archive.StaleAfter); err != nil {
+				released, err := s.opts.Archive.Release(ctx, holder.OrderID, archive.StaleAfter)
+				if err != nil {
 					return nil, archiveError(err)
 				}
-				s.metrics.reservationsReleased.WithLabelValues("abandoned").Inc()
-				s.log.Info("took over a reservation a create abandoned", "orderId", r.OrderID, "abandoned", holder.OrderID)
+				if released {
+					s.metrics.reservationsReleased.WithLabelValues("abandoned").Inc()
+					s.log.Info("released a reservation a create abandoned", "orderId", r.OrderID, "abandonedOrderId", holder.OrderID)
+				}
 				continue // whoever released it, the next Reserve says who holds it now
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -128,6 +129,29 @@ func TestAbandonedReservationIsTakenOver(t *testing.T) {
 		t.Errorf("the reference is held by %+v, want the new order %s", held, id)
 	}
 
+	// Requests racing for a reference an abandoned reservation holds: one order, the rest 409.
+	raced := orderid.New()
+	if _, err := arch.Reserve(ctx, archive.Reservation{OrderID: raced, Partner: "acme", ClientReference: "inv-race"}); err != nil {
+		t.Fatal(err)
+	}
+	arch.age(raced)
+	codes := make(chan int, 8)
+	var wg sync.WaitGroup
+	for range cap(codes) {
+		wg.Go(func() {
+			codes <- h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), "clientReference", "inv-race")}).Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	answered := map[int]int{}
+	for c := range codes {
+		answered[c]++
+	}
+	if answered[http.StatusCreated] != 1 || answered[http.StatusConflict] != cap(codes)-1 {
+		t.Errorf("racing requests answered %v, want one 201 and the rest 409", answered)
+	}
+
 	// The same for an Idempotency-Key whose crashed request had another body.
 	keyed := orderid.ForIdempotencyKey(testNS, "acme", "k-crash")
 	if _, err := arch.Reserve(ctx, archive.Reservation{OrderID: keyed, Partner: "acme", IdempotencyKeyHash: "another request"}); err != nil {
@@ -139,8 +163,8 @@ func TestAbandonedReservationIsTakenOver(t *testing.T) {
 	if got := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: idem}), http.StatusCreated); got.ID != keyed {
 		t.Errorf("order %s, want the key's %s", got.ID, keyed)
 	}
-	if n := testutil.ToFloat64(h.srv.metrics.reservationsReleased.WithLabelValues("abandoned")); n != 2 {
-		t.Errorf("%v abandoned reservations counted, want 2", n)
+	if n := testutil.ToFloat64(h.srv.metrics.reservationsReleased.WithLabelValues("abandoned")); n != 3 {
+		t.Errorf("%v abandoned reservations counted, want 3", n)
 	}
 
 	// A stale reservation whose order is in etcd is that order's: never abandoned.
