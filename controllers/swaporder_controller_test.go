@@ -189,6 +189,11 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 	if g.deliveries != nil {
 		Expect(g.deliveries.SetupWithManager(mgr)).To(Succeed())
 	}
+	redeliveries := &RedeliveryRequestReconciler{}
+	if a, ok := g.archive.(ArchivedOrders); ok {
+		redeliveries.Archive = a
+	}
+	Expect(redeliveries.SetupWithManager(mgr)).To(Succeed())
 	if g.archive != nil {
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
 		Expect((&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
