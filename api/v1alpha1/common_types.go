@@ -34,7 +34,7 @@ func (s OrderStatus) IsTerminal() bool {
 
 // OrderSubstatus is a normalized detail of an order's status that tells a user what to do
 // or what is happening; the six statuses stay the contract's.
-// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
+// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;PARTIAL_DEPOSIT;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
 // +kubebuilder:validation:MaxLength=24
 type OrderSubstatus string
 
@@ -55,6 +55,9 @@ const (
 	// SubstatusPartialRefund: SUCCESS for part of the deposit, the rest refunded
 	// (refundedAmount).
 	SubstatusPartialRefund OrderSubstatus = "PARTIAL_REFUND"
+	// SubstatusPartialDeposit: SUCCESS for a deposit short of the quoted amount, all of it
+	// swapped, so the output is below the quote's (depositedAmount, amountOut).
+	SubstatusPartialDeposit OrderSubstatus = "PARTIAL_DEPOSIT"
 	// SubstatusRefunding: the provider decided to refund and is sending it back.
 	SubstatusRefunding OrderSubstatus = "REFUNDING"
 	// SubstatusRefunded: the deposit went back to the refund address.

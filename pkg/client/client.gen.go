@@ -523,6 +523,7 @@ const (
 	SubstatusDEPOSITWINDOWCLOSED Substatus = "DEPOSIT_WINDOW_CLOSED"
 	SubstatusHELDFORREVIEW       Substatus = "HELD_FOR_REVIEW"
 	SubstatusINCOMPLETEDEPOSIT   Substatus = "INCOMPLETE_DEPOSIT"
+	SubstatusPARTIALDEPOSIT      Substatus = "PARTIAL_DEPOSIT"
 	SubstatusPARTIALREFUND       Substatus = "PARTIAL_REFUND"
 	SubstatusPROVIDERFAILED      Substatus = "PROVIDER_FAILED"
 	SubstatusREFUNDED            Substatus = "REFUNDED"
@@ -546,6 +547,8 @@ func (e Substatus) Valid() bool {
 	case SubstatusHELDFORREVIEW:
 		return true
 	case SubstatusINCOMPLETEDEPOSIT:
+		return true
+	case SubstatusPARTIALDEPOSIT:
 		return true
 	case SubstatusPARTIALREFUND:
 		return true
@@ -2323,7 +2326,6 @@ func (e Redeliver500JSONResponseBodyError) Valid() bool {
 
 // Defines values for OrderStatusChangedJSONBodyPreviousStatus.
 const (
-	OrderStatusChangedJSONBodyPreviousStatusEmpty      OrderStatusChangedJSONBodyPreviousStatus = ""
 	OrderStatusChangedJSONBodyPreviousStatusFAILED     OrderStatusChangedJSONBodyPreviousStatus = "FAILED"
 	OrderStatusChangedJSONBodyPreviousStatusPENDING    OrderStatusChangedJSONBodyPreviousStatus = "PENDING"
 	OrderStatusChangedJSONBodyPreviousStatusPROCESSING OrderStatusChangedJSONBodyPreviousStatus = "PROCESSING"
@@ -2335,8 +2337,6 @@ const (
 // Valid indicates whether the value is a known member of the OrderStatusChangedJSONBodyPreviousStatus enum.
 func (e OrderStatusChangedJSONBodyPreviousStatus) Valid() bool {
 	switch e {
-	case OrderStatusChangedJSONBodyPreviousStatusEmpty:
-		return true
 	case OrderStatusChangedJSONBodyPreviousStatusFAILED:
 		return true
 	case OrderStatusChangedJSONBodyPreviousStatusPENDING:
@@ -2859,7 +2859,7 @@ type Receipt struct {
 	Receipt string `json:"receipt"`
 }
 
-// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
+// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
 // SwappableTargets defines model for SwappableTargets.
@@ -3013,7 +3013,7 @@ type OpenAPI500JSONResponseBodyError string
 
 // CreateOrderParams defines parameters for CreateOrder.
 type CreateOrderParams struct {
-	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`.
+	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3188,7 +3188,7 @@ type ListProviders500JSONResponseBodyError string
 
 // RequestQuoteParams defines parameters for RequestQuote.
 type RequestQuoteParams struct {
-	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`.
+	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3364,11 +3364,11 @@ type OrderStatusChangedJSONBody struct {
 	OrderId     string    `json:"orderId"`
 	OutTxHashes []string  `json:"outTxHashes"`
 
-	// PreviousStatus The status before the change; empty on the order's first event.
-	PreviousStatus OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
-	ProviderId     OrderStatusChangedJSONBodyProviderId     `json:"providerId"`
-	Sequence       int                                      `json:"sequence"`
-	Status         OrderStatusChangedJSONBodyStatus         `json:"status"`
+	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
+	PreviousStatus *OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
+	ProviderId     OrderStatusChangedJSONBodyProviderId      `json:"providerId"`
+	Sequence       int                                       `json:"sequence"`
+	Status         OrderStatusChangedJSONBodyStatus          `json:"status"`
 
 	// Substatus The substatus when the status changed; absent when there is none.
 	Substatus *Substatus                     `json:"substatus,omitempty"`

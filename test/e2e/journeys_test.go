@@ -185,15 +185,30 @@ var _ = Describe("A partner's journey", func() {
 		expectWebhookPerTransition(order)
 	})
 
-	It("swaps a smaller deposit to Chainflip, as Chainflip does above its minimum", func() {
+	It("swaps a smaller deposit to Chainflip, as Chainflip does above its minimum, and says so: PARTIAL_DEPOSIT", func() {
 		created := partner.CreateOrder(partnerapi.OrderRequest("route_B"), "")
 		partnerapi.Deposit(env, *created.DepositAddress, "50000000000000000") // half the amount, about $150
 		order := partner.AwaitStatus(created.Id, swapclient.OrderStatusSUCCESS)
 		Expect(order.AmountIn).To(HaveValue(Equal("50000000000000000")))
 		Expect(order.DepositedAmount).To(HaveValue(Equal("50000000000000000")))
-		Expect(order.Substatus).To(HaveValue(BeEquivalentTo("SETTLED")))
 		Expect(order.ProviderStatus).To(HaveValue(Equal("COMPLETED")))
+		Expect(order.Quote).NotTo(BeNil())
+		Expect(amount(*order.AmountOut).Cmp(amount(*order.Quote.MinAmountOut))).To(Equal(-1),
+			"half the deposit buys less than the quote's minimum: the substatus must say why")
+		Expect(order.Substatus).To(HaveValue(BeEquivalentTo("PARTIAL_DEPOSIT")), "never SETTLED: the output is not the quoted one")
 		expectWebhookPerTransition(order)
+		Expect(receiver.EventsFor(order.Id)).To(ContainElement(And(HaveField("Status", "SUCCESS"), HaveField("Substatus", "PARTIAL_DEPOSIT"))),
+			"the webhook of the SUCCESS")
+
+		stated := receiptOf(order.Id)
+		Expect(stated).To(And(HaveKeyWithValue("status", "SUCCESS"), HaveKeyWithValue("substatus", "PARTIAL_DEPOSIT"),
+			HaveKeyWithValue("final", true), HaveKeyWithValue("depositedAmount", "50000000000000000")), "the receipt")
+		expectIssuedAtAfterHistory(stated)
+
+		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
+			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", wide)
+		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\sPARTIAL_DEPOSIT\s`, order.Id), "kubectl get -o wide")
 	})
 
 	It("fails an order the provider refuses and tells the partner why", func() {

@@ -799,10 +799,10 @@ export interface components {
             status: string;
         };
         /**
-         * @description What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
+         * @description What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
          * @enum {string}
          */
-        Substatus: "AWAITING_DEPOSIT" | "DEPOSIT_SEEN" | "INCOMPLETE_DEPOSIT" | "SWAPPING" | "SENDING" | "SETTLED" | "PARTIAL_REFUND" | "REFUNDING" | "REFUNDED" | "DEPOSIT_WINDOW_CLOSED" | "DEPOSIT_REJECTED" | "PROVIDER_FAILED" | "HELD_FOR_REVIEW";
+        Substatus: "AWAITING_DEPOSIT" | "DEPOSIT_SEEN" | "INCOMPLETE_DEPOSIT" | "SWAPPING" | "SENDING" | "SETTLED" | "PARTIAL_REFUND" | "PARTIAL_DEPOSIT" | "REFUNDING" | "REFUNDED" | "DEPOSIT_WINDOW_CLOSED" | "DEPOSIT_REJECTED" | "PROVIDER_FAILED" | "HELD_FOR_REVIEW";
         Usage: {
             requestsPerMinute: {
                 /** @description Requests per minute of the key. */
@@ -871,7 +871,7 @@ export interface components {
             final: boolean;
             /**
              * Format: date-time
-             * @description When the order ended (final receipts), else when the receipt was made.
+             * @description When the order ended (final receipts: the last history entry's at), else when the receipt was made, never before the last history entry; to the microsecond, as the history.
              */
             issuedAt: string;
         };
@@ -1230,7 +1230,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. */
+                /** @description Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1485,7 +1485,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. */
+                /** @description Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4340,11 +4340,8 @@ export interface operations {
                     status: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
                     /** @description The substatus when the status changed; absent when there is none. */
                     substatus?: components["schemas"]["Substatus"];
-                    /**
-                     * @description The status before the change; empty on the order's first event.
-                     * @enum {string}
-                     */
-                    previousStatus: "" | "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
+                    /** @description The status before the change; null on the order's first event, as in the order's history. */
+                    previousStatus: ("PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN") | null;
                     inTxHashes: string[];
                     outTxHashes: string[];
                     /**
