@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
 // ErrNotInHistory marks a delivery whose payload the order's recorded history does not hold:
@@ -50,10 +51,20 @@ func Authentic(order *swapv1.SwapOrder, d *swapv1.WebhookDelivery) error {
 	if err != nil {
 		return fmt.Errorf("encoding event %s: %w", want.ID, err)
 	}
-	if !bytes.Equal(encoded, []byte(d.Spec.Payload)) {
+	if !bytes.Equal(encoded, []byte(d.Spec.Payload)) && !bytes.Equal(legacyFirst(encoded, want), []byte(d.Spec.Payload)) {
 		return fmt.Errorf("%w: payload differs from seq %d as recorded", ErrNotInHistory, d.Spec.Sequence)
 	}
 	return nil
+}
+
+// legacyFirst is encoded as releases before null previous statuses wrote a first event
+// (`"previousStatus":""`), so such deliveries still retrying at an upgrade go out; nil when
+// the event has a previous status.
+func legacyFirst(encoded []byte, e webhooks.Event) []byte {
+	if e.PreviousStatus != "" {
+		return nil
+	}
+	return bytes.Replace(encoded, []byte(`"previousStatus":null`), []byte(`"previousStatus":""`), 1)
 }
 
 func subset(sent, known []string) bool {

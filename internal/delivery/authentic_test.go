@@ -53,6 +53,16 @@ func TestAuthentic(t *testing.T) {
 		ok    bool
 	}{
 		{"the first event as emitted", order, genuine(1), true},
+		{"the first event as older releases wrote it", order, func() *swapv1.WebhookDelivery {
+			d := genuine(1)
+			d.Spec.Payload = strings.Replace(d.Spec.Payload, `"previousStatus":null`, `"previousStatus":""`, 1)
+			return d
+		}(), true},
+		{"a later event claiming no previous status", order, func() *swapv1.WebhookDelivery {
+			d := genuine(2)
+			d.Spec.Payload = strings.Replace(d.Spec.Payload, `"previousStatus":"PENDING"`, `"previousStatus":""`, 1)
+			return d
+		}(), false},
 		{"a later event as emitted", order, genuine(2), true},
 		{"a redelivery keeps the bytes", order, func() *swapv1.WebhookDelivery { d, _ := Redeliver(genuine(2), 3); return d }(), true},
 		{"fewer hashes than the order has learned since", order, edit(func(e *webhooks.Event) { e.OutTxHashes = nil }), true},
