@@ -28,6 +28,9 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := req.validate(); err != nil {
 		return err
 	}
+	if err := s.checkProvider(r.Context(), req.ProviderID); err != nil {
+		return err
+	}
 	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ var protocols = map[swapv1.ProviderID]swapv1.ProviderProtocol{
 func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 	GinkgoHelper()
 	g.providers = providerset.New()
-	for _, id := range swapv1.ProviderIDs {
+	for _, id := range []swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB} {
 		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second,
 			QuoteSigningKey: g.sim.QuotePublicKey()})
 		Expect(err).NotTo(HaveOccurred())

@@ -1,17 +1,23 @@
 package v1alpha1
 
-// ProviderID names a routing provider.
-// +kubebuilder:validation:Enum=route_A;route_B
-// +kubebuilder:validation:MaxLength=16
+// ProviderID names a routing provider: whatever a RoutingProvider's spec.providerId says, a
+// letter followed by up to 31 letters, digits, '_' or '-' (ProviderIDPattern). The set is
+// open: an installation has the ids of its RoutingProviders, and nothing in the service
+// knows a list of them.
+// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9_-]{0,31}$`
+// +kubebuilder:validation:MaxLength=32
 type ProviderID string
 
+// ProviderIDPattern is the pattern every provider id matches (the CRDs' and the OpenAPI
+// document's).
+const ProviderIDPattern = `^[A-Za-z][A-Za-z0-9_-]{0,31}$`
+
+// The providers of the contract's examples: the ids the dev system, the samples and the tests
+// give their RoutingProviders. The service itself depends on neither.
 const (
 	ProviderRouteA ProviderID = "route_A"
 	ProviderRouteB ProviderID = "route_B"
 )
-
-// ProviderIDs lists every provider id the API accepts, in a stable order.
-var ProviderIDs = []ProviderID{ProviderRouteA, ProviderRouteB}
 
 // OrderStatus is the normalized status of an order (contract section 3).
 // +kubebuilder:validation:Enum=PENDING;PROCESSING;SUCCESS;REFUNDED;FAILED;UNKNOWN

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/receipt"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
@@ -102,7 +103,7 @@ var _ = Describe("What a partner is told about an order", func() {
 		stream := openEventStream(streamCtx)
 		defer func() { _ = stream.body.Close() }()
 
-		order := partner.CreateOrder(partnerapi.OrderRequest(swapclient.OrderRequestProviderIdRouteA), "")
+		order := partner.CreateOrder(partnerapi.OrderRequest(swapclient.ProviderId(swapv1.ProviderRouteA)), "")
 		Expect(order.History).NotTo(BeEmpty())
 		Expect(order.History[0].PreviousStatus).To(BeNil(), "the history's first entry")
 

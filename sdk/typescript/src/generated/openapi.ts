@@ -478,6 +478,16 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * @description A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+         * @example route_A
+         */
+        ProviderId: string;
+        /**
+         * @description The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+         * @enum {string}
+         */
+        OrderStatus: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
+        /**
          * @description Every error code. A response lists the codes it can carry.
          * @enum {string}
          */
@@ -508,7 +518,7 @@ export interface components {
             symbol: string;
             name: string;
             decimals: number;
-            providers: ("route_A" | "route_B")[];
+            providers: components["schemas"]["ProviderId"][];
             /** @description Present and true when every provider listing the asset failed its last asset refresh: the record is the last known one (the asset stays usable; quotes through a provider that is down answer its per-provider error). */
             stale?: boolean;
             /** @description The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price. */
@@ -524,8 +534,7 @@ export interface components {
             amount: string;
         };
         QuoteCandidate: {
-            /** @enum {string} */
-            providerId: "route_A" | "route_B";
+            providerId: components["schemas"]["ProviderId"];
             /** @description Binds an order to this candidate: pass it to POST /v1/order or POST /v1/quote with dry:false. Signed, stored nowhere; accepted until expiresAt. The order then fails with 409 `quote changed` rather than show a deposit address when the provider's binding answer is worse than minAmountOut (EXACT_INPUT) / maxAmountIn (EXACT_OUTPUT). */
             quoteId?: string;
             amountIn: string;
@@ -547,8 +556,7 @@ export interface components {
             };
         };
         ProviderError: {
-            /** @enum {string} */
-            providerId: "route_A" | "route_B";
+            providerId: components["schemas"]["ProviderId"];
             error: string;
             detail?: string;
         };
@@ -624,8 +632,7 @@ export interface components {
             sender: string;
             recipient: string;
             refundTo?: string;
-            /** @enum {string} */
-            providerId: "route_A" | "route_B";
+            providerId: components["schemas"]["ProviderId"];
             /** @description Your own id for the order (visible ASCII, at most 64), unique per partner: a second order with it is 409 `clientReference in use` naming the existing order. Returned in the order and its webhooks; filter GET /v1/orders by it. */
             clientReference?: string;
             /** @description quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it. */
@@ -635,9 +642,8 @@ export interface components {
         };
         HistoryEntry: {
             seq: number;
-            /** @enum {string} */
-            status: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
-            previousStatus: ("PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN") | null;
+            status: components["schemas"]["OrderStatus"];
+            previousStatus: components["schemas"]["OrderStatus"] | null;
             reason: string | null;
             substatus: components["schemas"]["Substatus"] | null;
             /**
@@ -649,14 +655,12 @@ export interface components {
         /** @description Every field is always present; what the order does not have yet is null. */
         Order: {
             id: string;
-            /** @enum {string} */
-            status: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
+            status: components["schemas"]["OrderStatus"];
             statusReason: string | null;
             substatus: components["schemas"]["Substatus"] | null;
             /** @description The provider's own status, as it last reported it (e.g. INCOMPLETE_DEPOSIT, COMPLETED). */
             providerStatus: string | null;
-            /** @enum {string} */
-            providerId: "route_A" | "route_B";
+            providerId: components["schemas"]["ProviderId"];
             /**
              * @description CAIP-19 asset id from GET /v1/assets.
              * @example eip155:1/slip44:60
@@ -841,8 +845,7 @@ export interface components {
             orderId: string;
             /** @description The partner that owns the order. */
             partner: string;
-            /** @enum {string} */
-            providerId: "route_A" | "route_B";
+            providerId: components["schemas"]["ProviderId"];
             originAsset: string;
             destinationAsset: string;
             amount: string;
@@ -863,8 +866,7 @@ export interface components {
             fees: components["schemas"]["Fee"][];
             inTxHashes: string[];
             outTxHashes: string[];
-            /** @enum {string} */
-            status: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
+            status: components["schemas"]["OrderStatus"];
             substatus: components["schemas"]["Substatus"] | null;
             history: components["schemas"]["HistoryEntry"][];
             /** @description True once the order is terminal: nothing in the receipt changes any more. */
@@ -899,8 +901,7 @@ export interface components {
         };
         /** @description Every field is always present; what was not measured is null. */
         ProviderHealth: {
-            /** @enum {string} */
-            providerId: "route_A" | "route_B";
+            providerId: components["schemas"]["ProviderId"];
             /** @description The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents. */
             displayName: string;
             /** @enum {string} */
@@ -2161,8 +2162,8 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                status?: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
-                providerId?: string;
+                status?: components["schemas"]["OrderStatus"];
+                providerId?: components["schemas"]["ProviderId"];
                 /** @description Created at or after (RFC 3339). */
                 from?: string;
                 /** @description Created before (RFC 3339). */
@@ -2308,8 +2309,8 @@ export interface operations {
     listOrdersHead: {
         parameters: {
             query?: {
-                status?: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
-                providerId?: string;
+                status?: components["schemas"]["OrderStatus"];
+                providerId?: components["schemas"]["ProviderId"];
                 /** @description Created at or after (RFC 3339). */
                 from?: string;
                 /** @description Created before (RFC 3339). */
@@ -4334,14 +4335,12 @@ export interface operations {
                     /** @enum {string} */
                     type: "order.status_changed";
                     orderId: string;
-                    /** @enum {string} */
-                    providerId: "route_A" | "route_B";
-                    /** @enum {string} */
-                    status: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
+                    providerId: components["schemas"]["ProviderId"];
+                    status: components["schemas"]["OrderStatus"];
                     /** @description The substatus when the status changed; absent when there is none. */
                     substatus?: components["schemas"]["Substatus"];
                     /** @description The status before the change; null on the order's first event, as in the order's history. */
-                    previousStatus: ("PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN") | null;
+                    previousStatus: components["schemas"]["OrderStatus"] | null;
                     inTxHashes: string[];
                     outTxHashes: string[];
                     /**
