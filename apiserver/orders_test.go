@@ -91,7 +91,8 @@ func TestCreateOrderRefusals(t *testing.T) {
 	}{
 		{"no providerId", with(orderBody(), "providerId", nil), apierror.ProviderIDRequired},
 		{"empty providerId", with(orderBody(), "providerId", ""), apierror.ProviderIDRequired},
-		{"unknown providerId", with(orderBody(), "providerId", "route_C"), apierror.InvalidRequest},
+		{"a provider this installation does not have", with(orderBody(), "providerId", "route_C"), apierror.UnsupportedPair},
+		{"a providerId no installation can have", with(orderBody(), "providerId", "route C!"), apierror.InvalidRequest},
 		{"no sender", with(orderBody(), "sender", nil), apierror.InvalidRequest},
 		{"sender with spaces", with(orderBody(), "sender", "0x a"), apierror.InvalidRequest},
 		{"no recipient", with(orderBody(), "recipient", nil), apierror.InvalidRequest},

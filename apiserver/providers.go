@@ -3,7 +3,6 @@ package apiserver
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -69,29 +68,29 @@ func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
 	}{out})
 }
 
-// checkProvider refuses an order naming no provider (the code lists this installation's
-// enabled ones) or one this installation does not have. A disabled provider's id passes: the
-// pair check answers for it, as for a provider that does not route the pair.
+// checkProvider refuses an order naming no provider; the code lists this installation's
+// enabled providers (the contract's own text while none is loaded). An id the installation
+// lacks, or one disabled, is answered by the pair check, as a provider that does not route
+// the pair.
 func (s *Server) checkProvider(ctx context.Context, id swapv1.ProviderID) error {
+	if id != "" {
+		return nil
+	}
 	var list swapv1.RoutingProviderList
 	if err := s.opts.Client.List(ctx, &list, client.InNamespace(s.opts.Namespace)); err != nil {
 		return err
 	}
 	var enabled []swapv1.ProviderID
-	known := false
 	for _, rp := range servingProviders(list.Items) {
-		known = known || rp.Spec.ProviderID == id
 		if rp.Spec.Enabled {
 			enabled = append(enabled, rp.Spec.ProviderID)
 		}
 	}
-	switch {
-	case id == "":
-		return apierror.New(apierror.ProviderIDRequiredFor(enabled), "choose the providerId of a candidate from the dry quote")
-	case !known:
-		return apierror.Invalid("providerId", fmt.Sprintf("%s is not a provider of this service (GET /v1/providers lists them)", id))
+	code := apierror.ProviderIDRequired
+	if len(enabled) > 0 {
+		code = apierror.ProviderIDRequiredFor(enabled)
 	}
-	return nil
+	return apierror.New(code, "choose the providerId of a candidate from the dry quote")
 }
 
 // servingProviders keeps one RoutingProvider per providerId, sorted by id: the Ready one,
