@@ -799,10 +799,10 @@ export interface components {
             status: string;
         };
         /**
-         * @description What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
+         * @description What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. DELAYED: PROCESSING that the provider reports as delayed; nothing to do, it is still being filled. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
          * @enum {string}
          */
-        Substatus: "AWAITING_DEPOSIT" | "DEPOSIT_SEEN" | "INCOMPLETE_DEPOSIT" | "SWAPPING" | "SENDING" | "SETTLED" | "PARTIAL_REFUND" | "REFUNDING" | "REFUNDED" | "DEPOSIT_WINDOW_CLOSED" | "DEPOSIT_REJECTED" | "PROVIDER_FAILED" | "HELD_FOR_REVIEW";
+        Substatus: "AWAITING_DEPOSIT" | "DEPOSIT_SEEN" | "INCOMPLETE_DEPOSIT" | "SWAPPING" | "DELAYED" | "SENDING" | "SETTLED" | "PARTIAL_REFUND" | "REFUNDING" | "REFUNDED" | "DEPOSIT_WINDOW_CLOSED" | "DEPOSIT_REJECTED" | "PROVIDER_FAILED" | "HELD_FOR_REVIEW";
         Usage: {
             requestsPerMinute: {
                 /** @description Requests per minute of the key. */
