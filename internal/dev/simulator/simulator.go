@@ -145,7 +145,7 @@ func SeedQuotePublicKey(seed uint64) string {
 	return quotesig.FormatPublicKey(seedSigningKey(seed).Public().(ed25519.PublicKey))
 }
 
-// Simulator is both simulated providers and their chains.
+// Simulator is the simulated providers and their chains.
 type Simulator struct {
 	opts     Options
 	book     *ledger.Book
@@ -373,7 +373,7 @@ type Stats struct {
 	// Calls counts requests per provider per call (faulted ones included).
 	Calls map[swapv1.ProviderID]map[string]int `json:"calls"`
 	// DepositAddressesCreated counts addresses created per provider per recipient address
-	// (neither real protocol carries the service's order id); with one order per recipient,
+	// (no real protocol carries the service's order id); with one order per recipient,
 	// more than 1 means an order got a second address.
 	DepositAddressesCreated map[swapv1.ProviderID]map[string]int `json:"depositAddressesCreated"`
 	// DepositSubmits counts deposit-submit calls received per provider.

@@ -56,8 +56,8 @@ type Book struct {
 	mu        sync.Mutex
 	byAddress map[string]*Order
 	byChannel map[refKey]string
-	// created counts addresses per provider and recipient: the one field both protocols
-	// carry that tells the service's orders apart.
+	// created counts addresses per provider and recipient: the one field every protocol
+	// carries that tells the service's orders apart.
 	created map[refKey]int
 	submits map[swapv1.ProviderID]int
 	seq     int
