@@ -179,3 +179,34 @@ func TestAPIKey(t *testing.T) {
 		}
 	}
 }
+
+// The calls after the first of CreateDeposit (the address lookup) and SubmitDeposit (the
+// deposit index) fail as every call does: retryable, attributed, with the call named.
+func TestLaterCallsFailAsTheFirst(t *testing.T) {
+	sim, url := simtest.Start(t, simtest.FastOptions())
+	a := simAdapter(t, url, "")
+	ctx := context.Background()
+	d, err := a.CreateDeposit(ctx, usdcOrder("0x6666666666666666666666666666666666666666"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for call, do := range map[string]func() error{
+		simulator.CallDepositAddress: func() error {
+			_, err := a.CreateDeposit(ctx, usdcOrder("0x7777777777777777777777777777777777777777"))
+			return err
+		},
+		simulator.CallIndex: func() error {
+			return a.SubmitDeposit(ctx, provider.OrderRef{DepositAddress: d.DepositAddress, ProviderRef: d.ProviderRef}, swapv1.DepositHint{TxHash: "0xabc"})
+		},
+	} {
+		sim.SetFault(simulator.Relay, call, simulator.Fault{ErrorRate: 1, Status: 503})
+		pe := provider.AsError(do())
+		if pe == nil || pe.Kind != provider.KindUpstream || !pe.Retryable() || pe.Provider != simulator.Relay || pe.Upstream == nil || pe.Upstream.Status != 503 {
+			t.Errorf("%s faulted: %+v; want a retryable upstream error of relay with status 503", call, pe)
+		}
+		sim.ClearFaults()
+		if err := do(); err != nil {
+			t.Errorf("%s after ClearFaults: %v", call, err)
+		}
+	}
+}
