@@ -58,7 +58,7 @@ $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl:
 	ENVTEST_DIR=$(ENVTEST_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-envtest.sh >/dev/null
 
 .PHONY: tools
-tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium, runc and iproute2 for the containers, Node.js and npm for the TypeScript generator and 1Click SDK checks).
+tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium, runc and iproute2 for the containers, Node.js and npm for the TypeScript generator and the 1Click and Relay SDK checks).
 	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && test -x /usr/bin/redis-server && test -x /usr/sbin/runc && command -v ip >/dev/null || { \
 		echo "installing curl, jq, postgresql, redis-server, chromium, runc and iproute2 with apt-get"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql redis-server chromium runc iproute2 >/dev/null; }
@@ -67,7 +67,7 @@ tools: ## Install the Debian packages the tests, make run and the README walkthr
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators, 1Click's npm SDK against the simulator (test/oneclicksdk), our TypeScript SDK against the whole system (test/tssdk)).
+test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators, 1Click's and Relay's npm SDKs against the simulator (test/oneclicksdk, test/relaysdk), our TypeScript SDK against the whole system (test/tssdk)).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

@@ -40,7 +40,7 @@ func (s OrderStatus) IsTerminal() bool {
 
 // OrderSubstatus is a normalized detail of an order's status that tells a user what to do
 // or what is happening; the six statuses stay the contract's.
-// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;PARTIAL_DEPOSIT;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
+// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;DELAYED;SENDING;SETTLED;PARTIAL_REFUND;PARTIAL_DEPOSIT;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
 // +kubebuilder:validation:MaxLength=24
 type OrderSubstatus string
 
@@ -54,6 +54,9 @@ const (
 	SubstatusIncompleteDeposit OrderSubstatus = "INCOMPLETE_DEPOSIT"
 	// SubstatusSwapping: the deposit is being swapped.
 	SubstatusSwapping OrderSubstatus = "SWAPPING"
+	// SubstatusDelayed: the provider reports the fill delayed; it is still processing and
+	// nothing is asked of the user (Relay's delayed).
+	SubstatusDelayed OrderSubstatus = "DELAYED"
 	// SubstatusSending: the output (or a refund) is on its way.
 	SubstatusSending OrderSubstatus = "SENDING"
 	// SubstatusSettled: the recipient received the whole output.

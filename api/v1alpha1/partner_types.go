@@ -97,7 +97,9 @@ type PartnerFees struct {
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	MaxBps int32 `json:"maxBps,omitempty"`
-	// Recipient receives the fee: the partner's NEAR Intents account (1Click appFees).
+	// Recipient receives the fee: the partner's NEAR Intents account (1Click appFees). Relay
+	// credits app fees to a wallet, so Relay providers take the fee only when this is an EVM
+	// address, and quote without it otherwise.
 	// +kubebuilder:validation:MinLength=2
 	// +kubebuilder:validation:MaxLength=64
 	Recipient string `json:"recipient"`

@@ -5,7 +5,7 @@ import (
 )
 
 // ProviderProtocol is the wire protocol an adapter speaks.
-// +kubebuilder:validation:Enum=oneclick;channel
+// +kubebuilder:validation:Enum=oneclick;channel;relay
 type ProviderProtocol string
 
 const (
@@ -13,6 +13,8 @@ const (
 	ProtocolOneClick ProviderProtocol = "oneclick"
 	// ProtocolChannel is the Chainflip swap backend (deposit channels), as its public SDK calls it.
 	ProtocolChannel ProviderProtocol = "channel"
+	// ProtocolRelay is Relay's API in its deposit-address mode (strict addresses).
+	ProtocolRelay ProviderProtocol = "relay"
 )
 
 // PollInterval is the range the status poll interval is drawn from (uniform jitter).

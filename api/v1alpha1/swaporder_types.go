@@ -236,8 +236,8 @@ type SwapOrderStatus struct {
 	// ProviderStatus is the raw status the provider reported last.
 	// +optional
 	ProviderStatus string `json:"providerStatus,omitempty"`
-	// ProviderRef is the provider-side reference of the order (deposit channel id, or the
-	// deposit address for providers keyed by it).
+	// ProviderRef is the provider-side reference of the order (deposit channel id, Relay's
+	// request id, or the deposit address for providers keyed by it).
 	// +optional
 	ProviderRef string `json:"providerRef,omitempty"`
 	// +optional

@@ -155,6 +155,15 @@ var _ = Describe("SwapOrder", func() {
 		o.Status.Status = "DONE"
 		Expect(k8sClient.Status().Update(ctx, o)).To(MatchError(ContainSubstring("status.status")))
 	})
+
+	It("records a delayed fill's substatus and no unknown one", func(ctx context.Context) {
+		o := newOrder()
+		Expect(k8sClient.Create(ctx, o)).To(Succeed())
+		o.Status.Status, o.Status.Substatus = swapv1.OrderProcessing, swapv1.SubstatusDelayed
+		Expect(k8sClient.Status().Update(ctx, o)).To(Succeed())
+		o.Status.Substatus = "STUCK"
+		Expect(k8sClient.Status().Update(ctx, o)).To(MatchError(ContainSubstring("status.substatus")))
+	})
 })
 
 var _ = Describe("Partner", func() {
@@ -208,6 +217,12 @@ var _ = Describe("RoutingProvider", func() {
 		Expect(rp.Spec.PollInterval.Min.Duration).To(Equal(10 * time.Second))
 		Expect(rp.Spec.PollInterval.Max.Duration).To(Equal(15 * time.Second))
 		Expect(rp.Spec.AssetRefreshInterval.Duration).To(Equal(5 * time.Minute))
+	})
+
+	It("accepts the relay protocol", func(ctx context.Context) {
+		rp := newProvider("relay")
+		rp.Spec.Protocol = swapv1.ProtocolRelay
+		Expect(k8sClient.Create(ctx, rp)).To(Succeed())
 	})
 
 	DescribeTable("rejects an invalid provider",

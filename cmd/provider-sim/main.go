@@ -41,6 +41,7 @@ func run() error {
 		window  = flag.Duration("deposit-window", simulator.DefaultDepositWindow, "how long after creation a deposit is accepted")
 		seed    = flag.Uint64("seed", 1, "seed for addresses, hashes and error rates")
 		token   = flag.String("route-a-token", "", "bearer token route_A requires (empty: none)")
+		relay   = flag.String("relay-api-key", "", "API key (x-api-key) relay accepts, required for its deposit-address lookup (empty: none)")
 		verbose = flag.Bool("v", false, "log every provider call")
 		dataDir = flag.String("data-dir", "", "folder that keeps orders and deposits across restarts (empty: memory only)")
 		faults  faultFlags
@@ -54,7 +55,7 @@ func run() error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	sim, err := simulator.Open(simulator.Options{
-		StepDelay: *step, RefundDelay: *refund, DepositWindow: *window, Seed: *seed, RouteAToken: *token, Logger: log,
+		StepDelay: *step, RefundDelay: *refund, DepositWindow: *window, Seed: *seed, RouteAToken: *token, RelayAPIKey: *relay, Logger: log,
 		DataDir: *dataDir,
 	})
 	if err != nil {

@@ -107,6 +107,8 @@ func reasonText(reason string) string {
 		return "The swapped funds are being sent to your receiving address."
 	case "Refunding":
 		return "The deposit is being sent back to your refund address."
+	case "FillDelayed":
+		return "The provider reports the swap as delayed. Nothing to do: it is still being processed and this page updates by itself."
 	case "DepositChannelExpired":
 		return "The deposit window has closed. Do not send anything to this address; start a new swap."
 	case "IncompleteDeposit":
@@ -123,6 +125,8 @@ func reasonText(reason string) string {
 		return "The provider no longer routes this pair. Start a new swap and pick another asset."
 	case "ProviderSignatureInvalid":
 		return "The provider's answer could not be verified, so no deposit address was shown. Nothing was taken; start a new swap."
+	case "DepositAddressShared":
+		return "The provider offered a deposit address that other swaps use too, so it was not shown. Nothing was taken; start a new swap."
 	case "ProviderRefused", "ProviderDisabled", "ProviderNotConfigured":
 		return "The provider could not take this order. Nothing was taken; start a new swap."
 	case "ProviderUnreachable", "OrderNotFoundAtProvider", "ProviderStatusUnmapped", "UnrecognizedProviderStatus", "CompletedWithoutEgress":

@@ -33,6 +33,9 @@ func TestReasonText(t *testing.T) {
 		"CompletedWithoutEgress": "We are waiting to hear back from the provider. Your funds are safe; this page updates by itself.",
 		"IncompleteDeposit":      "Less than the quoted amount arrived, so the deposit was sent back to your refund address.",
 		"SlippageExceeded":       "The provider reported: slippage exceeded.",
+		"FillDelayed":            "The provider reports the swap as delayed. Nothing to do: it is still being processed and this page updates by itself.",
+		"DepositAddressShared": "The provider offered a deposit address that other swaps use too, so it was not shown. " +
+			"Nothing was taken; start a new swap.",
 		"ProviderSignatureInvalid": "The provider's answer could not be verified, so no deposit address was shown. " +
 			"Nothing was taken; start a new swap.",
 	}

@@ -64,6 +64,12 @@ func (k Kind) String() string {
 // used. The error's Kind is KindRefused: retrying gets another answer from the same source.
 const ReasonSignatureInvalid = "ProviderSignatureInvalid"
 
+// ReasonDepositAddressShared: the provider answered a deposit address that is not bound to
+// this order alone (Relay's open addresses serve every order of a route), so a deposit to it
+// could not be told apart from another order's; it is never shown. The error's Kind is
+// KindRefused.
+const ReasonDepositAddressShared = "DepositAddressShared"
+
 // Upstream describes the provider call that failed (contract's error `upstream` object).
 type Upstream struct {
 	// Status is the provider's HTTP status, 0 when none was received.
@@ -78,6 +84,9 @@ type Error struct {
 	Kind     Kind
 	// Detail is a human-readable explanation without request ids or timestamps.
 	Detail string
+	// Code is the provider's own error code when its answer names one (Relay's errorCode),
+	// for the adapter to classify.
+	Code string
 	// Limit is the minimum (KindAmountTooLow) or maximum (KindAmountTooHigh) amount.
 	Limit string
 	// Reason, when set, is the stable CamelCase reason an order fails with instead of the

@@ -1,5 +1,5 @@
 // Package provider defines what the service needs from a routing provider, independent of
-// its wire protocol. Adapters (oneclick, channel) implement Provider; the frontend and the
+// its wire protocol. Adapters (oneclick, channel, relay) implement Provider; the frontend and the
 // order reconciler use only this package.
 package provider
 
@@ -14,7 +14,7 @@ import (
 // Provider is one routing provider reached over its own wire protocol.
 // Every method honours ctx's deadline and returns *Error for every failure.
 type Provider interface {
-	// ID is the provider id partners see (route_A, route_B).
+	// ID is the provider id partners see (route_A, route_B, relay).
 	ID() swapv1.ProviderID
 	// Assets lists what the provider routes, with CAIP-19 ids.
 	Assets(ctx context.Context) ([]Asset, error)
@@ -61,12 +61,13 @@ type QuoteRequest struct {
 	Recipient   string
 	RefundTo    string
 	// AppFee is the partner's fee, nil when none. Adapters whose provider can take it pass it
-	// on and show it as a fee of type "partner"; the others quote without it.
+	// on and show it as a fee of type "partner"; the others quote without it (Relay takes it
+	// only for an EVM recipient).
 	AppFee *AppFee
 }
 
 // AppFee is a partner fee in basis points of the input, paid to Recipient (for 1Click a
-// NEAR Intents account).
+// NEAR Intents account, for Relay an EVM wallet).
 type AppFee struct {
 	Bps       int32
 	Recipient string
@@ -83,8 +84,8 @@ type Fee = swapv1.Fee
 
 // DepositRequest creates a deposit address for an order.
 type DepositRequest struct {
-	// OrderID is the order's public id (for logs and errors; neither real protocol has a
-	// field that makes a create idempotent).
+	// OrderID is the order's public id (for logs and errors; no real protocol has a field
+	// that makes a create idempotent).
 	OrderID string
 	// MinAmountOut is the minimum output the partner accepted (the candidate the order was
 	// created from), empty when none; a provider that takes a price floor never goes below it.
@@ -97,7 +98,8 @@ type Deposit struct {
 	Quote          Quote
 	DepositAddress string
 	DepositMemo    string
-	// ProviderRef is the provider's own reference (a channel id, or the deposit address).
+	// ProviderRef is the provider's own reference (a channel id, a Relay request id, or the
+	// deposit address).
 	ProviderRef string
 	Deadline    time.Time
 	// Raw is the provider's own status of the new address, what its status endpoint reports

@@ -350,6 +350,7 @@ func (e RatesResponseSwapType) Valid() bool {
 // Defines values for Substatus.
 const (
 	SubstatusAWAITINGDEPOSIT     Substatus = "AWAITING_DEPOSIT"
+	SubstatusDELAYED             Substatus = "DELAYED"
 	SubstatusDEPOSITREJECTED     Substatus = "DEPOSIT_REJECTED"
 	SubstatusDEPOSITSEEN         Substatus = "DEPOSIT_SEEN"
 	SubstatusDEPOSITWINDOWCLOSED Substatus = "DEPOSIT_WINDOW_CLOSED"
@@ -369,6 +370,8 @@ const (
 func (e Substatus) Valid() bool {
 	switch e {
 	case SubstatusAWAITINGDEPOSIT:
+		return true
+	case SubstatusDELAYED:
 		return true
 	case SubstatusDEPOSITREJECTED:
 		return true
@@ -2558,7 +2561,7 @@ type Receipt struct {
 	Receipt string `json:"receipt"`
 }
 
-// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
+// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. DELAYED: PROCESSING that the provider reports as delayed; nothing to do, it is still being filled. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
 // SwappableTargets defines model for SwappableTargets.

@@ -7,7 +7,6 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/fault"
-	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/wire"
 )
 
@@ -55,6 +54,13 @@ type unfilledRequest struct {
 	UnfilledBps int64 `json:"unfilledBps"`
 }
 
+type delayedRequest struct {
+	Provider       swapv1.ProviderID `json:"provider"`
+	DepositAddress string            `json:"depositAddress"`
+	// Steps is how many settlement steps the swap stalls.
+	Steps int `json:"steps"`
+}
+
 type dcaRequest struct {
 	Mode DCAMode `json:"mode"`
 }
@@ -70,6 +76,7 @@ type dcaRequest struct {
 //	POST   /control/forget  {provider, depositAddress} -> 204, 404 when unknown
 //	POST   /control/restore {provider, depositAddress} -> 204, 404 when not forgotten
 //	POST   /control/unfilled {provider, depositAddress, unfilledBps} -> 204, 404 when unknown
+//	POST   /control/delayed {provider, depositAddress, steps} -> 204, 404 when unknown
 //	PUT    /control/dca {mode: "" | "also" | "only"}   -> 204 (route_B's quote types)
 func (s *Simulator) mountControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /control/stats", func(w http.ResponseWriter, _ *http.Request) {
@@ -92,7 +99,7 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 		wire.JSON(w, http.StatusOK, out)
 	})
 	mux.HandleFunc("PUT /control/faults/{provider}/{call}", func(w http.ResponseWriter, r *http.Request) {
-		p, ok := providerParam(w, r)
+		p, ok := s.providerParam(w, r)
 		if !ok {
 			return
 		}
@@ -104,7 +111,7 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("DELETE /control/faults/{provider}/{call}", func(w http.ResponseWriter, r *http.Request) {
-		p, ok := providerParam(w, r)
+		p, ok := s.providerParam(w, r)
 		if !ok {
 			return
 		}
@@ -141,6 +148,21 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+	mux.HandleFunc("POST /control/delayed", func(w http.ResponseWriter, r *http.Request) {
+		var req delayedRequest
+		if !wire.Decode(w, r, &req) {
+			return
+		}
+		if req.Steps < 0 || req.Steps > 1000 {
+			wire.Error(w, http.StatusBadRequest, "steps must be within 0..1000")
+			return
+		}
+		if !s.SetDelayed(req.Provider, req.DepositAddress, req.Steps) {
+			wire.Error(w, http.StatusNotFound, "provider does not know this deposit address")
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("PUT /control/dca", func(w http.ResponseWriter, r *http.Request) {
 		var req dcaRequest
 		if !wire.Decode(w, r, &req) {
@@ -166,9 +188,9 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 	})
 }
 
-func providerParam(w http.ResponseWriter, r *http.Request) (swapv1.ProviderID, bool) {
+func (s *Simulator) providerParam(w http.ResponseWriter, r *http.Request) (swapv1.ProviderID, bool) {
 	p := swapv1.ProviderID(r.PathValue("provider"))
-	if _, ok := market.Providers[p]; !ok {
+	if !slices.Contains(s.providers, p) {
 		wire.Error(w, http.StatusNotFound, "unknown provider")
 		return "", false
 	}

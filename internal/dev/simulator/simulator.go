@@ -1,6 +1,7 @@
 // Package simulator is the provider simulator: one http.Handler serving route_A's protocol
 // (the NEAR Intents 1Click API v0) under /route_A, route_B's (the Chainflip swap backend)
-// under /route_B, the simulated chains under /chain and a control API under /control.
+// under /route_B, Relay's under /relay, the simulated chains under /chain and a control API
+// under /control.
 // Everything the control API does is also a Go method, for in-process tests.
 package simulator
 
@@ -14,6 +15,7 @@ import (
 	"math/big"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +29,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/ledger"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/oneclickapi"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/relayapi"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/settlement"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/venue"
 	"github.com/swaprouter/swaprouter/internal/quotesig"
@@ -48,7 +51,15 @@ const (
 	// route_B (channel)
 	CallNetworkInfo = channelapi.CallNetworkInfo
 	CallOpen        = channelapi.CallOpen
+	// relay (its quote and status are CallQuote and CallStatus)
+	CallChains         = relayapi.CallChains
+	CallCurrencies     = relayapi.CallCurrencies
+	CallDepositAddress = relayapi.CallDepositAddress
+	CallIndex          = relayapi.CallIndex
 )
+
+// Relay is the id the Relay module serves under (/relay).
+const Relay = market.RelayID
 
 // DCAMode says which quote types route_B answers (see channelapi).
 type DCAMode = channelapi.DCAMode
@@ -74,6 +85,9 @@ type Options struct {
 	Seed uint64
 	// RouteAToken, when set, is the bearer token route_A requires (1Click uses a JWT).
 	RouteAToken string
+	// RelayAPIKey, when set, is Relay's API key (x-api-key): a wrong one is refused, and the
+	// deposit-address lookup requires it.
+	RelayAPIKey string
 	// QuoteSigningKey signs route_A's quotes, as 1Click signs its own. Default: a key derived
 	// from Seed, so a restarted simulator keeps it and the RoutingProvider trusting it.
 	QuoteSigningKey ed25519.PrivateKey
@@ -131,7 +145,7 @@ func SeedQuotePublicKey(seed uint64) string {
 	return quotesig.FormatPublicKey(seedSigningKey(seed).Public().(ed25519.PublicKey))
 }
 
-// Simulator is both simulated providers and their chains.
+// Simulator is the simulated providers and their chains.
 type Simulator struct {
 	opts     Options
 	book     *ledger.Book
@@ -142,6 +156,8 @@ type Simulator struct {
 	calls    map[swapv1.ProviderID]map[string]int
 	deposits int
 	dca      DCAMode
+	// providers are the ids of the mounted provider modules.
+	providers []swapv1.ProviderID
 	// sanctioned is the set the sanctions screening API identifies.
 	sanctioned []string
 }
@@ -194,6 +210,7 @@ func build(opts Options, book *ledger.Book) *Simulator {
 	mux := http.NewServeMux()
 	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken), SigningKey: opts.QuoteSigningKey}.Routes())
 	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, ""), DCA: s.dcaMode}.Routes())
+	s.mount(mux, market.Relay.ID, relayapi.API{V: mk(market.Relay, opts.RelayAPIKey)}.Routes())
 	s.mount(mux, SanctionsService, s.sanctionsRoutes())
 	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
 	s.mountControl(mux)
@@ -214,6 +231,9 @@ func (s *Simulator) QuotePublicKey() string {
 // mount serves a provider's routes under /<provider>, counting each call and applying its
 // faults.
 func (s *Simulator) mount(mux *http.ServeMux, p swapv1.ProviderID, routes []venue.Route) {
+	if p != SanctionsService {
+		s.providers = append(s.providers, p)
+	}
 	for _, rt := range routes {
 		method, path, _ := strings.Cut(rt.Pattern, " ")
 		h := s.faults.Wrap(p, rt.Call, rt.Handler)
@@ -283,6 +303,18 @@ func (s *Simulator) SetUnfilled(p swapv1.ProviderID, depositAddress string, bps 
 	return ok
 }
 
+// SetDelayed makes the swap of the order at depositAddress stall for steps settlement steps
+// before it goes on (Relay reports the order delayed meanwhile). It reports whether the
+// provider knows the order.
+func (s *Simulator) SetDelayed(p swapv1.ProviderID, depositAddress string, steps int) bool {
+	ok := s.book.SetDelaySteps(p, depositAddress, max(steps, 0))
+	s.opts.Logger.Info("fill delay set", "provider", p, "depositAddress", depositAddress, "steps", steps, "known", ok)
+	return ok
+}
+
+// Providers are the ids of the simulated providers, each served under /<id>.
+func (s *Simulator) Providers() []swapv1.ProviderID { return slices.Clone(s.providers) }
+
 // Forget makes the provider lose the order at depositAddress, as if it had never created it.
 // It reports whether the provider knew the order.
 func (s *Simulator) Forget(p swapv1.ProviderID, depositAddress string) bool {
@@ -316,7 +348,7 @@ func (s *Simulator) DepositTx(depositAddress, amount, txHash string) (string, er
 	}
 	if txHash == "" {
 		chain := "eth"
-		for p := range market.Providers {
+		for _, p := range s.providers {
 			if o, ok := s.book.ByAddress(p, depositAddress); ok {
 				chain = o.From.Chain
 			}
@@ -341,7 +373,7 @@ type Stats struct {
 	// Calls counts requests per provider per call (faulted ones included).
 	Calls map[swapv1.ProviderID]map[string]int `json:"calls"`
 	// DepositAddressesCreated counts addresses created per provider per recipient address
-	// (neither real protocol carries the service's order id); with one order per recipient,
+	// (no real protocol carries the service's order id); with one order per recipient,
 	// more than 1 means an order got a second address.
 	DepositAddressesCreated map[swapv1.ProviderID]map[string]int `json:"depositAddressesCreated"`
 	// DepositSubmits counts deposit-submit calls received per provider.

@@ -1,4 +1,4 @@
-// Package httpcall is the HTTP plumbing both provider adapters share: one JSON call under the
+// Package httpcall is the HTTP plumbing the provider adapters share: one JSON call under the
 // adapter's timeout, with every failure classified into a *provider.Error (timeouts, 5xx and
 // malformed answers are retryable upstream errors; 4xx are refusals carrying the provider's
 // message so the adapter can refine them).
@@ -33,17 +33,29 @@ type Client struct {
 	provider swapv1.ProviderID
 	base     *url.URL
 	token    string
-	timeout  time.Duration
-	http     *http.Client
+	// keyHeader, when set, carries the token as it is instead of a bearer token.
+	keyHeader string
+	timeout   time.Duration
+	http      *http.Client
 }
 
+// Option changes how a Client calls its provider.
+type Option func(*Client)
+
+// APIKeyHeader sends the token in the header name as it is (Relay's x-api-key), instead of
+// as a bearer token.
+func APIKeyHeader(name string) Option { return func(c *Client) { c.keyHeader = name } }
+
 // New builds a Client from an adapter Config.
-func New(cfg provider.Config) (*Client, error) {
+func New(cfg provider.Config, opts ...Option) (*Client, error) {
 	base, err := url.Parse(strings.TrimSuffix(cfg.Endpoint, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("provider %s: endpoint %q is not an http(s) URL", cfg.ID, cfg.Endpoint)
 	}
 	c := &Client{provider: cfg.ID, base: base, token: cfg.Token, timeout: cfg.Timeout, http: cfg.HTTPClient}
+	for _, o := range opts {
+		o(c)
+	}
 	if c.timeout <= 0 {
 		c.timeout = defaultTimeout
 	}
@@ -96,18 +108,19 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 		return c.transportError(ctx, call, err)
 	}
 	up := &provider.Upstream{Status: resp.StatusCode, Path: call.String()}
+	msg, code := message(body)
 	switch {
 	case retryLater(resp.StatusCode):
-		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: message(body), Upstream: up,
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: msg, Code: code, Upstream: up,
 			RetryAfter: RetryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	case resp.StatusCode >= 500:
-		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider error", Upstream: up}
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "provider error", Code: code, Upstream: up}
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return &provider.Error{Provider: c.provider, Kind: provider.KindCredentials, Detail: message(body), Upstream: up}
+		return &provider.Error{Provider: c.provider, Kind: provider.KindCredentials, Detail: msg, Code: code, Upstream: up}
 	case resp.StatusCode == http.StatusNotFound:
-		return &provider.Error{Provider: c.provider, Kind: provider.KindNotFound, Detail: message(body), Upstream: up}
+		return &provider.Error{Provider: c.provider, Kind: provider.KindNotFound, Detail: msg, Code: code, Upstream: up}
 	case resp.StatusCode >= 400:
-		return &provider.Error{Provider: c.provider, Kind: provider.KindRefused, Detail: message(body), Upstream: up}
+		return &provider.Error{Provider: c.provider, Kind: provider.KindRefused, Detail: msg, Code: code, Upstream: up}
 	case resp.StatusCode < 200 || resp.StatusCode >= 300:
 		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "unexpected status", Upstream: up}
 	}
@@ -147,7 +160,11 @@ func (c *Client) newRequest(ctx context.Context, call Call) (*http.Request, erro
 	if call.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.token != "" {
+	switch {
+	case c.token == "":
+	case c.keyHeader != "":
+		req.Header.Set(c.keyHeader, c.token)
+	default:
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	return req, nil
@@ -188,20 +205,22 @@ func RetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// message extracts the {"message": "..."} both protocols use for errors, else a bounded
-// excerpt of the body.
-func message(body []byte) string {
+// message extracts the {"message": "..."} every protocol uses for errors, else a bounded
+// excerpt of the body, and the error code beside it when there is one ({"errorCode": ...},
+// Relay's).
+func message(body []byte) (msg, code string) {
 	var m struct {
-		Message string `json:"message"`
+		Message   string `json:"message"`
+		ErrorCode string `json:"errorCode"`
 	}
 	if json.Unmarshal(body, &m) == nil && m.Message != "" {
-		return m.Message
+		return m.Message, m.ErrorCode
 	}
 	s := strings.TrimSpace(string(body))
 	if len(s) > 200 {
 		s = s[:200]
 	}
-	return s
+	return s, m.ErrorCode
 }
 
 // Refiner reads a provider's 4xx message and says what it means, e.g. "amount too low,

@@ -20,6 +20,7 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		wantKind   provider.Kind
 		wantStatus int
 		wantDetail string
+		wantCode   string
 		retryAfter string
 		wantAfter  time.Duration
 		wantErr    bool
@@ -33,6 +34,10 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		{name: "408 is transient", status: 408, body: `{}`, retryAfter: "3", wantErr: true, wantKind: provider.KindUpstream, wantStatus: 408, wantAfter: 3 * time.Second},
 		{name: "425 is transient", status: 425, body: `{}`, wantErr: true, wantKind: provider.KindUpstream, wantStatus: 425},
 		{name: "400 message", status: 400, body: `{"message":"bad thing"}`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "bad thing"},
+		{name: "400 with an error code", status: 400, body: `{"message":"No routes found","errorCode":"NO_SWAP_ROUTES_FOUND"}`, wantErr: true,
+			wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "No routes found", wantCode: "NO_SWAP_ROUTES_FOUND"},
+		{name: "5xx keeps its error code", status: 500, body: `{"message":"boom","errorCode":"UNKNOWN_ERROR"}`, wantErr: true,
+			wantKind: provider.KindUpstream, wantStatus: 500, wantCode: "UNKNOWN_ERROR"},
 		{name: "400 plain", status: 400, body: `plain words`, wantErr: true, wantKind: provider.KindRefused, wantStatus: 400, wantDetail: "plain words"},
 		{name: "429 with Retry-After", status: 429, body: `{"message":"Too many requests, please try again later"}`, retryAfter: "7", wantErr: true,
 			wantKind: provider.KindUpstream, wantStatus: 429, wantDetail: "Too many requests, please try again later", wantAfter: 7 * time.Second},
@@ -94,7 +99,29 @@ func TestDoClassifiesAnswers(t *testing.T) {
 			if pe.RetryAfter != tt.wantAfter {
 				t.Fatalf("retry after = %v; want %v", pe.RetryAfter, tt.wantAfter)
 			}
+			if pe.Code != tt.wantCode {
+				t.Fatalf("code = %q; want %q", pe.Code, tt.wantCode)
+			}
 		})
+	}
+}
+
+// A provider whose key is a header of its own (Relay's x-api-key) gets the token there, and
+// no bearer token.
+func TestAPIKeyHeader(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-api-key") != "key-1" || r.Header.Get("Authorization") != "" {
+			t.Errorf("x-api-key %q, Authorization %q", r.Header.Get("x-api-key"), r.Header.Get("Authorization"))
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	c, err := New(provider.Config{ID: "relay", Endpoint: srv.URL, Token: "key-1", Timeout: time.Minute}, APIKeyHeader("x-api-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(context.Background(), Call{Method: "GET", Path: "/chains"}, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 

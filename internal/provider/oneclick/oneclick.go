@@ -26,6 +26,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/assetindex"
 	"github.com/swaprouter/swaprouter/internal/provider/httpcall"
+	"github.com/swaprouter/swaprouter/internal/provider/placeholder"
 	"github.com/swaprouter/swaprouter/internal/quotesig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -138,7 +139,7 @@ func (a *Adapter) quote(ctx context.Context, req provider.QuoteRequest, dry bool
 	}
 	refundTo, recipient := cmp.Or(req.RefundTo, req.Sender), req.Recipient
 	if dry { // 1Click requires both even for a dry quote; a preview may not know them yet
-		refundTo, recipient = cmp.Or(refundTo, placeholder(origin.Asset.Chain)), cmp.Or(recipient, placeholder(dest.Asset.Chain))
+		refundTo, recipient = cmp.Or(refundTo, placeholder.Address(origin.Asset.Chain)), cmp.Or(recipient, placeholder.Address(dest.Asset.Chain))
 	}
 	slippage := int64(provider.DefaultSlippageBps)
 	if req.SlippageBps != nil {

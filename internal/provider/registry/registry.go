@@ -8,6 +8,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/channel"
 	"github.com/swaprouter/swaprouter/internal/provider/oneclick"
+	"github.com/swaprouter/swaprouter/internal/provider/relay"
 )
 
 // New returns the adapter for protocol, configured by cfg.
@@ -17,6 +18,8 @@ func New(protocol swapv1.ProviderProtocol, cfg provider.Config) (provider.Provid
 		return oneclick.New(cfg)
 	case swapv1.ProtocolChannel:
 		return channel.New(cfg)
+	case swapv1.ProtocolRelay:
+		return relay.New(cfg)
 	}
 	return nil, fmt.Errorf("provider %s: unknown protocol %q", cfg.ID, protocol)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/channel"
 	"github.com/swaprouter/swaprouter/internal/provider/oneclick"
+	"github.com/swaprouter/swaprouter/internal/provider/relay"
 )
 
 func TestNew(t *testing.T) {
@@ -19,6 +20,11 @@ func TestNew(t *testing.T) {
 	p, err = New(swapv1.ProtocolChannel, cfg)
 	if _, ok := p.(*channel.Adapter); err != nil || !ok || p.ID() != swapv1.ProviderRouteB {
 		t.Fatalf("channel: %T, %v", p, err)
+	}
+	cfg.ID = "relay"
+	p, err = New(swapv1.ProtocolRelay, cfg)
+	if _, ok := p.(*relay.Adapter); err != nil || !ok || p.ID() != "relay" {
+		t.Fatalf("relay: %T, %v", p, err)
 	}
 	if _, err := New("smoke-signals", cfg); err == nil {
 		t.Fatal("unknown protocol accepted")

@@ -23,8 +23,12 @@ var ErrUnknownAddress = errors.New("unknown deposit address")
 type Order struct {
 	Provider       swapv1.ProviderID
 	DepositAddress string
-	// ChannelID is the provider's own reference where it has one (route_B's channel id).
+	// ChannelID is the provider's own reference where it has one (route_B's channel id,
+	// Relay's request id).
 	ChannelID string
+	// Refs are further references of the provider that name this order (the request ids of
+	// later quotes Relay answered with the same open address).
+	Refs      []string `json:",omitempty"`
 	From, To  market.Asset
 	Terms     settlement.Terms
 	Recipient string
@@ -52,8 +56,8 @@ type Book struct {
 	mu        sync.Mutex
 	byAddress map[string]*Order
 	byChannel map[refKey]string
-	// created counts addresses per provider and recipient: the one field both protocols
-	// carry that tells the service's orders apart.
+	// created counts addresses per provider and recipient: the one field every protocol
+	// carries that tells the service's orders apart.
 	created map[refKey]int
 	submits map[swapv1.ProviderID]int
 	seq     int
@@ -81,10 +85,37 @@ func (b *Book) Open(provider swapv1.ProviderID, build func(seq int) Order) Order
 	n := build(b.seq)
 	b.byAddress[n.DepositAddress] = &n
 	b.created[refKey{provider, n.Recipient}]++
-	if n.ChannelID != "" {
-		b.byChannel[refKey{provider, n.ChannelID}] = n.DepositAddress
-	}
+	b.index(&n)
 	return n.snapshot()
+}
+
+// index makes the order's references find it.
+func (b *Book) index(o *Order) {
+	for _, ref := range o.refs() {
+		b.byChannel[refKey{o.Provider, ref}] = o.DepositAddress
+	}
+}
+
+// refs are every reference of the provider that names the order.
+func (o *Order) refs() []string {
+	if o.ChannelID == "" {
+		return o.Refs
+	}
+	return append([]string{o.ChannelID}, o.Refs...)
+}
+
+// AddRef makes ref name the provider's order at addr too. It reports whether the order exists.
+func (b *Book) AddRef(provider swapv1.ProviderID, addr, ref string) bool {
+	defer b.saved() // after the unlock
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok || o.Provider != provider {
+		return false
+	}
+	o.Refs = append(o.Refs, ref)
+	b.byChannel[refKey{provider, ref}] = addr
+	return true
 }
 
 // ByAddress returns the provider's order at the deposit address.
@@ -147,8 +178,8 @@ func (b *Book) Forget(provider swapv1.ProviderID, addr string) bool {
 		return false
 	}
 	delete(b.byAddress, addr)
-	if o.ChannelID != "" {
-		delete(b.byChannel, refKey{provider, o.ChannelID})
+	for _, ref := range o.refs() {
+		delete(b.byChannel, refKey{provider, ref})
 	}
 	b.forgotten[addr] = o
 	return true
@@ -166,9 +197,7 @@ func (b *Book) Restore(provider swapv1.ProviderID, addr string) bool {
 	}
 	delete(b.forgotten, addr)
 	b.byAddress[addr] = o
-	if o.ChannelID != "" {
-		b.byChannel[refKey{provider, o.ChannelID}] = addr
-	}
+	b.index(o)
 	return true
 }
 
@@ -183,6 +212,20 @@ func (b *Book) SetUnfilled(provider swapv1.ProviderID, addr string, bps int64) b
 		return false
 	}
 	o.Terms.UnfilledBps = bps
+	return true
+}
+
+// SetDelaySteps makes the swap of the order at addr stall for steps extra settlement steps.
+// It reports whether the order exists.
+func (b *Book) SetDelaySteps(provider swapv1.ProviderID, addr string, steps int) bool {
+	defer b.saved() // after the unlock
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.byAddress[addr]
+	if !ok || o.Provider != provider {
+		return false
+	}
+	o.Terms.DelaySteps = steps
 	return true
 }
 
@@ -217,5 +260,6 @@ func (o *Order) snapshot() Order {
 	c := *o
 	c.Deposits = slices.Clone(o.Deposits)
 	c.SubmittedTxHashes = slices.Clone(o.SubmittedTxHashes)
+	c.Refs = slices.Clone(o.Refs)
 	return c
 }

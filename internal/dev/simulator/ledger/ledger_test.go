@@ -145,3 +145,41 @@ func TestOpenBookRefusesCorruptState(t *testing.T) {
 		t.Fatal("a corrupt state file opened")
 	}
 }
+
+// A further reference (Relay's later request for an open address) finds the order, goes with
+// it when it is forgotten and restored, and survives a restart; the delay of its swap too.
+func TestRefsAndDelay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	b, err := OpenBook(path, func(err error) { t.Error(err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := b.Open("relay", func(seq int) Order {
+		o := builder("alice")(seq)
+		o.Provider = "relay"
+		return o
+	})
+	if b.AddRef("route_A", o.DepositAddress, "req-2") || b.AddRef("relay", "nowhere", "req-2") {
+		t.Fatal("a reference was added to another provider's or an unknown order")
+	}
+	if !b.AddRef("relay", o.DepositAddress, "req-2") || !b.SetDelaySteps("relay", o.DepositAddress, 3) {
+		t.Fatal("AddRef or SetDelaySteps of a known order returned false")
+	}
+	if got, ok := b.ByChannel("relay", "req-2"); !ok || got.DepositAddress != o.DepositAddress {
+		t.Fatalf("by the later reference: %+v %v", got, ok)
+	}
+	b.Forget("relay", o.DepositAddress)
+	if _, ok := b.ByChannel("relay", "req-2"); ok {
+		t.Fatal("a forgotten order is still found by its later reference")
+	}
+	b.Restore("relay", o.DepositAddress)
+	again, err := OpenBook(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{o.ChannelID, "req-2"} {
+		if got, ok := again.ByChannel("relay", ref); !ok || got.DepositAddress != o.DepositAddress || got.Terms.DelaySteps != 3 {
+			t.Errorf("after a restart, by %s: %+v %v", ref, got, ok)
+		}
+	}
+}

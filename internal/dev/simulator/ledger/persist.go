@@ -69,9 +69,7 @@ func (b *Book) restore(st state) {
 	b.seq = st.Seq
 	for _, o := range st.Orders {
 		b.byAddress[o.DepositAddress] = o
-		if o.ChannelID != "" {
-			b.byChannel[refKey{o.Provider, o.ChannelID}] = o.DepositAddress
-		}
+		b.index(o)
 	}
 	for _, o := range st.Forgotten {
 		b.forgotten[o.DepositAddress] = o

@@ -95,6 +95,7 @@ func TestQuote(t *testing.T) {
 		wantLimit       *LimitError
 	}{
 		{name: "A usdc 100", p: RouteA, from: "eth:USDC", to: "arb:USDC", amount: "100000000", wantIn: "100000000", wantOut: "99200000", wantMin: "5000000"},
+		{name: "relay usdc 100", p: Relay, from: "eth:USDC", to: "arb:USDC", amount: "100000000", wantIn: "100000000", wantOut: "99650000", wantMin: "2000000"},
 		{name: "B usdc 100", p: RouteB, from: "eth:USDC", to: "arb:USDC", amount: "100000000", wantIn: "100000000", wantOut: "96850000", wantMin: "20000000"},
 		{name: "A eth->sol with spread", p: RouteA, from: "eth:ETH", to: "sol:SOL", amount: "1000000000000000000", wantIn: "1000000000000000000", wantOut: "19856666666", wantMin: "3333333333333334"},
 		{name: "B eth->sol", p: RouteB, from: "eth:ETH", to: "sol:SOL", amount: "1000000000000000000", wantIn: "1000000000000000000", wantOut: "19950000000", wantMin: "6666666666666667"},

@@ -89,7 +89,33 @@ var RouteB = Provider{
 	EstimatedSeconds: 60,
 }
 
+// RelayID is the id of the simulated Relay.
+const RelayID swapv1.ProviderID = "relay"
+
+// Relay is the Relay provider: EVM chains, Solana and Bitcoin through deposit addresses,
+// fast fills, a small percentage fee and gas paid by the relayer (cheapest for small swaps).
+var Relay = Provider{
+	ID: RelayID,
+	Assets: []string{
+		"eth:ETH", "eth:USDC", "eth:USDT", "arb:ETH", "arb:USDC", "base:ETH", "base:USDC",
+		"bsc:BNB", "bsc:USDT", "sol:SOL", "sol:USDC", "btc:BTC",
+	},
+	Excluded:      []string{"bsc:USDT>btc:BTC", "btc:BTC>bsc:USDT"},
+	FeeBps:        10,
+	SpreadBps:     map[string]int64{"btc:BTC": 15},
+	NetworkFeeUSD: "0.25",
+	Limits: func(from, to Asset) USDLimits {
+		// Bitcoin legs cost more gas to sweep and settle; otherwise the solver's liquidity
+		// bounds the amount.
+		if from.Chain == "btc" || to.Chain == "btc" {
+			return USDLimits{Min: "25", Max: "100000"}
+		}
+		return USDLimits{Min: "2", Max: "500000"}
+	},
+	EstimatedSeconds: 12,
+}
+
 // Providers are the simulated providers, by id.
-var Providers = map[swapv1.ProviderID]Provider{RouteA.ID: RouteA, RouteB.ID: RouteB}
+var Providers = map[swapv1.ProviderID]Provider{RouteA.ID: RouteA, RouteB.ID: RouteB, Relay.ID: Relay}
 
 func isStable(a Asset) bool { return strings.HasPrefix(a.Symbol, "USD") }

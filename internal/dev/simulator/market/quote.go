@@ -104,6 +104,9 @@ func Convert(amount *big.Int, from, to Asset) *big.Int {
 	return floor(fromUSD(toUSD(amount, from), to))
 }
 
+// ValueUSD is amount (smallest units) of a at its list price, in US dollars.
+func ValueUSD(amount *big.Int, a Asset) *big.Rat { return toUSD(amount, a) }
+
 func toUSD(amount *big.Int, a Asset) *big.Rat {
 	r := new(big.Rat).SetFrac(amount, a.unit())
 	return r.Mul(r, a.price())

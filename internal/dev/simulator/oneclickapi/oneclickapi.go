@@ -341,11 +341,7 @@ func (a API) buildQuote(from, to market.Asset, p market.Result, slippageBps int6
 	return q
 }
 
-func usd(amount *big.Int, a market.Asset) string {
-	price, _ := new(big.Rat).SetString(a.PriceUSD)
-	v := new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Decimals)), nil))
-	return v.Mul(v, price).FloatString(4)
-}
+func usd(amount *big.Int, a market.Asset) string { return market.ValueUSD(amount, a).FloatString(4) }
 
 func correlationID(now time.Time, parts ...string) string {
 	h := sha256.Sum256([]byte(now.Format(time.RFC3339Nano) + strings.Join(parts, "|")))

@@ -78,6 +78,12 @@ type Terms struct {
 	// UnfilledBps is the share of the swapped input the market could not fill at the order's
 	// price floor; it is refunded beside the output (a partial fill). 10000 refunds all.
 	UnfilledBps int64
+	// SingleDeposit: only the first deposit belongs to the order (Relay's strict addresses
+	// validate one deposit against the order); later ones never top it up.
+	SingleDeposit bool
+	// DelaySteps is how many extra steps the swap of a full deposit stalls; Progress.Delayed
+	// says so while it does.
+	DelaySteps int
 }
 
 // Deposit is one transfer to the deposit address.
@@ -100,6 +106,8 @@ type Progress struct {
 	Deposited *big.Int
 	// AmountIn is what was swapped, AmountOut what the recipient gets, Refunded what went back.
 	AmountIn, AmountOut, Refunded *big.Int
+	// Delayed: the swap is stalled (Terms.DelaySteps); Phase stays Swapping meanwhile.
+	Delayed bool
 }
 
 // Evaluate computes the order's progress at now.
@@ -111,6 +119,9 @@ func Evaluate(terms Terms, deposits []Deposit, now time.Time, tm Timing) Progres
 		}
 	}
 	sort.SliceStable(seen, func(i, j int) bool { return seen[i].At.Before(seen[j].At) })
+	if terms.SingleDeposit && len(seen) > 1 {
+		seen = seen[:1]
+	}
 	p := Progress{Deposited: sum(seen, now), AmountIn: new(big.Int), AmountOut: new(big.Int), Refunded: new(big.Int)}
 	if len(seen) == 0 {
 		p.Phase, p.Expired = AwaitingDeposit, now.After(terms.Deadline)
@@ -148,12 +159,19 @@ func successPath(p Progress, terms Terms, swapped *big.Int, now, t0, tFull time.
 		p.Phase, p.Since = DepositSeen, t0
 		return p
 	}
-	steps := []Phase{DepositSeen, Swapping, Sending, Sent}
+	steps := []Phase{DepositSeen, Swapping}
+	for range max(terms.DelaySteps, 0) {
+		steps = append(steps, Swapping)
+	}
+	steps = append(steps, Sending, Sent)
 	n := int(now.Sub(tFull) / max(tm.Step, time.Nanosecond))
 	if n < len(steps) {
 		p.Phase, p.Since = steps[n], tFull.Add(time.Duration(n)*tm.Step)
-		if n == 0 {
+		switch {
+		case n == 0:
 			p.Since = t0
+		case n > 1 && steps[n] == Swapping:
+			p.Phase, p.Since, p.Delayed = Swapping, tFull.Add(tm.Step), true
 		}
 		return p
 	}

@@ -13,8 +13,10 @@ func TestEvaluate(t *testing.T) {
 	exactIn := Terms{ExpectedIn: in, QuotedOut: big.NewInt(500), Deadline: t0.Add(time.Minute)}
 	exactOut := exactIn
 	exactOut.ExactOutput = true
-	keepExcess, partial, unfilled := exactIn, exactIn, exactIn
+	keepExcess, partial, unfilled, single, delayed := exactIn, exactIn, exactIn, exactIn, exactIn
 	keepExcess.KeepExcess = true
+	single.SingleDeposit = true
+	delayed.DelaySteps = 2
 	partial.UnfilledBps = 2500
 	unfilled.UnfilledBps = 10000
 	dep := func(amount int64, at time.Duration) Deposit {
@@ -28,6 +30,7 @@ func TestEvaluate(t *testing.T) {
 		phase    Phase
 		reason   string
 		expired  bool
+		delayed  bool
 		in, out  int64
 		refunded int64
 	}{
@@ -49,6 +52,12 @@ func TestEvaluate(t *testing.T) {
 		{name: "under: incomplete", terms: exactIn, deps: []Deposit{dep(600, 0)}, at: 5 * time.Second, phase: Incomplete, reason: ReasonIncompleteDeposit},
 		{name: "under: refunded", terms: exactIn, deps: []Deposit{dep(600, 0)}, at: 10 * time.Second, phase: Refunded, reason: ReasonIncompleteDeposit, refunded: 600},
 		{name: "top-up after refund decision is too late", terms: exactIn, deps: []Deposit{dep(600, 0), dep(400, 11*time.Second)}, at: 20 * time.Second, phase: Refunded, reason: ReasonIncompleteDeposit, refunded: 600},
+		{name: "single deposit: a second one never tops it up", terms: single, deps: []Deposit{dep(600, 0), dep(400, 3*time.Second)}, at: 10 * time.Second, phase: Refunded, reason: ReasonIncompleteDeposit, refunded: 600},
+		{name: "single deposit: a later one is not the order's", terms: single, deps: []Deposit{dep(1000, 0), dep(500, time.Second)}, at: time.Hour, phase: Completed, in: 1000, out: 500},
+		{name: "delayed: swapping first", terms: delayed, deps: []Deposit{dep(1000, 0)}, at: 1500 * time.Millisecond, phase: Swapping},
+		{name: "delayed: stalled", terms: delayed, deps: []Deposit{dep(1000, 0)}, at: 3500 * time.Millisecond, phase: Swapping, delayed: true},
+		{name: "delayed: sending after the stall", terms: delayed, deps: []Deposit{dep(1000, 0)}, at: 4 * time.Second, phase: Sending},
+		{name: "delayed: completed two steps later", terms: delayed, deps: []Deposit{dep(1000, 0)}, at: 6 * time.Second, phase: Completed, in: 1000, out: 500},
 		{name: "late: seen", terms: exactIn, deps: []Deposit{dep(1000, 2*time.Minute)}, at: 2 * time.Minute, phase: DepositSeen},
 		{name: "late: refunding", terms: exactIn, deps: []Deposit{dep(1000, 2*time.Minute)}, at: 2*time.Minute + time.Second, phase: Refunding, reason: ReasonDepositAfterDeadline},
 		{name: "late: refunded", terms: exactIn, deps: []Deposit{dep(1000, 2*time.Minute)}, at: 2*time.Minute + 2*time.Second, phase: Refunded, reason: ReasonDepositAfterDeadline, refunded: 1000},
@@ -56,8 +65,8 @@ func TestEvaluate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Evaluate(tt.terms, tt.deps, t0.Add(tt.at), tm)
-			if p.Phase != tt.phase || p.RefundReason != tt.reason || p.Expired != tt.expired {
-				t.Fatalf("got %v reason %q expired %v; want %v %q %v", p.Phase, p.RefundReason, p.Expired, tt.phase, tt.reason, tt.expired)
+			if p.Phase != tt.phase || p.RefundReason != tt.reason || p.Expired != tt.expired || p.Delayed != tt.delayed {
+				t.Fatalf("got %v reason %q expired %v delayed %v; want %v %q %v %v", p.Phase, p.RefundReason, p.Expired, p.Delayed, tt.phase, tt.reason, tt.expired, tt.delayed)
 			}
 			if p.AmountIn.Int64() != tt.in || p.AmountOut.Int64() != tt.out || p.Refunded.Int64() != tt.refunded {
 				t.Fatalf("in/out/refunded = %s/%s/%s; want %d/%d/%d", p.AmountIn, p.AmountOut, p.Refunded, tt.in, tt.out, tt.refunded)

@@ -59,9 +59,17 @@ type OpenRequest struct {
 	Recipient         string
 	RefundTo          string
 	RequestedDeadline time.Time
+	// Deadline, when set, is the order's deadline as the protocol fixes it, window or not
+	// (Relay refunds what is not filled within the quote's ttl).
+	Deadline time.Time
 	// MinAmountIn, when set (1Click's FLEX_INPUT), makes any deposits adding up to at least
 	// this much be swapped whole at the quoted rate.
 	MinAmountIn *big.Int
+	// SingleDeposit: only the first deposit belongs to the order (Relay's strict addresses).
+	SingleDeposit bool
+	// Address, when set, is the order's deposit address instead of a fresh one (Relay's open
+	// addresses belong to their route).
+	Address string
 	// ChannelID builds the provider's own reference from the book's sequence number; nil
 	// when the protocol identifies orders by deposit address.
 	ChannelID func(seq int) string
@@ -70,21 +78,27 @@ type OpenRequest struct {
 }
 
 // Open creates a new order, as the real providers do on every call. The deadline is the
-// requested one capped by the deposit window.
+// protocol's own when it fixes one, else the requested one capped by the deposit window.
 func (v *Venue) Open(req OpenRequest) ledger.Order {
 	return v.Book.Open(v.Provider.ID, func(seq int) ledger.Order {
 		now := v.Now()
 		deadline := now.Add(v.DepositWindow)
-		if !req.RequestedDeadline.IsZero() && req.RequestedDeadline.Before(deadline) {
+		switch {
+		case !req.Deadline.IsZero():
+			deadline = req.Deadline
+		case !req.RequestedDeadline.IsZero() && req.RequestedDeadline.Before(deadline):
 			deadline = req.RequestedDeadline
 		}
 		// The sequence alone would repeat after a restart of the simulator; the clock keeps
 		// addresses of different runs apart.
 		salt := "seq:" + strconv.Itoa(seq) + "@" + strconv.FormatInt(now.UnixNano(), 10)
-		addr := chainaddr.Address(req.From.Chain, v.Seed, string(v.Provider.ID), salt)
+		addr := req.Address
+		if addr == "" {
+			addr = chainaddr.Address(req.From.Chain, v.Seed, string(v.Provider.ID), salt)
+		}
 		terms := settlement.Terms{
 			ExpectedIn: req.Priced.AmountIn, QuotedOut: req.Priced.AmountOut,
-			ExactOutput: req.ExactOutput, Deadline: deadline,
+			ExactOutput: req.ExactOutput, Deadline: deadline, SingleDeposit: req.SingleDeposit,
 		}
 		if m := req.MinAmountIn; m != nil {
 			out := new(big.Int).Mul(req.Priced.AmountOut, m)
