@@ -40,7 +40,7 @@ manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac: controller
 		output:rbac:artifacts:config=config/rbac/frontend
 
 .PHONY: verify
-verify: ## Fail when generated files are stale or Go files are unformatted.
+verify: ## Fail when generated files are stale, Go files are unformatted or go.mod/go.sum are not tidy.
 	hack/verify-generated.sh
 
 .PHONY: vet
