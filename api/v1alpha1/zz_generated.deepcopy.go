@@ -916,6 +916,11 @@ func (in *SwapOrderStatus) DeepCopyInto(out *SwapOrderStatus) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.Display != nil {
+		in, out := &in.Display, &out.Display
+		*out = new(OrderDisplay)
+		**out = **in
+	}
 	if in.FailingSince != nil {
 		in, out := &in.FailingSince, &out.FailingSince
 		*out = (*in).DeepCopy()
