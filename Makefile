@@ -67,7 +67,7 @@ tools: ## Install the Debian packages the tests, make run and the README walkthr
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators, 1Click's npm SDK against the simulator (test/oneclicksdk), our TypeScript SDK against the whole system (test/tssdk)).
+test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the README's deploy section against a real API server (test/deploy), the OpenAPI generators, 1Click's npm SDK against the simulator (test/oneclicksdk), our TypeScript SDK against the whole system (test/tssdk)).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
