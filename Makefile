@@ -9,7 +9,7 @@ ENVTEST_DIR    ?= $(CURDIR)/bin/k8s/$(K8S_VERSION)-linux-amd64
 CONTROLLER_GEN := go tool controller-gen
 GO_TEST_FLAGS  ?= -count=1 -timeout 30m
 VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-IMAGE_TAG      ?= latest
+IMAGE_TAG      ?= $(VERSION)
 LDFLAGS        := -X github.com/swaprouter/swaprouter/internal/version.Version=$(VERSION)
 
 export KUBEBUILDER_ASSETS := $(ENVTEST_DIR)
@@ -40,7 +40,7 @@ manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac: controller
 		output:rbac:artifacts:config=config/rbac/frontend
 
 .PHONY: verify
-verify: ## Fail when generated files are stale or Go files are unformatted.
+verify: ## Fail when generated files are stale, Go files are unformatted or go.mod/go.sum are not tidy.
 	hack/verify-generated.sh
 
 .PHONY: vet
@@ -67,7 +67,7 @@ tools: ## Install the Debian packages the tests, make run and the README walkthr
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators, 1Click's and Relay's npm SDKs against the simulator (test/oneclicksdk, test/relaysdk), our TypeScript SDK against the whole system (test/tssdk)).
+test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the README's deploy section against a real API server (test/deploy), the OpenAPI generators, 1Click's and Relay's npm SDKs against the simulator (test/oneclicksdk, test/relaysdk), our TypeScript SDK against the whole system (test/tssdk)).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
@@ -89,8 +89,12 @@ build: ## Build bin/swaprouter (the service), bin/kubectl-swaprouter (the plugin
 		go build -ldflags "$(LDFLAGS)" -o bin/$$bin ./cmd/$$bin; \
 	done
 
+.PHONY: version
+version: ## Print the version make build stamps into the binaries and make image tags the images with (git describe).
+	@echo $(VERSION)
+
 .PHONY: image
-image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-sim.tar (no Docker engine needed).
+image: ## Build container image tarballs dist/swaprouter.tar and dist/provider-sim.tar, tagged IMAGE_TAG (default: make version) (no Docker engine needed).
 	for bin in swaprouter provider-sim; do \
 		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/linux/$$bin ./cmd/$$bin; \
 		(cd hack/image && go run . -binary $(CURDIR)/bin/linux/$$bin -name swaprouter/$$bin:$(IMAGE_TAG) -out $(CURDIR)/dist/$$bin.tar); \

@@ -47,6 +47,7 @@ func (s *Server) authenticated(next http.Handler, streamToken bool) http.Handler
 			return
 		}
 		infoFrom(r.Context()).keyID = p.KeyID
+		s.keyUse.Used(p.Partner, p.KeyID, s.opts.Now())
 		p.Partner = s.withTierLimits(p.Partner)
 		// The caller is known: from here on only its own origins may read the answer.
 		origin := r.Header.Get("Origin")

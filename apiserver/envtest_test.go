@@ -149,7 +149,7 @@ func call(url, method, path, keyID, secret string, body any, headers ...string) 
 }
 
 var _ = Describe("authentication from real Partner and Secret objects", func() {
-	It("accepts live keys only, and follows rotation and expiry", func() {
+	It("accepts live keys only, and follows rotation, revocation and expiry", func() {
 		ns := newNamespace()
 		fe := startFrontend(ns, frontendOptions{})
 		key1, secret1 := newPartner(ns, "acme", swapv1.PartnerSpec{})
@@ -170,14 +170,39 @@ var _ = Describe("authentication from real Partner and Secret objects", func() {
 		Expect(wrong.body).To(Equal(unknown.body))
 		Expect(wrong.body["error"]).To(Equal(string(apierror.Unauthorized)))
 
-		By("rotation: two live keys, the third retires the first")
+		By("two live keys; a third create is refused and retires nothing")
 		key2, secret2 := mustCreateKey(ns, "acme")
 		Eventually(get).WithArguments(key2, secret2).Should(Equal(http.StatusOK))
+		_, _, err := auth.CreateKey(context.Background(), k8sClient, ns, "acme")
+		Expect(err).To(MatchError(ContainSubstring("keys rotate")))
 		Expect(get(key1, secret1)).To(Equal(http.StatusOK))
-		key3, secret3 := mustCreateKey(ns, "acme")
-		Eventually(get).WithArguments(key1, secret1).Should(Equal(http.StatusUnauthorized))
-		Eventually(get).WithArguments(key3, secret3).Should(Equal(http.StatusOK))
 		Expect(get(key2, secret2)).To(Equal(http.StatusOK))
+
+		By("rotation: the replaced key works beside its successor during the grace period")
+		rotated, err := auth.RotateKey(context.Background(), k8sClient, ns, "acme", key1, time.Hour)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(get).WithArguments(rotated.ID, rotated.Secret).Should(Equal(http.StatusOK))
+		Expect(get(key1, secret1)).To(Equal(http.StatusOK))
+		Expect(get(key2, secret2)).To(Equal(http.StatusOK))
+
+		By("revocation ends a key on every replica, the others keep working")
+		second := startFrontend(ns, frontendOptions{})
+		Eventually(func() int { return call(second.url, "GET", "/v1/assets", key1, secret1, nil).status }).Should(Equal(http.StatusOK))
+		_, err = auth.RevokeKey(context.Background(), k8sClient, ns, "", key1)
+		Expect(err).NotTo(HaveOccurred())
+		for _, replica := range []*frontend{fe, second} {
+			Eventually(func() int { return call(replica.url, "GET", "/v1/assets", key1, secret1, nil).status }).
+				Should(Equal(http.StatusUnauthorized))
+			Expect(call(replica.url, "GET", "/v1/assets", rotated.ID, rotated.Secret, nil).status).To(Equal(http.StatusOK))
+		}
+		key3, secret3 := rotated.ID, rotated.Secret
+
+		By("the frontend records when each key was last used")
+		Eventually(func(g Gomega) map[string]metav1.Time {
+			var p swapv1.Partner
+			g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "acme"}, &p)).To(Succeed())
+			return p.Status.KeysLastUsed
+		}).Should(And(HaveKey(key2), HaveKey(key3)))
 
 		By("an expired key stops working")
 		var p swapv1.Partner

@@ -15,6 +15,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/orderdisplay"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 )
 
@@ -183,7 +184,7 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 	if err != nil {
 		return nil, err
 	}
-	spec.Display = orderDisplay(spec, s.opts.Catalog.Lookup)
+	spec.Display = orderdisplay.Created(spec, s.opts.Catalog.Lookup)
 	order := &swapv1.SwapOrder{
 		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace,
 			Annotations: map[string]string{swapv1.AnnotationCreatedAt: swapv1.NewPreciseTime(s.opts.Now()).Format(swapv1.PreciseTimeLayout)}},

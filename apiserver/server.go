@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/catalog"
+	"github.com/swaprouter/swaprouter/internal/keyuse"
 	"github.com/swaprouter/swaprouter/internal/livebook"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
@@ -113,7 +115,8 @@ type Options struct {
 
 	// WaitTimeout bounds how long order creation waits for the deposit address (DefaultWaitTimeout).
 	WaitTimeout time.Duration
-	// QuotaFlushInterval is how often quote counts are written to Partner status (DefaultQuotaFlushInterval).
+	// QuotaFlushInterval is how often quote counts and keys' last use are written to Partner
+	// status (DefaultQuotaFlushInterval).
 	QuotaFlushInterval time.Duration
 	// ShutdownTimeout bounds the drain of in-flight requests on stop (DefaultShutdownTimeout).
 	ShutdownTimeout time.Duration
@@ -184,7 +187,9 @@ type Server struct {
 	limiter ratelimit.Allower
 	metrics *metrics
 	quota   *quota.Counter
-	waiter  *orderWaiter
+	// keyUse records when each key was last used (Partner status, coarsely).
+	keyUse *keyuse.Recorder
+	waiter *orderWaiter
 	// quoteIDs issues and verifies quoteIds; cursors seals the listings' nextCursor.
 	quoteIDs *quotebind.Issuer
 	cursors  *seal.Sealer
@@ -215,7 +220,7 @@ var (
 
 // The frontend reads partners, key hashes (auth.FrontendSecret, no other Secret), orders and
 // deliveries through the cache, creates orders and redeliveries, patches deposit hints onto
-// orders and quote counts onto partners.
+// orders and quote counts and keys' last use onto partners.
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners/status,verbs=get;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;create;patch
@@ -241,6 +246,7 @@ func New(opts Options) (*Server, error) {
 		limiter: opts.RateLimiter,
 		metrics: newMetrics(opts.Metrics),
 		quota:   quota.NewCounter(opts.Client, opts.APIReader, opts.Log.WithName("quota")),
+		keyUse:  keyuse.NewRecorder(opts.Client, opts.Log.WithName("keyuse")),
 		waiter:  newOrderWaiter(),
 
 		quoteIDs: quotebind.NewIssuer(opts.QuoteKeys),
@@ -303,11 +309,10 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 
 	flushCtx, stopFlushing := context.WithCancel(context.Background())
-	flushed := make(chan struct{})
-	go func() {
-		defer close(flushed)
-		s.quota.Run(flushCtx, s.opts.QuotaFlushInterval)
-	}()
+	var flushers sync.WaitGroup
+	flushers.Go(func() { s.quota.Run(flushCtx, s.opts.QuotaFlushInterval) })
+	// Its last flush, when flushCtx ends, writes the uses of the requests drained below.
+	flushers.Go(func() { s.keyUse.Run(flushCtx, s.opts.QuotaFlushInterval) })
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -328,7 +333,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.log.Error(err, "in-flight requests did not finish in time")
 	}
 	stopFlushing()
-	<-flushed
+	flushers.Wait()
 	// Every request that could count a quote has finished; persist the rest and give back the
 	// unspent allowance so the other replicas can answer it.
 	if err := s.quota.Release(shutdownCtx); err != nil {

@@ -64,6 +64,29 @@ var _ = Describe("Partner reconciler", func() {
 			HaveField("Message", ContainSubstring("key_next"))))
 	})
 
+	It("counts a key out of the live keys when it expires, with no change to the Partner", func(ctx context.Context) {
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "rotating-keys", Namespace: ns},
+			Data:       map[string][]byte{"key_new": []byte("00"), "key_old": []byte("00")},
+		})).To(Succeed())
+		p := &swapv1.Partner{
+			ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: ns},
+			Spec: swapv1.PartnerSpec{Keys: []swapv1.PartnerKey{
+				{ID: "key_old", SecretRef: swapv1.SecretKeyRef{Name: "rotating-keys", Key: "key_old"},
+					ExpiresAt: &metav1.Time{Time: time.Now().Add(10 * time.Second)}},
+				{ID: "key_new", SecretRef: swapv1.SecretKeyRef{Name: "rotating-keys", Key: "key_new"}},
+			}},
+		}
+		Expect(k8sClient.Create(ctx, p)).To(Succeed())
+		activeKeys := func(g Gomega) int32 {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			return p.Status.ActiveKeys
+		}
+		Eventually(activeKeys).Should(Equal(int32(2)), "both keys work during the grace period")
+		Eventually(activeKeys).WithTimeout(30*time.Second).Should(Equal(int32(1)), "the retired key stops counting when it expires")
+		Expect(ready(ctx, "rotating")(Default)).To(HaveField("Message", "1 live API key(s)"))
+	})
+
 	It("shows the limits in effect: the Partner's own, else its tier's", func(ctx context.Context) {
 		p := &swapv1.Partner{
 			ObjectMeta: metav1.ObjectMeta{Name: "tiered", Namespace: ns},

@@ -24,7 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/metricsreg"
+	"github.com/swaprouter/swaprouter/internal/orderdisplay"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -79,6 +81,10 @@ type SwapOrderReconciler struct {
 	APIReader client.Reader
 	// Providers holds the live adapters (filled by the RoutingProvider reconciler).
 	Providers *providerset.Set
+	// Assets finds the assets the providers list (the catalog the RoutingProvider reconciler
+	// fills), for the swap status.display shows; nil: none, and the order shows its swap as
+	// created.
+	Assets orderdisplay.Lookup
 
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -198,6 +204,9 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	}
 	if r.Rand == nil {
 		r.Rand = rand.Float64
+	}
+	if r.Assets == nil {
+		r.Assets = func(string) (catalog.Asset, bool) { return catalog.Asset{}, false }
 	}
 	if r.ExpiryGrace <= 0 {
 		r.ExpiryGrace = DefaultExpiryGrace
@@ -427,7 +436,14 @@ func (r *SwapOrderReconciler) write(ctx context.Context, p *orderPass) error {
 	order := p.order
 	key := client.ObjectKeyFromObject(order)
 	readVersion := order.ResourceVersion
-	if statusChanged(&p.orig, r.unwritten(p)) {
+	// The swap as shown follows the status in the writes made anyway; alone it is written only
+	// for an order that has a status but was never shown (made by an earlier version).
+	changed := statusChanged(&p.orig, r.unwritten(p))
+	if changed || (order.Status.Status != "" && order.Status.Display == nil) {
+		order.Status.Display = orderdisplay.Now(order.Spec, order.Status, r.Assets)
+		changed = statusChanged(&p.orig, r.unwritten(p))
+	}
+	if changed {
 		base := order.DeepCopy()
 		base.Status = p.orig
 		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -444,6 +460,7 @@ func (r *SwapOrderReconciler) write(ctx context.Context, p *orderPass) error {
 		for _, t := range p.transitions {
 			r.recordTransition(order, t)
 		}
+		r.recordPause(order, &p.orig)
 	}
 	return nil
 }

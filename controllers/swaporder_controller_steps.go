@@ -196,7 +196,7 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 		}
 		change := orders.ObserveError(st.Status, pe, n, r.UnknownAfter)
 		next, reason := orders.Next(st, change)
-		st.Substatus = orders.Substatus(next, reason, st.Substatus, nil, orders.WindowClosed(o, p.now))
+		st.Substatus = orders.Substatus(st.Status, next, reason, st.Substatus, nil, orders.WindowClosed(o, p.now))
 		p.transition(change)
 		if n == 1 || orders.PersistFailures(n, r.UnknownAfter) {
 			p.log.Info("the provider does not know the order", "error", pe.Error(), "consecutive", n)
@@ -220,7 +220,7 @@ func (r *SwapOrderReconciler) poll(ctx context.Context, p *orderPass) (ctrl.Resu
 	setIfNonEmpty(&st.RefundedAmount, got.RefundedAmount)
 	change := orders.Observe(st.Status, got, orders.ShouldExpire(o, got, r.ExpiryGrace, p.now))
 	next, reason := orders.Next(st, change)
-	st.Substatus = orders.Substatus(next, reason, st.Substatus, &got, orders.WindowClosed(o, p.now))
+	st.Substatus = orders.Substatus(st.Status, next, reason, st.Substatus, &got, orders.WindowClosed(o, p.now))
 	if !p.transition(change) && got.Status == st.Status && got.Reason != "" && !st.Status.IsTerminal() {
 		// Same status, finer provider step (DepositSeen → Swapping): keep the reason current
 		// without a transition, so history and webhooks report only status changes.

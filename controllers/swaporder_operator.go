@@ -110,7 +110,7 @@ func (r *SwapOrderReconciler) resolve(p *orderPass, c *operatorControls) ctrl.Re
 	res, change := c.resolution, c.resolveTo
 	res.At = ptrTime(p.now)
 	st.Resolution = &res
-	st.Substatus = orders.Substatus(change.To, change.Reason, st.Substatus, nil, false)
+	st.Substatus = orders.Substatus(st.Status, change.To, change.Reason, st.Substatus, nil, false)
 	p.transition(change)
 	st.NextPollAt = nil
 	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
@@ -133,6 +133,28 @@ func markPaused(st *swapv1.SwapOrderStatus, gen int64, paused bool, why string, 
 		Message:            "no provider steps until the " + swapv1.AnnotationPaused + " annotation is removed: " + why,
 		ObservedGeneration: gen, LastTransitionTime: now,
 	})
+}
+
+// recordPause reports a persisted change of the order's pause: a Paused Event naming who
+// paused it and why when its Paused condition came on, a Resumed Event when it went while the
+// order is live (an order that ended while paused has its PauseEnded Event).
+func (r *SwapOrderReconciler) recordPause(o *swapv1.SwapOrder, before *swapv1.SwapOrderStatus) {
+	was := meta.IsStatusConditionTrue(before.Conditions, swapv1.ConditionPaused)
+	now := meta.IsStatusConditionTrue(o.Status.Conditions, swapv1.ConditionPaused)
+	switch {
+	case !was && now:
+		r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonPaused, "Pause", "%s; no provider steps until resume", pauseNote(o.Annotations))
+	case was && !now && !o.Status.Status.IsTerminal():
+		r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonResumed, "Resume", "the pause is lifted; provider steps resume (the order is %s)", statusWord(o))
+	}
+}
+
+// statusWord is the order's status for a message: "new" before it has one.
+func statusWord(o *swapv1.SwapOrder) string {
+	if o.Status.Status == "" {
+		return "new"
+	}
+	return string(o.Status.Status)
 }
 
 // settleOperatorControls closes the pass's operator controls before its status write. A poll
@@ -198,11 +220,16 @@ func redeliverRequested(ctx context.Context, c client.Client, live client.Reader
 // pauseNote says who paused the order, as the API server stamped it, and the pause's own
 // text (why).
 func pauseNote(annotations map[string]string) string {
-	by := annotations[swapv1.RequestedBy(swapv1.AnnotationPaused)]
-	if by == "" {
-		by = "an unrecorded requester"
+	return "paused by " + requester(annotations, swapv1.AnnotationPaused) + ": " + annotations[swapv1.AnnotationPaused]
+}
+
+// requester is who asked for the request annotation of annotations, as the API server
+// stamped it: the one name every report of an operator control gives.
+func requester(annotations map[string]string, annotation string) string {
+	if by := annotations[swapv1.RequestedBy(annotation)]; by != "" {
+		return by
 	}
-	return "paused by " + by + ": " + annotations[swapv1.AnnotationPaused]
+	return "an unrecorded requester"
 }
 
 // sameResolution reports whether applied (the order's recorded resolution) is req.
@@ -252,8 +279,8 @@ func (r *SwapOrderReconciler) consumeOperatorControls(ctx context.Context, p *or
 	r.memory.wrote(client.ObjectKeyFromObject(p.order), carried, removed)
 	if c.polled {
 		st := &p.order.Status
-		r.Recorder.Eventf(p.order, nil, "Normal", verbs.ReasonPolled, "Poll", "provider %s asked on request; the order is %s (%s)",
-			p.order.Spec.ProviderID, st.Status, st.Substatus)
+		r.Recorder.Eventf(p.order, nil, "Normal", verbs.ReasonPolled, "Poll", "provider %s asked at the request of %s; the order is %s (%s)",
+			p.order.Spec.ProviderID, requester(c.read, swapv1.AnnotationPoll), st.Status, st.Substatus)
 	}
 	return nil
 }

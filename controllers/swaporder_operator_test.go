@@ -91,10 +91,14 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		o := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
 		out, err := kubectlSwaprouter("pause", o.Spec.OrderID, "-n", g.ns, "--reason", "provider incident 42")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(ContainSubstring("paused (oncall: provider incident 42)"))
+		// Who paused is whom the API server authenticated (envtest's administrator), as for
+		// every verb, not the kubeconfig's user name "oncall".
+		Expect(out).To(ContainSubstring("paused by admin: provider incident 42; no provider steps until resume"))
 		// The plugin returned once the pause took effect.
 		Expect(meta.FindStatusCondition(g.get(o).Status.Conditions, swapv1.ConditionPaused).Message).
-			To(ContainSubstring("oncall: provider incident 42"))
+			To(ContainSubstring("paused by admin: provider incident 42"))
+		Eventually(eventsOf).WithArguments(o, verbs.ReasonPaused).Should(ConsistOf(
+			"Normal Paused: paused by admin: provider incident 42; no provider steps until resume"))
 		// The pause may have come after the address; what counts is that nothing moves now.
 		before := g.sim.Stats().Calls[swapv1.ProviderRouteA]
 		Consistently(func() map[string]int { return g.sim.Stats().Calls[swapv1.ProviderRouteA] }).
@@ -102,8 +106,10 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 
 		out, err = kubectlSwaprouter("resume", o.Name, "-n", g.ns)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(ContainSubstring("resumed"))
+		Expect(out).To(ContainSubstring("resumed by admin; the order is"))
 		Expect(meta.FindStatusCondition(g.get(o).Status.Conditions, swapv1.ConditionPaused)).To(BeNil())
+		Eventually(eventsOf).WithArguments(o, verbs.ReasonResumed).Should(ConsistOf(
+			HavePrefix("Normal Resumed: the pause is lifted; provider steps resume")))
 		g.awaitAddress(o)
 	})
 
@@ -120,7 +126,7 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		Eventually(func() swapv1.OrderStatus {
 			out, err := kubectlSwaprouter("poll", o.Spec.OrderID, "-n", g.ns)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(out).To(ContainSubstring("asked on request; the order is"))
+			Expect(out).To(ContainSubstring("asked at the request of admin; the order is"))
 			Expect(annotationsOf(g, o)).NotTo(HaveKey(swapv1.AnnotationPoll))
 			return g.get(o).Status.Status
 		}).WithTimeout(20 * time.Second).WithPolling(300 * time.Millisecond).Should(Equal(swapv1.OrderSuccess))
@@ -170,6 +176,7 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		got := g.get(o)
 		Expect(got.Status.Status).To(Equal(swapv1.OrderRefunded))
 		Expect(got.Status.StatusReason).To(Equal(ReasonOperatorResolved))
+		Expect(got.Status.Substatus).To(Equal(swapv1.SubstatusRefunded), "the substatus agrees with the resolved status")
 		last := got.Status.History[len(got.Status.History)-1]
 		Expect(last.Status).To(Equal(swapv1.OrderRefunded))
 		Expect(last.Reason).To(Equal(ReasonOperatorResolved))
@@ -311,7 +318,7 @@ var _ = Describe("kubectl swaprouter verbs on orders in every state", Ordered, f
 		switch s {
 		case stateLive:
 		case statePaused:
-			setAnnotation(o, swapv1.AnnotationPaused, "oncall: incident")
+			setAnnotation(o, swapv1.AnnotationPaused, "incident")
 			Eventually(func() bool { return meta.IsStatusConditionTrue(g.get(o).Status.Conditions, swapv1.ConditionPaused) }).Should(BeTrue())
 		default:
 			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
@@ -350,7 +357,7 @@ var _ = Describe("kubectl swaprouter verbs on orders in every state", Ordered, f
 	pausedNow := func(g *orderRig, o *swapv1.SwapOrder) {
 		c := meta.FindStatusCondition(g.get(o).Status.Conditions, swapv1.ConditionPaused)
 		Expect(c).NotTo(BeNil())
-		Expect(c.Message).To(HaveSuffix("oncall: incident"))
+		Expect(c.Message).To(HaveSuffix(": paused by admin: incident"))
 	}
 	notPaused := func(g *orderRig, o *swapv1.SwapOrder) {
 		Expect(meta.FindStatusCondition(g.get(o).Status.Conditions, swapv1.ConditionPaused)).To(BeNil())
@@ -367,6 +374,9 @@ var _ = Describe("kubectl swaprouter verbs on orders in every state", Ordered, f
 		// Whom the API server authenticated (envtest's administrator).
 		Expect(*got.Status.Resolution).To(And(HaveField("By", "admin"), HaveField("Reason", "provider lost it")))
 		Expect(meta.FindStatusCondition(got.Status.Conditions, swapv1.ConditionPaused)).To(BeNil())
+		// Nothing of the status before (AWAITING_DEPOSIT) stays beside FAILED.
+		Expect(got.Status.Substatus).To(BeEmpty())
+		Expect(got.Status.History[len(got.Status.History)-1].Substatus).To(BeEmpty())
 	}
 	// everyEventAgain: one redelivery per event of the order, with its webhook-id; an order
 	// that left etcd gives its new deliveries no owner (the garbage collector would delete them).
@@ -430,21 +440,21 @@ var _ = Describe("kubectl swaprouter verbs on orders in every state", Ordered, f
 				check(g, o)
 			}
 		},
-		Entry(nil, stateNew, "pause", "paused (oncall: incident)", "", effect(pausedNow)),
+		Entry(nil, stateNew, "pause", "paused by admin: incident", "", effect(pausedNow)),
 		Entry(nil, stateNew, "resume", "", "is not paused", nil),
 		Entry(nil, stateNew, "poll", "", "has no deposit address yet: there is no provider order to poll (the address request is under way)", nil),
 		Entry(nil, stateNew, "resolve", "resolved to FAILED by admin: provider lost it", "", effect(failedByOperator)),
 		Entry(nil, stateNew, "redeliver", "", "has no webhook events yet: nothing to redeliver", nil),
 
-		Entry(nil, stateLive, "pause", "paused (oncall: incident)", "", effect(pausedNow)),
+		Entry(nil, stateLive, "pause", "paused by admin: incident", "", effect(pausedNow)),
 		Entry(nil, stateLive, "resume", "", "is not paused", nil),
-		Entry(nil, stateLive, "poll", "asked on request; the order is PENDING", "", effect(polled)),
+		Entry(nil, stateLive, "poll", "asked at the request of admin; the order is PENDING", "", effect(polled)),
 		Entry(nil, stateLive, "resolve", "resolved to FAILED by admin: provider lost it", "", effect(failedByOperator)),
 		Entry(nil, stateLive, "redeliver", "1 webhook events sent again", "", effect(everyEventAgain)),
 
-		Entry(nil, statePaused, "pause", "", "is already paused (oncall: incident); resume it first to pause it again", nil),
-		Entry(nil, statePaused, "resume", "resumed; the order is PENDING", "", effect(notPaused)),
-		Entry(nil, statePaused, "poll", "asked on request; the order is PENDING", "", effect(polled)),
+		Entry(nil, statePaused, "pause", "", "is already paused (admin: incident); resume it first to pause it again", nil),
+		Entry(nil, statePaused, "resume", "resumed by admin; the order is PENDING", "", effect(notPaused)),
+		Entry(nil, statePaused, "poll", "asked at the request of admin; the order is PENDING", "", effect(polled)),
 		Entry(nil, statePaused, "resolve", "resolved to FAILED by admin: provider lost it", "", effect(func(g *orderRig, o *swapv1.SwapOrder) {
 			failedByOperator(g, o)
 			notPaused(g, o)

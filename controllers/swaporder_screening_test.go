@@ -118,7 +118,7 @@ var _ = Describe("SwapOrders screening held for review", func() {
 		// A held order can be paused too (the pause then also holds it after an approval).
 		out, err := kubectlSwaprouter("pause", o.Spec.OrderID, "-n", g.ns, "--reason", "asking compliance")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(ContainSubstring("paused (oncall: asking compliance)"))
+		Expect(out).To(ContainSubstring("paused by admin: asking compliance"))
 		_, err = kubectlSwaprouter("reject", o.Spec.OrderID, "-n", g.ns)
 		Expect(err).To(MatchError(ContainSubstring("needs a reason")))
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fails when the generated files (deepcopy, CRDs, RBAC, apiserver/openapi.json, the /v1 Go client,
 # the TypeScript SDK's types) differ from what controller-gen, hack/openapigen, oapi-codegen and
-# openapi-typescript make from the current markers and apiserver/openapi-source.yaml, or when Go
-# files need gofmt. Compares against the working tree, so fresh uncommitted changes pass; stale
+# openapi-typescript make from the current markers and apiserver/openapi-source.yaml, when Go
+# files need gofmt, or when `go mod tidy` would change go.mod or go.sum. Compares against the working tree, so fresh uncommitted changes pass; stale
 # files are regenerated in place and reported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,4 +23,9 @@ if [[ -n "$unformatted" ]]; then
   echo "verify: gofmt needed: $unformatted" >&2
   exit 1
 fi
-echo "verify: generated files are fresh and Go files are formatted"
+if ! tidy="$(go mod tidy -diff 2>&1)"; then
+  echo "$tidy" >&2
+  echo "verify: go.mod or go.sum is not tidy: run go mod tidy and commit the result" >&2
+  exit 1
+fi
+echo "verify: generated files are fresh, Go files are formatted and go.mod is tidy"

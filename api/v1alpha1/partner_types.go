@@ -12,7 +12,12 @@ type PartnerKey struct {
 	ID string `json:"id"`
 	// SecretRef points at the hex SHA-256 of the API secret.
 	SecretRef SecretKeyRef `json:"secretRef"`
-	// ExpiresAt ends the key's validity; unset means no expiry.
+	// CreatedAt is when `swaprouter keys create` or `rotate` made the key; unset for keys
+	// declared otherwise, which count as older than any key with a creation time.
+	// +optional
+	CreatedAt *metav1.Time `json:"createdAt,omitempty"`
+	// ExpiresAt ends the key's validity; unset means no expiry. `swaprouter keys rotate` sets
+	// it on the key it retires: the end of the grace period during which both keys work.
 	// +optional
 	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
 }
@@ -134,9 +139,15 @@ type PartnerStatus struct {
 	// QuotaUsage counts quotes of the current month, shared by all frontend replicas.
 	// +optional
 	QuotaUsage *QuotaUsage `json:"quotaUsage,omitempty"`
-	// ActiveKeys is the number of keys not expired.
+	// ActiveKeys is the number of keys that authenticate: listed, not expired, and with their
+	// hash in the Secret they name. It drops when a key expires, without any change to the spec.
 	// +optional
 	ActiveKeys int32 `json:"activeKeys,omitempty"`
+	// KeysLastUsed is when each key last authenticated a request, as the frontend records it:
+	// at most once per key every 15 minutes (so to within that), never on the request
+	// path. An entry goes with its key.
+	// +optional
+	KeysLastUsed map[string]metav1.Time `json:"keysLastUsed,omitempty"`
 	// Limits are the limits in effect: the Partner's own where set, else its tier's.
 	// +optional
 	Limits *PartnerLimits `json:"limits,omitempty"`

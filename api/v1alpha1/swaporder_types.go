@@ -181,8 +181,8 @@ type SwapOrderSpec struct {
 
 // OrderDisplay is an order in asset units and symbols.
 type OrderDisplay struct {
-	// Swap is the fixed amount and the pair, each asset with its chain: "0.1 ETH (eth) → SOL
-	// (sol)" for an exact input, "ETH (eth) → 2 SOL (sol)" for an exact output.
+	// Swap is the amounts and the pair, each asset with its chain: "0.1 ETH (eth) -> SOL (sol)"
+	// for an exact input, "ETH (eth) -> 2 SOL (sol)" for an exact output.
 	// +kubebuilder:validation:MaxLength=256
 	Swap string `json:"swap"`
 }
@@ -263,6 +263,10 @@ type SwapOrderStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
 	OutTxHashes []string `json:"outTxHashes,omitempty"`
+	// Display is the swap as a person reads it now: spec.display's, with the amount the
+	// recipient received once the provider reported it (`kubectl get swaporders`, SWAP).
+	// +optional
+	Display *OrderDisplay `json:"display,omitempty"`
 	// AmountIn is the settled input amount.
 	// +optional
 	AmountIn string `json:"amountIn,omitempty"`
@@ -325,10 +329,9 @@ type SwapOrderStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=so;swo,categories=swaprouter
-// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.orderId`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.providerId`
-// +kubebuilder:printcolumn:name="Swap",type=string,JSONPath=`.spec.display.swap`
+// +kubebuilder:printcolumn:name="Swap",type=string,JSONPath=`.status.display.swap`
 // +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.originAsset`,priority=1
 // +kubebuilder:printcolumn:name="To",type=string,JSONPath=`.spec.destinationAsset`,priority=1
 // +kubebuilder:printcolumn:name="Amount",type=string,JSONPath=`.spec.amount`,priority=1

@@ -93,12 +93,12 @@ type WebhookDeliveryStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=whd,categories=swaprouter
-// +kubebuilder:printcolumn:name="Event",type=string,JSONPath=`.spec.eventId`
 // +kubebuilder:printcolumn:name="Order",type=string,JSONPath=`.spec.orderId`
 // +kubebuilder:printcolumn:name="Seq",type=integer,JSONPath=`.spec.sequence`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
-// +kubebuilder:printcolumn:name="Attempts",type=integer,JSONPath=`.status.attemptCount`
 // +kubebuilder:printcolumn:name="Code",type=integer,JSONPath=`.status.lastCode`
+// +kubebuilder:printcolumn:name="Event",type=string,JSONPath=`.spec.eventId`,priority=1
+// +kubebuilder:printcolumn:name="Attempts",type=integer,JSONPath=`.status.attemptCount`,priority=1
 // +kubebuilder:printcolumn:name="Next",type=date,JSONPath=`.status.nextAttemptAt`,priority=1
 // +kubebuilder:printcolumn:name="Partner",type=string,JSONPath=`.spec.partner`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -171,6 +171,10 @@ func (in *PartnerFees) DeepCopy() *PartnerFees {
 func (in *PartnerKey) DeepCopyInto(out *PartnerKey) {
 	*out = *in
 	out.SecretRef = in.SecretRef
+	if in.CreatedAt != nil {
+		in, out := &in.CreatedAt, &out.CreatedAt
+		*out = (*in).DeepCopy()
+	}
 	if in.ExpiresAt != nil {
 		in, out := &in.ExpiresAt, &out.ExpiresAt
 		*out = (*in).DeepCopy()
@@ -298,6 +302,13 @@ func (in *PartnerStatus) DeepCopyInto(out *PartnerStatus) {
 		in, out := &in.QuotaUsage, &out.QuotaUsage
 		*out = new(QuotaUsage)
 		**out = **in
+	}
+	if in.KeysLastUsed != nil {
+		in, out := &in.KeysLastUsed, &out.KeysLastUsed
+		*out = make(map[string]v1.Time, len(*in))
+		for key, val := range *in {
+			(*out)[key] = *val.DeepCopy()
+		}
 	}
 	if in.Limits != nil {
 		in, out := &in.Limits, &out.Limits
@@ -904,6 +915,11 @@ func (in *SwapOrderStatus) DeepCopyInto(out *SwapOrderStatus) {
 		in, out := &in.OutTxHashes, &out.OutTxHashes
 		*out = make([]string, len(*in))
 		copy(*out, *in)
+	}
+	if in.Display != nil {
+		in, out := &in.Display, &out.Display
+		*out = new(OrderDisplay)
+		**out = **in
 	}
 	if in.FailingSince != nil {
 		in, out := &in.FailingSince, &out.FailingSince

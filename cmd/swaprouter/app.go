@@ -29,11 +29,14 @@ func newAppCommand() *cobra.Command {
 		Short: "Serve the consumer swap page and its same-origin backend (a /v1 client holding a partner key)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			key, err := consumerapp.LoadKey(keyDir)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			// Read again while serving, so a rotated key's Secret takes effect with no restart.
+			keys, err := consumerapp.WatchKeyDir(ctx, keyDir, consumerapp.DefaultKeyRereadInterval, ctrl.Log.WithName("app"))
 			if err != nil {
 				return err
 			}
-			opts.Key = key
+			opts.Key = keys
 			for _, cidr := range trusted {
 				pfx, err := netip.ParsePrefix(cidr)
 				if err != nil {
@@ -53,8 +56,6 @@ func newAppCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			if metricsAddr != "" {
 				mln, err := net.Listen("tcp", metricsAddr)
 				if err != nil {
@@ -74,7 +75,7 @@ func newAppCommand() *cobra.Command {
 	fs.StringVar(&addr, "listen-address", "127.0.0.1:8088", "address of the page and its /api")
 	fs.StringVar(&opts.APIURL, "api-url", "http://127.0.0.1:8080", "base URL of the /v1 frontend")
 	fs.StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:9092", "address of the Prometheus metrics endpoint (empty disables)")
-	fs.StringVar(&keyDir, "partner-key-dir", "/etc/swaprouter-app", "folder holding the partner key as files keyId and secret (a mounted Secret)")
+	fs.StringVar(&keyDir, "partner-key-dir", "/etc/swaprouter-app", "folder holding the partner key as files keyId and secret (a mounted Secret; read again every 30s, so a rotated key needs no restart)")
 	fs.IntVar(&opts.PerSession, "per-session-per-minute", consumerapp.DefaultPerSession, "requests each end user's session may make per minute")
 	fs.IntVar(&opts.PerClientAddress, "per-client-address-per-minute", consumerapp.DefaultPerClientAddress, "requests each client address (an IPv6 /64) may make per minute, all its sessions together")
 	fs.StringSliceVar(&trusted, "trusted-proxies", nil, "CIDRs of the reverse proxies (the ingress) whose X-Forwarded-For and X-Forwarded-Proto name the client's address and scheme")

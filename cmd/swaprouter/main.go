@@ -36,6 +36,6 @@ func newRootCommand() *cobra.Command {
 	logOpts.BindFlags(logFlags)
 	root.PersistentFlags().AddGoFlagSet(logFlags)
 
-	root.AddCommand(newManagerCommand(), newAppCommand(), newKeysCommand(), newOrdersCommand(), newReceiptCommand(), newVersionCommand())
+	root.AddCommand(newManagerCommand(), newAppCommand(), newKeysCommand(clusterClient), newOrdersCommand(), newReceiptCommand(), newVersionCommand())
 	return root
 }

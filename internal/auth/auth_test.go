@@ -21,7 +21,7 @@ const ns = "swap"
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func newFakeClient(objs ...client.Object) client.Client {
-	b := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...)
+	b := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).WithStatusSubresource(&swapv1.Partner{})
 	index.Each(func(obj client.Object, field string, fn client.IndexerFunc) { b.WithIndex(obj, field, fn) })
 	return b.Build()
 }

@@ -29,9 +29,10 @@ import (
 
 // Options configure the app. Zero values of the limits and intervals take the defaults.
 type Options struct {
-	// APIURL is the /v1 frontend's base URL; Key the partner key the app calls it with.
+	// APIURL is the /v1 frontend's base URL; Key the partner key the app calls it with (a
+	// KeyDir follows a mounted Secret through a rotation).
 	APIURL string
-	Key    upstream.Key
+	Key    upstream.Keys
 	// SimulatorURL, set only in the dev system, enables the page's "Simulate deposit".
 	SimulatorURL string
 	// ExplorerLinks links transactions to the chains' public explorers; set it only when
@@ -123,7 +124,7 @@ type Server struct {
 // New builds the app.
 func New(o Options) (*Server, error) {
 	o = o.withDefaults()
-	if o.APIURL == "" || o.Key.ID == "" || o.Key.Secret == "" {
+	if o.APIURL == "" || o.Key == nil || o.Key.Current().ID == "" || o.Key.Current().Secret == "" {
 		return nil, errors.New("the app needs the /v1 URL and a partner key")
 	}
 	s := &Server{
@@ -146,10 +147,8 @@ func New(o Options) (*Server, error) {
 	if transport == nil {
 		transport = http.DefaultTransport
 	}
-	events, err := newOrderEvents(o.APIURL, func(r *http.Request) {
-		r.Header.Set("X-Key-Id", o.Key.ID)
-		r.Header.Set("Authorization", "Bearer "+o.Key.Secret)
-	}, transport, s.retryEvents, o.Log.WithName("events"))
+	events, err := newOrderEvents(o.APIURL, func(r *http.Request) { o.Key.Current().Authorize(r) },
+		transport, s.retryEvents, o.Log.WithName("events"))
 	if err != nil {
 		return nil, err
 	}

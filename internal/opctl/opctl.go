@@ -37,7 +37,7 @@ func NewCommand() *cobra.Command {
 	clientcmd.BindOverrideFlags(overrides, root.PersistentFlags(), clientcmd.RecommendedConfigOverrideFlags(""))
 	var by, dsn string
 	wait := DefaultWait
-	root.PersistentFlags().StringVar(&by, "by", "", "who asks, recorded with the request (default: the kubeconfig user, else $USER)")
+	root.PersistentFlags().StringVar(&by, "by", "", "a name recorded in the request's text (default: the kubeconfig user, else $USER); who asked is always the user the API server authenticated")
 	root.PersistentFlags().StringVar(&dsn, "archive-dsn", os.Getenv("SWAPROUTER_ARCHIVE_DSN"),
 		"PostgreSQL DSN of the order archive (default $SWAPROUTER_ARCHIVE_DSN): tells an archived order from one that does not exist, and lets redeliver act on orders that left etcd")
 	root.PersistentFlags().DurationVar(&wait, "wait", wait, "how long to wait for the order controller to act")
@@ -57,14 +57,14 @@ func NewCommand() *cobra.Command {
 				return err
 			}
 			defer s.close()
-			why := s.by
-			if reason != "" {
-				why += ": " + reason
+			why := strings.TrimSpace(reason)
+			if why == "" {
+				why = "no reason given"
 			}
 			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Pause}, why)
 		},
 	}
-	pause.Flags().StringVar(&reason, "reason", "", "why the order is paused (shown in its Paused condition)")
+	pause.Flags().StringVar(&reason, "reason", "", "why the order is paused (shown in its Paused condition, after who paused it)")
 
 	resume := &cobra.Command{
 		Use:   "resume ORDER",
@@ -76,7 +76,9 @@ func NewCommand() *cobra.Command {
 				return err
 			}
 			defer s.close()
-			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Resume}, "")
+			// A resume removes the pause and its stamp: who resumes is who the API server
+			// says this user is.
+			return s.ask(cmd.Context(), args[0], verbs.Request{Verb: verbs.Resume}, s.whoami(cmd.Context()))
 		},
 	}
 

@@ -151,13 +151,18 @@ func outcome(req verbs.Request, value string, o *swapv1.SwapOrder, fresh []corev
 	pausedNow := paused != nil && paused.Status == "True"
 	switch req.Verb {
 	case verbs.Pause:
-		if pausedNow && strings.HasSuffix(paused.Message, ": "+value) {
-			return "paused (" + value + "): no provider steps until resume", nil
+		note := "paused by " + ann[swapv1.RequestedBy(swapv1.AnnotationPaused)] + ": " + value
+		if pausedNow && strings.HasSuffix(paused.Message, ": "+note) {
+			return note + "; no provider steps until resume", nil
 		}
 	case verbs.Resume:
 		// An archived order is out of the reconciler's reach; nothing of it is paused anyway.
+		// value is who resumes (whoami), when the API server said.
 		if !pending && (!pausedNow || o.Labels[swapv1.LabelArchived] == "true") {
-			return fmt.Sprintf("resumed; the order is %s", statusOf(o)), nil
+			if value == "" {
+				return fmt.Sprintf("resumed; the order is %s", statusOf(o)), nil
+			}
+			return fmt.Sprintf("resumed by %s; the order is %s", value, statusOf(o)), nil
 		}
 	case verbs.Resolve:
 		if r := o.Status.Resolution; r != nil && sameRequest(r, value) {

@@ -29,6 +29,7 @@ func TestOutcome(t *testing.T) {
 		return []corev1.Event{{Type: typ, Reason: reason, Message: msg}}
 	}
 	const resolution = `{"status":"FAILED","reason":"lost","by":"oncall"}`
+	pauseAsked := map[string]string{swapv1.AnnotationPaused: "x", swapv1.RequestedBy(swapv1.AnnotationPaused): "alice"}
 	tests := []struct {
 		name    string
 		req     verbs.Request
@@ -38,17 +39,18 @@ func TestOutcome(t *testing.T) {
 		done    string
 		refused string
 	}{
-		{"pause pending", verbs.Request{Verb: verbs.Pause}, "oncall: x", order(map[string]string{swapv1.AnnotationPaused: "oncall: x"}, nil), nil, "", ""},
-		{"pause done", verbs.Request{Verb: verbs.Pause}, "oncall: x",
-			order(map[string]string{swapv1.AnnotationPaused: "oncall: x"}, paused("no provider steps until ...: oncall: x")), nil, "paused (oncall: x)", ""},
-		{"pause of another operator shown is not ours", verbs.Request{Verb: verbs.Pause}, "oncall: x",
-			order(map[string]string{swapv1.AnnotationPaused: "oncall: x"}, paused("no provider steps until ...: bob: y")), nil, "", ""},
+		{"pause pending", verbs.Request{Verb: verbs.Pause}, "x", order(pauseAsked, nil), nil, "", ""},
+		{"pause done", verbs.Request{Verb: verbs.Pause}, "x",
+			order(pauseAsked, paused("no provider steps until ...: paused by alice: x")), nil, "paused by alice: x; no provider steps until resume", ""},
+		{"pause of another operator shown is not ours", verbs.Request{Verb: verbs.Pause}, "x",
+			order(pauseAsked, paused("no provider steps until ...: paused by bob: y")), nil, "", ""},
 		{"pause refused", verbs.Request{Verb: verbs.Pause}, "oncall: x", order(nil, nil),
 			event("Warning", "PauseRejected", "pause refused: order ord_x is already SUCCESS"), "", "pause refused: order ord_x is already SUCCESS"},
 		{"pause outlived by the order", verbs.Request{Verb: verbs.Pause}, "oncall: x", order(nil, nil),
 			event("Normal", "PauseEnded", "the order ended as SUCCESS while paused"), "", "pause not done: the order ended as SUCCESS"},
 		{"resume waits for the condition", verbs.Request{Verb: verbs.Resume}, "", order(nil, paused("...")), nil, "", ""},
-		{"resume done", verbs.Request{Verb: verbs.Resume}, "", order(nil, nil), nil, "resumed; the order is PENDING", ""},
+		{"resume done", verbs.Request{Verb: verbs.Resume}, "alice", order(nil, nil), nil, "resumed by alice; the order is PENDING", ""},
+		{"resume done, who unknown", verbs.Request{Verb: verbs.Resume}, "", order(nil, nil), nil, "resumed; the order is PENDING", ""},
 		{"poll pending", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(map[string]string{swapv1.AnnotationPoll: "oncall@t"}, nil), nil, "", ""},
 		{"poll consumed, its Event not seen yet", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(nil, nil), nil, "", ""},
 		{"poll done", verbs.Request{Verb: verbs.Poll}, "oncall@t", order(nil, nil),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
@@ -68,6 +69,19 @@ func openSession(cmd *cobra.Command, loading *clientcmd.ClientConfigLoadingRules
 	}
 	s.orders.Archive, s.close = a, a.Close
 	return s, nil
+}
+
+// whoami is the username the API server authenticates this session as (what it stamps on
+// every request annotation); empty when it cannot say.
+func (s *session) whoami(ctx context.Context) string {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	review := &authenticationv1.SelfSubjectReview{}
+	if err := s.kube.Create(ctx, review); err != nil {
+		return ""
+	}
+	return review.Status.UserInfo.Username
 }
 
 // found is the order a request is about, and what verbs.Decide needs to know of it.
@@ -187,7 +201,8 @@ func (s *session) redeliverHere(ctx context.Context, f found) error {
 	if f.state.Where == verbs.Archived {
 		where = "archived, read from the archive"
 	}
-	_, err := fmt.Fprintf(s.out, "order %s (%s, %s): %d webhook events sent again\n", o.Spec.OrderID, o.Status.Status, where, len(rq.Status.Deliveries))
+	_, err := fmt.Fprintf(s.out, "order %s (%s, %s): %d webhook events sent again at the request of %s\n",
+		o.Spec.OrderID, o.Status.Status, where, len(rq.Status.Deliveries), rq.Spec.RequestedBy)
 	return err
 }
 

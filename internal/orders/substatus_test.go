@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"slices"
 	"testing"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -33,8 +34,71 @@ func TestSubstatus(t *testing.T) {
 		{"a failed poll keeps it", swapv1.SwapOrderStatus{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping}, nil, false, swapv1.SubstatusSwapping},
 	}
 	for _, tt := range tests {
-		if got := Substatus(tt.st.Status, tt.st.StatusReason, tt.st.Substatus, tt.obs, tt.closed); got != tt.want {
+		if got := Substatus(tt.st.Status, tt.st.Status, tt.st.StatusReason, tt.st.Substatus, tt.obs, tt.closed); got != tt.want {
 			t.Errorf("%s: Substatus = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// An operator's resolution moves the order without the provider's word: the substatus of the
+// status before does not stay beside the new one.
+func TestSubstatusOfAResolution(t *testing.T) {
+	for _, tt := range []struct {
+		from swapv1.OrderStatus
+		sub  swapv1.OrderSubstatus
+		to   swapv1.OrderStatus
+		want swapv1.OrderSubstatus
+	}{
+		{swapv1.OrderPending, swapv1.SubstatusAwaitingDeposit, swapv1.OrderFailed, ""},
+		{swapv1.OrderPending, swapv1.SubstatusHeldForReview, swapv1.OrderFailed, ""},
+		{swapv1.OrderProcessing, swapv1.SubstatusIncompleteDeposit, swapv1.OrderFailed, ""},
+		{swapv1.OrderProcessing, swapv1.SubstatusSending, swapv1.OrderSuccess, ""},
+		{swapv1.OrderProcessing, swapv1.SubstatusRefunding, swapv1.OrderRefunded, swapv1.SubstatusRefunded},
+		{swapv1.OrderUnknown, "", swapv1.OrderSuccess, ""},
+	} {
+		if got := Substatus(tt.from, tt.to, "OperatorResolved", tt.sub, nil, false); got != tt.want {
+			t.Errorf("%s/%s resolved to %s: substatus %q, want %q", tt.from, tt.sub, tt.to, got, tt.want)
+		}
+	}
+}
+
+// In every state, whatever moved the order, the substatus fits its status: from any status
+// with a substatus that fits it, to any status, with no answer or with a provider answer
+// whose own pair fits.
+func TestSubstatusFitsTheStatusInEveryState(t *testing.T) {
+	statuses := []swapv1.OrderStatus{swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
+		swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown}
+	subs := []swapv1.OrderSubstatus{""}
+	for sub := range substatusStatuses {
+		subs = append(subs, sub)
+	}
+	var answers []*provider.Status
+	answers = append(answers, nil)
+	for _, st := range statuses {
+		for _, sub := range subs {
+			if fits(st, sub) {
+				answers = append(answers, &provider.Status{Status: st, Substatus: sub})
+			}
+		}
+	}
+	for _, prev := range statuses {
+		for _, current := range subs {
+			if !fits(prev, current) {
+				continue
+			}
+			for _, next := range statuses {
+				for _, reason := range []string{"", ReasonDepositExpired, "OperatorResolved"} {
+					for _, obs := range answers {
+						for _, closed := range []bool{false, true} {
+							got := Substatus(prev, next, reason, current, obs, closed)
+							if !fits(next, got) {
+								t.Errorf("%s/%s -> %s (%q, answer %+v, window closed %v): substatus %s does not fit",
+									prev, current, next, reason, obs, closed, got)
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 }
@@ -57,4 +121,29 @@ func TestNextAndHistoryCarrySubstatus(t *testing.T) {
 	if s, _ := Next(&done, Change{To: swapv1.OrderFailed}); s != swapv1.OrderSuccess {
 		t.Fatal("a terminal status moved")
 	}
+}
+
+// fits reports whether sub may stand beside status: the pairs the README's substatus table
+// lists (none fits every status).
+func fits(status swapv1.OrderStatus, sub swapv1.OrderSubstatus) bool {
+	if sub == "" {
+		return true
+	}
+	return slices.Contains(substatusStatuses[sub], status)
+}
+
+var substatusStatuses = map[swapv1.OrderSubstatus][]swapv1.OrderStatus{
+	swapv1.SubstatusAwaitingDeposit:     {swapv1.OrderPending},
+	swapv1.SubstatusHeldForReview:       {swapv1.OrderPending},
+	swapv1.SubstatusDepositWindowClosed: {swapv1.OrderPending, swapv1.OrderFailed},
+	swapv1.SubstatusDepositSeen:         {swapv1.OrderProcessing},
+	swapv1.SubstatusIncompleteDeposit:   {swapv1.OrderProcessing},
+	swapv1.SubstatusSwapping:            {swapv1.OrderProcessing},
+	swapv1.SubstatusSending:             {swapv1.OrderProcessing},
+	swapv1.SubstatusRefunding:           {swapv1.OrderProcessing},
+	swapv1.SubstatusDepositRejected:     {swapv1.OrderProcessing, swapv1.OrderFailed},
+	swapv1.SubstatusSettled:             {swapv1.OrderSuccess},
+	swapv1.SubstatusPartialRefund:       {swapv1.OrderSuccess},
+	swapv1.SubstatusRefunded:            {swapv1.OrderRefunded},
+	swapv1.SubstatusProviderFailed:      {swapv1.OrderFailed},
 }

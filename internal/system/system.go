@@ -361,6 +361,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		orders := &controllers.SwapOrderReconciler{
 			Recorder:                recorder(controllers.SwapOrderEventSource),
 			Providers:               sys.Providers,
+			Assets:                  sys.Catalog.Lookup,
 			ExpiryGrace:             o.DepositExpiryGrace,
 			UnknownAfter:            int32(o.UnknownAfter),
 			CreateBound:             o.OrderCreateBound,

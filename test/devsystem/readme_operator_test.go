@@ -41,12 +41,20 @@ func TestReadmeOperatorSectionAfterMakeRun(t *testing.T) {
 
 	out, err := runShell(dir, readmeBlock(t, "operator"))
 	g.Expect(err).NotTo(HaveOccurred(), "operator section output:\n%s", out)
-	g.Expect(out).To(MatchRegexp(`(?m)^ord-\S+\s+ord_[a-z2-7]{26}\s+PENDING\s+route_A\s+0\.1 ETH \(eth\) → SOL \(sol\)`),
+	g.Expect(out).To(MatchRegexp(`(?m)^ord-[a-z2-7]{26}\s+PENDING\s+route_A\s+0\.1 ETH \(eth\) -> SOL \(sol\)`),
 		"kubectl get swaporders finds the dev order without -n, in asset units")
 	g.Expect(out).To(MatchRegexp(`(?m)^demo\s+standard\s+300\s+unlimited\s+`), "kubectl get partners shows the limits in effect")
 	g.Expect(out).To(MatchRegexp(`(?m)^ord_[a-z2-7]{26}\s+PENDING\s+route_A\s+.*\slive$`), "swaprouter orders list defaults to the demo partner")
-	g.Expect(out).To(ContainSubstring(`{"source":"live","status":"PENDING","swap":"0.1 ETH (eth) → SOL (sol)"}`))
+	g.Expect(out).To(ContainSubstring(`{"source":"live","status":"PENDING","swap":"0.1 ETH (eth) -> SOL (sol)"}`))
 	g.Expect(out).To(MatchRegexp(`(?m)^FAILED OperatorResolved$`), "the resolve took effect")
+	order := regexp.MustCompile(`order (ord_[a-z2-7]{26})(?: \([^)]*\))?: 2 webhook events sent again at the request of \S+`).FindStringSubmatch(out)
+	g.Expect(order).NotTo(BeNil(), "the redeliver took effect:\n%s", out)
+	g.Eventually(dev.output(t)).Should(And(
+		ContainSubstring("webhook evt_"), ContainSubstring(": order "+order[1]+" (new) -> PENDING (seq 1, verified)"),
+		ContainSubstring(": order "+order[1]+" PENDING -> FAILED (seq 2, verified)"),
+		ContainSubstring(": redelivery of order "+order[1]+" seq 1 (verified; already processed, acknowledged)"),
+		ContainSubstring(": redelivery of order "+order[1]+" seq 2 (verified; already processed, acknowledged)")),
+		"make run's receiver printed the order's webhooks, and their redeliveries as such")
 
 	// A restart keeps the demo key: the same secret in dev.env, and still one live key.
 	dev.stop(t)
@@ -79,6 +87,19 @@ func buildBinaries(t *testing.T, dir string) string {
 type devProcess struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
+	// log is the file its console output goes to.
+	log string
+}
+
+// output reads what it printed so far.
+func (d *devProcess) output(t *testing.T) func() string {
+	return func() string {
+		out, err := os.ReadFile(d.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
 }
 
 // startDev runs swaprouter-dev in dir as `make run` does (data in dir/.swaprouter), on free
@@ -89,8 +110,8 @@ func startDev(t *testing.T, bin, dir string) *devProcess {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(filepath.Join(bin, "swaprouter-dev"),
-		"--listen-address", freeAddr(t), "--simulator-address", freeAddr(t), "--app=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+		"--listen-address", freeAddr(t), "--simulator-address", freeAddr(t), "--webhook-receiver-address", freeAddr(t),
+		"--app=false", "--metrics-bind-address", "0", "--health-probe-bind-address", "0")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+systemPath)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -98,7 +119,7 @@ func startDev(t *testing.T, bin, dir string) *devProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &devProcess{cmd: cmd, exited: make(chan struct{})}
+	d := &devProcess{cmd: cmd, exited: make(chan struct{}), log: log.Name()}
 	go func() { _ = cmd.Wait(); close(d.exited) }()
 	t.Cleanup(func() {
 		d.stop(t)

@@ -18,6 +18,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	"github.com/swaprouter/swaprouter/internal/units"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -140,15 +141,18 @@ var _ = Describe("A partner's journey", func() {
 			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace).CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", out)
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "ID", "STATUS", "PROVIDER", "SWAP", "AGE"))
-		Expect(string(out)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s+%s\s+0\.1 ETH \(eth\) → SOL \(sol\)\s`,
-			order.Id, best.ProviderId), "the swap in asset units")
+		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "STATUS", "PROVIDER", "SWAP", "AGE"))
+		Expect(order.AmountOut).NotTo(BeNil())
+		received, ok := units.SignificantString(*order.AmountOut, 9, 4)
+		Expect(ok).To(BeTrue())
+		Expect(string(out)).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s+%s\s+0\.1 ETH \(eth\) -> %s SOL \(sol\)\s`,
+			strings.ReplaceAll(order.Id, "_", "-"), best.ProviderId, regexpQuote(received)), "the swap in asset units, with what the recipient received")
 		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
 			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", wide)
 		Expect(strings.Fields(strings.SplitN(string(wide), "\n", 2)[0])).To(ContainElements("FROM", "TO", "AMOUNT", "SUBSTATUS"))
-		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\s%s\s+%s\s+%s\s+SETTLED\s`,
-			order.Id, regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH), "-o wide keeps the raw ids and amount")
+		Expect(string(wide)).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s.*\s%s\s+%s\s+%s\s+SETTLED\s`,
+			strings.ReplaceAll(order.Id, "_", "-"), regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH), "-o wide keeps the raw ids and amount")
 	})
 
 	It("swaps an exact output amount, which only 1Click offers", func() {

@@ -54,5 +54,8 @@ var _ = It("runs the README walkthrough as written", func() {
 	Expect(text).To(MatchRegexp(`order ord_[a-z2-7]{26}: deposit to \S+`))
 	Expect(text).To(MatchRegexp(`(?m)^SUCCESS$`))
 	Expect(text).To(ContainSubstring(`"history":["PENDING","PROCESSING","SUCCESS"]`))
-	Expect(text).To(MatchRegexp(`(?m)^ord-\S+\s+ord_\S+\s+SUCCESS\s+route_[AB]`), "kubectl shows the order")
+	Expect(text).To(MatchRegexp(`(?m)^ord-[a-z2-7]{26}\s+SUCCESS\s+route_[AB]\s+0\.1 ETH \(eth\) -> [0-9.]+ SOL \(sol\)\s`),
+		"kubectl shows the order with what the recipient received")
+	Expect(text).To(MatchRegexp(`(?m)^evt-[a-z2-7]{26}\s+ord_[a-z2-7]{26}\s+1\s+Delivered\s+204\s`),
+		"the order's first webhook was delivered")
 })

@@ -1,5 +1,6 @@
 // Package manifests renders each kustomize overlay with kubectl and applies it to a real
-// kube-apiserver with a server-side dry run, so a broken manifest fails `make test`.
+// kube-apiserver with a server-side dry run, so a broken manifest fails `make test`, and reads
+// the rendered objects as a linter would.
 package manifests
 
 import (
@@ -58,6 +59,9 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 	} {
 		t.Run(tc.overlay, func(t *testing.T) {
 			rendered := kubectl(t, "", nil, "kustomize", filepath.Join(root, tc.overlay))
+			objs := splitObjects(t, tc.overlay, rendered)
+			checkScopes(t, c.RESTMapper(), objs)
+			checkServiceAccountSubjects(t, objs)
 			for _, want := range tc.mustHave {
 				kind, name, _ := strings.Cut(want, "/")
 				if !bytes.Contains(rendered, []byte("kind: "+kind)) || !bytes.Contains(rendered, []byte("name: "+name)) {

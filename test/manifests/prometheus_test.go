@@ -16,7 +16,12 @@ import (
 // renderObjects renders an overlay and splits it into objects.
 func renderObjects(t *testing.T, overlay string) []map[string]any {
 	t.Helper()
-	rendered := kubectl(t, "", nil, "kustomize", filepath.Join(testenv.RepoRoot(), overlay))
+	return splitObjects(t, overlay, kubectl(t, "", nil, "kustomize", filepath.Join(testenv.RepoRoot(), overlay)))
+}
+
+// splitObjects splits the rendering of overlay into objects.
+func splitObjects(t *testing.T, overlay string, rendered []byte) []map[string]any {
+	t.Helper()
 	var objs []map[string]any
 	for _, doc := range bytes.Split(rendered, []byte("\n---\n")) {
 		var o map[string]any

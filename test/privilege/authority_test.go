@@ -213,6 +213,25 @@ var _ = Describe("a Partner's usage", func() {
 		Expect(current().Quotes).To(BeNumerically(">=", u.Quotes))
 		Expect(usage(fe, func(st *swapv1.PartnerStatus) { st.QuotaUsage.Quotes++ })).To(Succeed(), "adding is the frontend's")
 	})
+
+	It("records the last use of the Partner's own keys under the frontend, which removes none; the controllers leave it alone", func() {
+		p := &swapv1.Partner{}
+		Expect(admin.Get(context.Background(), types.NamespacedName{Namespace: namespace, Name: "acme"}, p)).To(Succeed())
+		keyID := p.Spec.Keys[0].ID
+		By("the frontend recorded the use of the key the suite's partner calls with")
+		Eventually(func(g Gomega) map[string]metav1.Time {
+			g.Expect(admin.Get(context.Background(), types.NamespacedName{Namespace: namespace, Name: "acme"}, p)).To(Succeed())
+			return p.Status.KeysLastUsed
+		}).Should(HaveKey(keyID))
+
+		fe := clientFor(frontendConfig)
+		later := metav1.Time{Time: time.Now().Add(time.Hour).Truncate(time.Second)}
+		Expect(usage(fe, func(st *swapv1.PartnerStatus) { st.KeysLastUsed["key_notlisted"] = later })).To(refusedBy("swaprouter-partner-usage"))
+		Expect(usage(fe, func(st *swapv1.PartnerStatus) { delete(st.KeysLastUsed, keyID) })).To(refusedBy("swaprouter-partner-usage"))
+		Expect(usage(clientFor(controllersConfig), func(st *swapv1.PartnerStatus) { st.KeysLastUsed[keyID] = later })).
+			To(refusedBy("swaprouter-partner-usage"))
+		Expect(usage(fe, func(st *swapv1.PartnerStatus) { st.KeysLastUsed[keyID] = later })).To(Succeed(), "recording is the frontend's")
+	})
 })
 
 var _ = Describe("the controllers' ServiceAccount, consuming requests", func() {

@@ -108,11 +108,13 @@ var _ = Describe("an operator bound to the swaprouter-operator ClusterRole", fun
 			}
 			return c.Message
 		}).Should(ContainSubstring("paused by alice: mallory: provider incident"))
+		Eventually(func() string { return eventNote(name, "Paused") }).Should(HavePrefix("paused by alice: mallory: provider incident"))
 		Expect(annotate(alice, name, map[string]any{swapv1.AnnotationPaused: nil})).To(Succeed())
 		Expect(get(name).Annotations).NotTo(HaveKey(swapv1.RequestedBy(swapv1.AnnotationPaused)))
 		Eventually(func() *metav1.Condition {
 			return meta.FindStatusCondition(get(name).Status.Conditions, swapv1.ConditionPaused)
 		}).Should(BeNil())
+		Eventually(func() string { return eventNote(name, "Resumed") }).Should(HavePrefix("the pause is lifted"))
 	})
 })
 

@@ -25,22 +25,33 @@ type Key struct {
 	ID, Secret string
 }
 
-// New is the generated /v1 client at baseURL calling with key through retrier; editors add
-// to every request (the request id).
-func New(baseURL string, key Key, retrier *Retrier, editors ...client.RequestEditorFn) (*client.ClientWithResponses, error) {
-	opts := []client.ClientOption{client.WithHTTPClient(retrier), client.WithRequestEditorFn(key.sign)}
+// Keys gives the key to call with now: it changes when the key is rotated.
+type Keys interface {
+	Current() Key
+}
+
+// Current is k itself: a key that never changes.
+func (k Key) Current() Key { return k }
+
+// Authorize sets the headers that authenticate r with k.
+func (k Key) Authorize(r *http.Request) {
+	r.Header.Set("X-Key-Id", k.ID)
+	r.Header.Set("Authorization", "Bearer "+k.Secret)
+}
+
+// New is the generated /v1 client at baseURL calling with the current key of keys through
+// retrier; editors add to every request (the request id).
+func New(baseURL string, keys Keys, retrier *Retrier, editors ...client.RequestEditorFn) (*client.ClientWithResponses, error) {
+	sign := func(_ context.Context, r *http.Request) error {
+		keys.Current().Authorize(r)
+		r.Header.Set("Accept", "application/json")
+		return nil
+	}
+	opts := []client.ClientOption{client.WithHTTPClient(retrier), client.WithRequestEditorFn(sign)}
 	for _, e := range editors {
 		opts = append(opts, client.WithRequestEditorFn(e))
 	}
 	return client.NewClientWithResponses(baseURL, opts...)
-}
-
-// sign adds the key's headers, and asks for JSON.
-func (k Key) sign(_ context.Context, r *http.Request) error {
-	r.Header.Set("X-Key-Id", k.ID)
-	r.Header.Set("Authorization", "Bearer "+k.Secret)
-	r.Header.Set("Accept", "application/json")
-	return nil
 }
 
 // Retrier sends a request and retries 5xx answers and transport failures with backoff, and

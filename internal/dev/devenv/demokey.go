@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -42,7 +43,7 @@ func demoKey(ctx context.Context, c client.Client, dataDir, namespace, partner s
 	}
 	keyID, secret, err = auth.CreateKey(ctx, c, namespace, partner)
 	if err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("a key for the demo partner (the one saved in %s is gone): %w", path, err)
 	}
 	raw, _ := json.Marshal(savedKey{KeyID: keyID, Secret: secret})
 	return keyID, secret, os.WriteFile(path, raw, 0o600)

@@ -12,10 +12,11 @@ import (
 )
 
 // Receiver is a partner's webhook endpoint: it verifies every delivery, processes each
-// webhook-id once, and keeps the events in arrival order. `swaprouter-dev --webhook-receiver`
-// prints them; the whole-journey suites assert on them.
+// webhook-id once, and keeps the events in arrival order. `swaprouter-dev` (make run) prints
+// them, a redelivery as such; the whole-journey suites assert on them.
 type Receiver struct {
-	// Out, when set, gets one line per new event.
+	// Out, when set, gets one line per verified delivery: a new event, or a redelivery of one
+	// already processed.
 	Out io.Writer
 	// FailFirst answers 503 to this many deliveries before accepting (retry tests).
 	FailFirst int
@@ -59,13 +60,18 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if r.seen == nil {
 		r.seen = map[string]bool{}
 	}
-	if r.seen[id] {
-		w.WriteHeader(http.StatusNoContent) // a redelivery: acknowledged, not processed twice
-		return
-	}
 	var ev webhooks.Event
 	if err := json.Unmarshal(body, &ev); err != nil {
 		http.Error(w, "bad event", http.StatusBadRequest)
+		return
+	}
+	if r.seen[id] {
+		// A retry or a redelivery: acknowledged, not processed twice.
+		if r.Out != nil {
+			fmt.Fprintf(r.Out, "webhook %s: redelivery of order %s seq %d (verified; already processed, acknowledged)\n",
+				id, ev.OrderID, ev.Sequence)
+		}
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	r.seen[id] = true
@@ -75,8 +81,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.payloads[id] = body
 	if r.Out != nil {
-		fmt.Fprintf(r.Out, "webhook %s: order %s %s -> %s (seq %d, verified)\n",
-			ev.ID, ev.OrderID, ev.PreviousStatus, ev.Status, ev.Sequence)
+		from := string(ev.PreviousStatus)
+		if from == "" {
+			from = "(new)"
+		}
+		fmt.Fprintf(r.Out, "webhook %s: order %s %s -> %s (seq %d, verified)\n", ev.ID, ev.OrderID, from, ev.Status, ev.Sequence)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

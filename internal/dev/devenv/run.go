@@ -39,7 +39,8 @@ type Options struct {
 	SimulatorAddr string
 	// Simulator sets its speed; zero values are the dev defaults.
 	Simulator simulator.Options
-	// WebhookReceiver runs a local receiver on ReceiverAddr that prints each verified event.
+	// WebhookReceiver runs a local receiver on ReceiverAddr that prints each verified event
+	// (and each redelivery, as such), and points the demo partner's webhooks at it.
 	WebhookReceiver bool
 	ReceiverAddr    string
 	// App serves the consumer swap page on AppAddr, with the demo partner's key.
@@ -74,13 +75,14 @@ func DefaultOptions() Options {
 	// The local receiver is on loopback; production refuses such webhook targets.
 	m.AllowLoopbackWebhooks = true
 	return Options{
-		DataDir:       ".swaprouter",
-		Manager:       m,
-		SimulatorAddr: "127.0.0.1:18080",
-		Simulator:     simulator.Options{RouteAToken: "dev-route-a-token"},
-		ReceiverAddr:  "127.0.0.1:18090",
-		App:           true,
-		AppAddr:       "127.0.0.1:8088",
+		DataDir:         ".swaprouter",
+		Manager:         m,
+		SimulatorAddr:   "127.0.0.1:18080",
+		Simulator:       simulator.Options{RouteAToken: "dev-route-a-token"},
+		WebhookReceiver: true,
+		ReceiverAddr:    "127.0.0.1:18090",
+		App:             true,
+		AppAddr:         "127.0.0.1:8088",
 	}
 }
 
@@ -91,7 +93,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Manager.Namespace, "namespace", o.Manager.Namespace, "namespace of the dev objects")
 	fs.StringVar(&o.Manager.FrontendAddr, "listen-address", o.Manager.FrontendAddr, "address of the /v1 HTTP frontend")
 	fs.StringVar(&o.SimulatorAddr, "simulator-address", o.SimulatorAddr, "address of the provider simulator")
-	fs.BoolVar(&o.WebhookReceiver, "webhook-receiver", o.WebhookReceiver, "run a local webhook receiver that prints each verified event")
+	fs.BoolVar(&o.WebhookReceiver, "webhook-receiver", o.WebhookReceiver, "run a local webhook receiver that prints each verified event, and send the demo partner's webhooks to it (--webhook-receiver=false: no webhooks)")
 	fs.StringVar(&o.ReceiverAddr, "webhook-receiver-address", o.ReceiverAddr, "address of the local webhook receiver")
 	fs.StringVar(&o.Manager.MetricsAddr, "metrics-bind-address", o.Manager.MetricsAddr, "address of the Prometheus metrics endpoint")
 	fs.StringVar(&o.Manager.ProbeAddr, "health-probe-bind-address", o.Manager.ProbeAddr, "address of /healthz and /readyz")

@@ -52,6 +52,10 @@ const (
 	ReasonPolled = "Polled"
 	// ReasonRedelivered: the order's webhook events were sent again on request.
 	ReasonRedelivered = "Redelivered"
+	// ReasonPaused: the order was paused (its Paused condition came on), naming who paused it.
+	ReasonPaused = "Paused"
+	// ReasonResumed: the pause of a live order was lifted; provider steps resume.
+	ReasonResumed = "Resumed"
 	// ReasonPauseEnded: the order ended while paused, which ends the pause.
 	ReasonPauseEnded = "PauseEnded"
 	// ReasonApproved: an order held for review was approved; its address is requested.
@@ -98,7 +102,8 @@ type Order struct {
 	Where Where
 	// Status is empty while the order is new (no deposit address yet).
 	Status swapv1.OrderStatus
-	// PausedBy is the paused annotation's value (who and why); Paused says it is set.
+	// PausedBy is who paused the order (the API server's stamp) and why (the paused
+	// annotation's value); Paused says it is set.
 	Paused   bool
 	PausedBy string
 	// Events is how many transitions (each one webhook event) the order's history holds.
@@ -111,8 +116,11 @@ type Order struct {
 
 // Of describes o, found in etcd, for a decision; webhooksEnabled is its partner's setting.
 func Of(o *swapv1.SwapOrder, webhooksEnabled bool) Order {
-	by, paused := o.Annotations[swapv1.AnnotationPaused]
-	return Order{ID: o.Spec.OrderID, Where: InEtcd, Status: o.Status.Status, Paused: paused, PausedBy: by,
+	why, paused := o.Annotations[swapv1.AnnotationPaused]
+	if by := o.Annotations[swapv1.RequestedBy(swapv1.AnnotationPaused)]; by != "" {
+		why = by + ": " + why
+	}
+	return Order{ID: o.Spec.OrderID, Where: InEtcd, Status: o.Status.Status, Paused: paused, PausedBy: why,
 		Events: len(o.Status.History), WebhooksEnabled: webhooksEnabled, HeldForReview: HeldForReview(o)}
 }
 

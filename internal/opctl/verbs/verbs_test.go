@@ -134,3 +134,16 @@ func TestOf(t *testing.T) {
 		t.Errorf("an approved order is still HeldForReview")
 	}
 }
+
+// A refusal names who paused the order as the API server stamped it, beside the pause's text.
+func TestOfNamesWhoPaused(t *testing.T) {
+	o := &swapv1.SwapOrder{}
+	o.Annotations = map[string]string{swapv1.AnnotationPaused: "incident", swapv1.RequestedBy(swapv1.AnnotationPaused): "alice"}
+	if got := Of(o, false).PausedBy; got != "alice: incident" {
+		t.Errorf("PausedBy %q, want %q", got, "alice: incident")
+	}
+	err := Decide(Request{Verb: Pause}, Of(o, false))
+	if err == nil || !strings.Contains(err.Error(), "already paused (alice: incident)") {
+		t.Errorf("pause of a paused order: %v", err)
+	}
+}

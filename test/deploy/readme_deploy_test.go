@@ -1,0 +1,347 @@
+// Package deploy executes the README's deploy section as written, in a copy of the repository,
+// against a real kube-apiserver: the image is built, the namespace and Secrets are created and
+// the receipt key written for real; the applies run as server-side dry runs and the wait for
+// the Deployments is skipped, since no node runs the pods here. It then checks what a
+// cluster would need of the result: every Secret and ConfigMap the pods read exists, every
+// container runs the image the section built, by its tag, without pulling it, and the section
+// names the Kubernetes version the manifests need.
+package deploy
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/swaprouter/swaprouter/internal/auth"
+	"github.com/swaprouter/swaprouter/internal/receipt"
+	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+)
+
+// namespace is where the section deploys.
+const namespace = "swaprouter-system"
+
+// kubectlShim is kubectl as the section meets it here: the real one, but an apply is a
+// server-side dry run (no node would run what it creates) and a wait, which only a node can
+// satisfy, is written to $WAIT_LOG instead.
+const kubectlShim = `#!/usr/bin/env bash
+set -euo pipefail
+verb=""
+skip=0
+for a in "$@"; do
+  if (( skip )); then skip=0; continue; fi
+  case "$a" in
+    -n|--namespace|--kubeconfig|--context) skip=1 ;;
+    -*) ;;
+    *) verb=$a; break ;;
+  esac
+done
+case "$verb" in
+  apply) exec "$REAL_KUBECTL" "$@" --dry-run=server ;;
+  wait) echo "$*" >> "$WAIT_LOG"; exit 0 ;;
+  *) exec "$REAL_KUBECTL" "$@" ;;
+esac
+`
+
+func TestReadmeDeploySection(t *testing.T) {
+	// A fresh cluster: the CRDs only, the rest is the section's to apply.
+	env, err := testenv.New()
+	must(t, err)
+	cfg, err := env.Start()
+	must(t, err)
+	t.Cleanup(func() { _ = env.Stop() })
+	kube, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	must(t, err)
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	must(t, os.WriteFile(kubeconfig, env.KubeConfig, 0o600))
+	clone := filepath.Join(dir, "swaprouter")
+	copyRepository(t, clone)
+	shims := filepath.Join(dir, "shims")
+	must(t, os.MkdirAll(shims, 0o755))
+	must(t, os.WriteFile(filepath.Join(shims, "kubectl"), []byte(kubectlShim), 0o755))
+	waitLog := filepath.Join(dir, "waits")
+
+	section := readmeSection(t)
+	block := markedBlock(t, section)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", block)
+	cmd.Dir = clone
+	cmd.Env = append(os.Environ(),
+		"PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"REAL_KUBECTL="+filepath.Join(testenv.AssetsDir(), "kubectl"),
+		"KUBECONFIG="+kubeconfig, "WAIT_LOG="+waitLog,
+		"ARCHIVE_DSN=postgres://swaprouter:s3cret@db.example:5432/swaprouter?sslmode=verify-full")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the deploy section failed: %v\n%s", err, out)
+	}
+	t.Logf("the deploy section:\n%s", out)
+
+	rendered := renderedObjects(t, clone, "deploy/production")
+	// One dry-run answer per object of the overlay, and one for the RoutingProvider.
+	if n := bytes.Count(out, []byte("(server dry run)")); n != len(rendered)+1 {
+		t.Errorf("%d objects accepted by the server-side dry runs, want the overlay's %d and the RoutingProvider", n, len(rendered))
+	}
+	waits, err := os.ReadFile(waitLog)
+	if err != nil || !strings.Contains(string(waits), "-n "+namespace+" wait deployment --all --for=condition=Available") {
+		t.Errorf("the section does not wait for its Deployments to be Available: %q, %v", waits, err)
+	}
+
+	version := strings.TrimSpace(run(t, clone, "make", "-s", "version"))
+	image := "swaprouter/swaprouter:" + version
+	if tags := imageTags(t, filepath.Join(clone, "dist", "swaprouter.tar")); !slices.Contains(tags, image) {
+		t.Errorf("make image built %v, the section pins %s", tags, image)
+	}
+
+	deployments := 0
+	for _, o := range rendered {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		var d appsv1.Deployment
+		must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d))
+		deployments++
+		for _, ref := range podReferences(d.Spec.Template.Spec) {
+			checkReference(t, kube, rendered, d.Name, ref)
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if !strings.HasPrefix(c.Image, "swaprouter/") {
+				continue
+			}
+			if c.Image != image || c.ImagePullPolicy != corev1.PullIfNotPresent {
+				t.Errorf("Deployment %s runs %s (pull %q), want %s as built, never pulled when loaded (IfNotPresent)",
+					d.Name, c.Image, c.ImagePullPolicy, image)
+			}
+		}
+	}
+	if deployments < 3 {
+		t.Errorf("the overlay renders %d Deployments, want the controllers, the frontend and Redis", deployments)
+	}
+
+	var credentials corev1.Secret
+	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: auth.FrontendSecret}, &credentials))
+	if len(credentials.Data[receipt.SecretKey]) == 0 {
+		t.Errorf("the section wrote no receipt signing key to %s", auth.FrontendSecret)
+	}
+
+	// The oldest Kubernetes the manifests run on is the one that serves their newest API.
+	for _, o := range rendered {
+		if o.GetKind() == "MutatingAdmissionPolicy" && o.GetAPIVersion() == "admissionregistration.k8s.io/v1" &&
+			!strings.Contains(section, "Kubernetes **1.36 or later**") {
+			t.Errorf("the overlay needs MutatingAdmissionPolicy v1 (Kubernetes 1.36), which the section does not say")
+		}
+	}
+}
+
+// reference is a Secret or ConfigMap a pod reads, and the key it reads (empty: all of it).
+type reference struct {
+	kind, name, key string
+}
+
+// podReferences are the Secrets and ConfigMaps a pod cannot start without: env and envFrom
+// sources and volumes, except those marked optional.
+func podReferences(spec corev1.PodSpec) []reference {
+	var refs []reference
+	optional := func(o *bool) bool { return o != nil && *o }
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		for _, e := range c.Env {
+			if e.ValueFrom == nil {
+				continue
+			}
+			if s := e.ValueFrom.SecretKeyRef; s != nil && !optional(s.Optional) {
+				refs = append(refs, reference{"Secret", s.Name, s.Key})
+			}
+			if m := e.ValueFrom.ConfigMapKeyRef; m != nil && !optional(m.Optional) {
+				refs = append(refs, reference{"ConfigMap", m.Name, m.Key})
+			}
+		}
+		for _, f := range c.EnvFrom {
+			if s := f.SecretRef; s != nil && !optional(s.Optional) {
+				refs = append(refs, reference{"Secret", s.Name, ""})
+			}
+			if m := f.ConfigMapRef; m != nil && !optional(m.Optional) {
+				refs = append(refs, reference{"ConfigMap", m.Name, ""})
+			}
+		}
+	}
+	for _, v := range spec.Volumes {
+		if s := v.Secret; s != nil && !optional(s.Optional) {
+			refs = append(refs, reference{"Secret", s.SecretName, ""})
+		}
+		if m := v.ConfigMap; m != nil && !optional(m.Optional) {
+			refs = append(refs, reference{"ConfigMap", m.Name, ""})
+		}
+		if p := v.Projected; p != nil {
+			for _, src := range p.Sources {
+				if s := src.Secret; s != nil && !optional(s.Optional) {
+					refs = append(refs, reference{"Secret", s.Name, ""})
+				}
+				if m := src.ConfigMap; m != nil && !optional(m.Optional) {
+					refs = append(refs, reference{"ConfigMap", m.Name, ""})
+				}
+			}
+		}
+	}
+	return refs
+}
+
+// checkReference fails unless ref exists, with its key: created in the cluster by the
+// section, or rendered by the overlay.
+func checkReference(t *testing.T, c client.Client, rendered []*unstructured.Unstructured, deployment string, ref reference) {
+	t.Helper()
+	var data map[string]any
+	for _, o := range rendered {
+		if o.GetKind() == ref.kind && o.GetName() == ref.name {
+			data, _, _ = unstructured.NestedMap(o.Object, "data")
+			if data == nil {
+				data = map[string]any{}
+			}
+		}
+	}
+	if data == nil {
+		var obj client.Object = &corev1.Secret{}
+		if ref.kind == "ConfigMap" {
+			obj = &corev1.ConfigMap{}
+		}
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: ref.name}, obj); err != nil {
+			t.Errorf("Deployment %s reads %s %s, which the section does not create: %v", deployment, ref.kind, ref.name, err)
+			return
+		}
+		data = map[string]any{}
+		switch o := obj.(type) {
+		case *corev1.Secret:
+			for k := range o.Data {
+				data[k] = true
+			}
+		case *corev1.ConfigMap:
+			for k := range o.Data {
+				data[k] = true
+			}
+		}
+	}
+	if _, ok := data[ref.key]; ref.key != "" && !ok {
+		t.Errorf("Deployment %s reads key %s of %s %s, which it lacks", deployment, ref.key, ref.kind, ref.name)
+	}
+}
+
+// readmeSection is README.md's "Deploying it" section.
+func readmeSection(t *testing.T) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
+	must(t, err)
+	_, rest, ok := strings.Cut(string(readme), "\n## Deploying it")
+	if !ok {
+		t.Fatal(`README.md has no "Deploying it" section`)
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	return section
+}
+
+// markedBlock is the sh block between the section's deploy markers.
+func markedBlock(t *testing.T, section string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(section, "<!-- deploy:start -->")
+	block, _, ok2 := strings.Cut(rest, "<!-- deploy:end -->")
+	block = strings.TrimSpace(block)
+	if !ok || !ok2 || !strings.HasPrefix(block, "```sh\n") {
+		t.Fatal("the deploy section has no sh block between <!-- deploy:start --> and <!-- deploy:end -->")
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(block, "```sh\n"), "```")
+}
+
+// copyRepository copies the repository's files (tracked, and new ones not ignored) to dir:
+// the section runs in a clone, and writes its overlay there.
+func copyRepository(t *testing.T, dir string) {
+	t.Helper()
+	root := testenv.RepoRoot()
+	files := strings.Split(strings.TrimRight(run(t, root, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
+	for _, f := range files {
+		info, err := os.Lstat(filepath.Join(root, f))
+		if os.IsNotExist(err) {
+			continue // deleted in the working tree
+		}
+		must(t, err)
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, f))
+		must(t, err)
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, f), b, info.Mode().Perm()))
+	}
+}
+
+// renderedObjects renders overlay (relative to dir) as kubectl does.
+func renderedObjects(t *testing.T, dir, overlay string) []*unstructured.Unstructured {
+	t.Helper()
+	rendered := run(t, dir, filepath.Join(testenv.AssetsDir(), "kubectl"), "kustomize", overlay)
+	var objs []*unstructured.Unstructured
+	for doc := range strings.SplitSeq(rendered, "\n---\n") {
+		o := &unstructured.Unstructured{}
+		must(t, yaml.Unmarshal([]byte(doc), &o.Object))
+		objs = append(objs, o)
+	}
+	return objs
+}
+
+// imageTags are the references a docker-loadable image tarball carries.
+func imageTags(t *testing.T, tarball string) []string {
+	t.Helper()
+	f, err := os.Open(tarball)
+	must(t, err)
+	defer f.Close()
+	r := tar.NewReader(f)
+	for {
+		h, err := r.Next()
+		if err == io.EOF {
+			t.Fatalf("%s has no manifest.json", tarball)
+		}
+		must(t, err)
+		if h.Name != "manifest.json" {
+			continue
+		}
+		var manifest []struct{ RepoTags []string }
+		must(t, json.NewDecoder(r).Decode(&manifest))
+		var tags []string
+		for _, m := range manifest {
+			tags = append(tags, m.RepoTags...)
+		}
+		return tags
+	}
+}
+
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
