@@ -86,6 +86,12 @@ var _ = Describe("SwapOrder", func() {
 		Expect(o.Spec.SwapType).To(Equal(swapv1.ExactInput))
 	})
 
+	It("accepts any provider id of the documented pattern: the set is the installation's", func(ctx context.Context) {
+		o := newOrder()
+		o.Spec.ProviderID = "oneclick-staging_2"
+		Expect(k8sClient.Create(ctx, o)).To(Succeed())
+	})
+
 	DescribeTable("rejects an invalid spec with a clear message",
 		func(ctx context.Context, mutate func(*swapv1.SwapOrder), message string) {
 			o := newOrder()
@@ -100,7 +106,7 @@ var _ = Describe("SwapOrder", func() {
 		Entry("negative amount", func(o *swapv1.SwapOrder) { o.Spec.Amount = "-5" }, "spec.amount"),
 		Entry("slippage above 10000 bps", func(o *swapv1.SwapOrder) { o.Spec.SlippageToleranceBps = ptr.To[int32](10001) }, "spec.slippageToleranceBps"),
 		Entry("negative slippage", func(o *swapv1.SwapOrder) { o.Spec.SlippageToleranceBps = ptr.To[int32](-1) }, "spec.slippageToleranceBps"),
-		Entry("unknown provider id", func(o *swapv1.SwapOrder) { o.Spec.ProviderID = "route_C" }, `Unsupported value: "route_C"`),
+		Entry("provider id outside the pattern", func(o *swapv1.SwapOrder) { o.Spec.ProviderID = "route C!" }, "spec.providerId"),
 		Entry("unknown swap type", func(o *swapv1.SwapOrder) { o.Spec.SwapType = "EXACT_BOTH" }, "spec.swapType"),
 		Entry("malformed order id", func(o *swapv1.SwapOrder) { o.Spec.OrderID = "order-1" }, "spec.orderId"),
 	)
@@ -231,7 +237,7 @@ var _ = Describe("RoutingProvider", func() {
 			mutate(rp)
 			Expect(k8sClient.Create(ctx, rp)).To(MatchError(ContainSubstring(message)))
 		},
-		Entry("unknown provider id", func(rp *swapv1.RoutingProvider) { rp.Spec.ProviderID = "route_Z" }, "spec.providerId"),
+		Entry("provider id outside the pattern", func(rp *swapv1.RoutingProvider) { rp.Spec.ProviderID = "9route" }, "spec.providerId"),
 		Entry("unknown protocol", func(rp *swapv1.RoutingProvider) { rp.Spec.Protocol = "grpc" }, "spec.protocol"),
 		Entry("endpoint without scheme", func(rp *swapv1.RoutingProvider) { rp.Spec.Endpoint = "127.0.0.1:1" }, "spec.endpoint"),
 		Entry("poll min above max", func(rp *swapv1.RoutingProvider) {
