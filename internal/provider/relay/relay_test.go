@@ -26,6 +26,7 @@ func TestAgainstSimulator(t *testing.T) {
 		// A strict address refunds an under-payment, a deposit after the ttl, and a fill the
 		// market cannot meet in full: Relay fills whole or not at all.
 		UnderDeposit:    refunded,
+		HalfDeposit:     refunded,
 		LateDeposit:     refunded,
 		PartialFill:     &refunded,
 		QuietLimits:     true,
