@@ -6,16 +6,14 @@
 package oneclicksdk
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/quotesig"
+	"github.com/swaprouter/swaprouter/internal/testing/nodescript"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
@@ -34,7 +32,7 @@ type report struct {
 
 func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
 	dir := filepath.Join("testdata", "sdk")
-	npm(t, dir, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	nodescript.Install(t, dir)
 
 	opts := simtest.FastOptions()
 	opts.RouteAToken = token
@@ -44,20 +42,11 @@ func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
 		t.Fatalf("no quotesig testdata: %v", err)
 	}
 
-	cmd := exec.Command("node", "conformance.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIM_URL="+url, "ROUTE_A_TOKEN="+token, "SIGNING_KEY="+sim.QuotePublicKey(),
-		"HASH_FILES="+strings.Join(golden, ","))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, runErr := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var r report
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
-		t.Fatalf("node conformance.mjs: %v, %v\nstdout: %s\nstderr: %s", runErr, err, out, stderr.String())
-	}
+	runErr, stderr := nodescript.Run(t, dir, "conformance.mjs", []string{"SIM_URL=" + url, "ROUTE_A_TOKEN=" + token, "SIGNING_KEY=" + sim.QuotePublicKey(),
+		"HASH_FILES=" + strings.Join(golden, ",")}, &r)
 	if runErr != nil || r.Error != "" {
-		t.Fatalf("the SDK failed against the simulator: %s (%v)\nsteps so far: %+v\nstderr: %s", r.Error, runErr, r.Steps, stderr.String())
+		t.Fatalf("the SDK failed against the simulator: %s (%v)\nsteps so far: %+v\nstderr: %s", r.Error, runErr, r.Steps, stderr)
 	}
 
 	done := map[string]bool{}
@@ -90,17 +79,5 @@ func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
 		if got, err := quotesig.Message(raw); err != nil || got != r.Hashes[f] {
 			t.Errorf("%s: quotesig.Message = %q, %v; the SDK's quoteHash = %q", filepath.Base(f), got, err, r.Hashes[f])
 		}
-	}
-}
-
-func npm(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed (Node.js 18 or later; make tools installs it)")
-	}
-	cmd := exec.Command("npm", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }

@@ -5,16 +5,12 @@
 package relaysdk
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
+	"github.com/swaprouter/swaprouter/internal/testing/nodescript"
 )
 
 type report struct {
@@ -30,22 +26,13 @@ type report struct {
 
 func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
 	dir := filepath.Join("testdata", "sdk")
-	npm(t, dir, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	nodescript.Install(t, dir)
 
 	sim, url := simtest.Start(t, simtest.FastOptions())
-	cmd := exec.Command("node", "conformance.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIM_URL="+url)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, runErr := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var r report
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
-		t.Fatalf("node conformance.mjs: %v, %v\nstdout: %s\nstderr: %s", runErr, err, out, stderr.String())
-	}
+	runErr, stderr := nodescript.Run(t, dir, "conformance.mjs", []string{"SIM_URL=" + url}, &r)
 	if runErr != nil || r.Error != "" {
-		t.Fatalf("the SDK failed against the simulator: %s (%v)\nsteps so far: %+v\nstderr: %s", r.Error, runErr, r.Steps, stderr.String())
+		t.Fatalf("the SDK failed against the simulator: %s (%v)\nsteps so far: %+v\nstderr: %s", r.Error, runErr, r.Steps, stderr)
 	}
 
 	done := map[string]bool{}
@@ -69,17 +56,5 @@ func TestOfficialSDKDrivesTheSimulator(t *testing.T) {
 	}
 	if n := sim.Stats().DepositSubmits[simulator.Relay]; n != 1 {
 		t.Errorf("indexed deposits: %d; want 1", n)
-	}
-}
-
-func npm(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed (Node.js 18 or later; make tools installs it)")
-	}
-	cmd := exec.Command("npm", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
