@@ -14,6 +14,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
+	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
 )
 
@@ -40,6 +41,7 @@ const (
 type providerHealth struct {
 	ProviderID              swapv1.ProviderID          `json:"providerId"`
 	DisplayName             string                     `json:"displayName"`
+	SignsQuotes             bool                       `json:"signsQuotes"`
 	Status                  string                     `json:"status"`
 	Reason                  *string                    `json:"reason"`
 	Since                   *string                    `json:"since"`
@@ -126,6 +128,7 @@ func judgeProvider(rp *swapv1.RoutingProvider, quotes callstats.Tally) providerH
 	h := providerHealth{
 		ProviderID:      rp.Spec.ProviderID,
 		DisplayName:     cmp.Or(rp.Spec.DisplayName, string(rp.Spec.ProviderID)),
+		SignsQuotes:     registry.SignsQuotes(rp.Spec.Protocol),
 		AssetsUpdatedAt: optionalTime(rp.Status.LastRefresh),
 		QuoteLatencyMs:  callstats.Latency(quotes),
 		Window:          "1h",

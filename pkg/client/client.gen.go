@@ -2396,9 +2396,12 @@ type ProviderHealth struct {
 	QuoteLatencyMs *LatencyPercentiles `json:"quoteLatencyMs"`
 
 	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
-	Reason *string              `json:"reason"`
-	Since  *time.Time           `json:"since"`
-	Status ProviderHealthStatus `json:"status"`
+	Reason *string `json:"reason"`
+
+	// SignsQuotes Whether the provider signs the quote behind each deposit address: such an address is shown only once its signature verified (1Click does; Chainflip and Relay do not).
+	SignsQuotes bool                 `json:"signsQuotes"`
+	Since       *time.Time           `json:"since"`
+	Status      ProviderHealthStatus `json:"status"`
 
 	// SuccessRate Share of the window's calls that did not fail the provider as a whole (a refused order is an answer).
 	SuccessRate *float32             `json:"successRate"`

@@ -33,3 +33,13 @@ func TestNew(t *testing.T) {
 		t.Fatal("bad endpoint accepted")
 	}
 }
+
+func TestSignsQuotes(t *testing.T) {
+	for protocol, want := range map[swapv1.ProviderProtocol]bool{
+		swapv1.ProtocolOneClick: true, swapv1.ProtocolChannel: false, swapv1.ProtocolRelay: false, "smoke-signals": false,
+	} {
+		if got := SignsQuotes(protocol); got != want {
+			t.Errorf("SignsQuotes(%s) = %v, want %v", protocol, got, want)
+		}
+	}
+}

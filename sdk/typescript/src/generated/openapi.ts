@@ -904,6 +904,8 @@ export interface components {
             providerId: components["schemas"]["ProviderId"];
             /** @description The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents. */
             displayName: string;
+            /** @description Whether the provider signs the quote behind each deposit address: such an address is shown only once its signature verified (1Click does; Chainflip and Relay do not). */
+            signsQuotes: boolean;
             /** @enum {string} */
             status: "AVAILABLE" | "DEGRADED" | "UNAVAILABLE";
             /** @description Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing. */
