@@ -14,8 +14,8 @@ import (
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
-	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
+	"github.com/swaprouter/swaprouter/internal/provider/registry"
 )
 
 // Provider statuses of GET /v1/providers.
