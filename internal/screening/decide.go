@@ -73,15 +73,7 @@ func Decide(p *swapv1.PartnerScreening, answers []Answer, at metav1.Time) Decisi
 	if len(answers) == 0 {
 		return Decision{Verdict: Allow}
 	}
-	onMatch, onUnavailable := swapv1.ScreeningBlock, swapv1.ScreeningFailClosed
-	if p != nil {
-		if p.OnMatch != "" {
-			onMatch = p.OnMatch
-		}
-		if p.OnUnavailable != "" {
-			onUnavailable = p.OnUnavailable
-		}
-	}
+	onMatch, onUnavailable := policy(p)
 	rec := swapv1.ScreeningRecord{At: at}
 	unavailable, noList := false, false
 	for _, a := range answers {
@@ -105,4 +97,18 @@ func Decide(p *swapv1.PartnerScreening, answers []Answer, at metav1.Time) Decisi
 		rec.Outcome = swapv1.ScreeningClear
 	}
 	return Decision{Verdict: Allow, Record: &rec}
+}
+
+// policy is a partner's screening policy with the defaults filled in.
+func policy(p *swapv1.PartnerScreening) (swapv1.ScreeningAction, swapv1.ScreeningFailureMode) {
+	onMatch, onUnavailable := swapv1.ScreeningBlock, swapv1.ScreeningFailClosed
+	if p != nil {
+		if p.OnMatch != "" {
+			onMatch = p.OnMatch
+		}
+		if p.OnUnavailable != "" {
+			onUnavailable = p.OnUnavailable
+		}
+	}
+	return onMatch, onUnavailable
 }
