@@ -91,7 +91,7 @@ func Assess(p Published) Assessment {
 	case p.SDN == nil:
 		return Assessment{State: StateEmpty, Detail: where + " holds no list"}
 	}
-	a := Assessment{Date: p.Date, Digest: digest(p.SDN, p.Comments)}
+	a := Assessment{Date: p.Date, Digest: Digest(p.SDN, p.Comments)}
 	sdn, err := ParseSDN(p.SDN, p.Comments)
 	switch {
 	case err != nil:
@@ -109,7 +109,7 @@ func Assess(p Published) Assessment {
 }
 
 func assessExtract(where string, data []byte) Assessment {
-	a := Assessment{Digest: digest(data)}
+	a := Assessment{Digest: Digest(data)}
 	e, err := ParseExtract(data)
 	switch {
 	case err != nil:
@@ -151,8 +151,8 @@ func cutDetail(cut []int, haveComments bool) string {
 	return fmt.Sprintf("SDN.CSV cuts the remarks of ent_num %s%s at 1,000 characters and %s: addresses after each cut are not on the list", strings.Join(names, ", "), more, missing)
 }
 
-// digest is a short SHA-256 of the list's files.
-func digest(files ...[]byte) string {
+// Digest is a short SHA-256 of the list's files (how versions name them).
+func Digest(files ...[]byte) string {
 	h := sha256.New()
 	for _, f := range files {
 		h.Write(f)
