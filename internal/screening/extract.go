@@ -20,8 +20,8 @@ import (
 //	# addresses: 2
 //	# source: SDN.CSV sha256:… + SDN_COMMENTS.CSV sha256:…
 //	ent_num,sdn_name,program,ticker,address
-//	27307,LAZARUS GROUP,DPRK3,ETH,0x098B716B8Aaf21512996dC57EB0615e2383E2f96
-//	27307,LAZARUS GROUP,DPRK3,XBT,1FvPXjfPB6X3pFb9LpvCRtpBwL5ZBQQiMS
+//	90101,EXAMPLE MIXER,CYBER2,ETH,0xCa0Df2c95Aa144c1d0FF2ff3C8F967fDc1de9EF0
+//	90101,EXAMPLE MIXER,CYBER2,XBT,bc1qegxl9j2659zvr58l9leu37t8lhqaa8hs57p3p9
 //	# end
 //
 // published is the list's publication date (RFC 3339, or "unknown"); records the number of SDN
