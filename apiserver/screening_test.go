@@ -136,6 +136,9 @@ func TestScreeningWithoutAUsableList(t *testing.T) {
 				t.Errorf("Retry-After %q, detail %q", rec.Header().Get("Retry-After"), body["detail"])
 			}
 			expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: quoteBody(false)}), apierror.Unavailable)
+			if got := counterSum(t, h.metrics, "swaprouter_screening_decisions_total", map[string]string{"decision": "refused"}); got != 2 {
+				t.Errorf("%v refusals counted, want 2", got)
+			}
 			if h.orderCount() != 0 || h.router.callCount() != quotes {
 				t.Errorf("a refused request created %d orders and asked %d quotes", h.orderCount(), h.router.callCount()-quotes)
 			}

@@ -111,7 +111,9 @@ func keyOfForm(addr string) (Key, bool) {
 		return Key{SchemeEVM, strings.ToLower(addr[2:])}, true
 	}
 	if payload, version, err := base58.CheckDecode(addr); err == nil {
-		return base58checkKey(version, payload)
+		if k, ok := base58checkKey(version, payload); ok {
+			return k, true
+		}
 	}
 	if k, ok := segwitKey(addr); ok {
 		return k, true
