@@ -25,10 +25,12 @@ help: ## Show the targets.
 
 ##@ Development
 .PHONY: generate
-generate: ## Generate deepcopy code from the API markers, apiserver/openapi.json from apiserver/openapi-source.yaml, and the /v1 Go client (pkg/client) from that.
+generate: ## Generate deepcopy code from the API markers, apiserver/openapi.json from apiserver/openapi-source.yaml, and from that the /v1 Go client (pkg/client) and the TypeScript SDK's types (sdk/typescript/src/generated).
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	go run ./hack/openapigen apiserver/openapi-source.yaml apiserver/openapi.json
 	go tool oapi-codegen -config pkg/client/oapi-codegen.yaml apiserver/openapi.json
+	cd sdk/typescript && { test node_modules/.package-lock.json -nt package-lock.json || npm ci --no-audit --no-fund --loglevel=error; } \
+		&& npm run --silent generate >/dev/null
 
 .PHONY: manifests
 manifests: ## Generate CRDs (config/crd/bases) and RBAC (config/rbac: controllers, frontend) from markers.
@@ -65,7 +67,7 @@ tools: ## Install the Debian packages the tests, make run and the README walkthr
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators, 1Click's npm SDK against the simulator (test/oneclicksdk)).
+test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the OpenAPI generators, 1Click's npm SDK against the simulator (test/oneclicksdk), our TypeScript SDK against the whole system (test/tssdk)).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -108,7 +109,9 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 }
 
 // POST /v1/webhooks/deliveries/{eventId}/redeliver → 202 with the new delivery: the same event
-// (same webhook-id and bytes) delivered again under the next redelivery number.
+// (same webhook-id and bytes) delivered again under the next redelivery number. The frontend
+// only asks (a RedeliveryRequest naming the event); the controllers create the delivery from
+// the order's history, so nothing the frontend writes is ever signed.
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r.Context()).Partner
 	eventID := r.PathValue("eventId")
@@ -129,14 +132,22 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 	if d := s.limiter.Allow(r.Context(), "redeliver/"+p.Name, redeliveriesPerMinute); !d.Allowed {
 		return tooManyRedeliveries(fmt.Sprintf("%d redeliveries per minute", redeliveriesPerMinute), d.RetryAfter)
 	}
-	d, err := delivery.CreateRedelivery(r.Context(), s.opts.Client, s.opts.APIReader, items)
+	first := items[0].Spec
+	rq, err := delivery.CreateNumbered(r.Context(), s.opts.Client, delivery.NextRedelivery(items), false,
+		func(n int32) (*swapv1.RedeliveryRequest, error) {
+			return delivery.NewRedeliveryRequest(s.opts.Namespace, p.Name, first.OrderID, eventID, n), nil
+		})
 	if errors.Is(err, delivery.ErrRedeliverRace) {
 		return apierror.New(apierror.Internal, err.Error())
 	}
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, newDeliveryRecord(d))
+	// The delivery the controllers are about to create, as it will first be listed.
+	return writeJSON(w, http.StatusAccepted, newDeliveryRecord(&swapv1.WebhookDelivery{
+		ObjectMeta: metav1.ObjectMeta{Name: rq.Name, CreationTimestamp: rq.CreationTimestamp},
+		Spec:       swapv1.WebhookDeliverySpec{Partner: p.Name, OrderID: first.OrderID, EventID: eventID, Sequence: first.Sequence, Redelivery: rq.Spec.Redelivery},
+	}))
 }
 
 // eventDeliveries are the partner's deliveries of one event. The first delivery's name is

@@ -64,37 +64,52 @@ func TestDeliveries(t *testing.T) {
 	expectError(t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=" + globexOrder}), apierror.OrderNotFound)
 	expectError(t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=bogus"}), apierror.OrderNotFound)
 
-	// Redeliver: same event and bytes, next number each time.
+	// Redeliver: a request naming the event under the next number each time; the
+	// controllers (absent here, played by the test) make the delivery from the order's history.
 	event := d.EventID
+	original := storedDelivery("acme", acmeOrder, 1)
 	for want := int32(1); want <= 2; want++ {
 		got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
-		if got.EventID != event || got.Redelivery != want || got.Phase != "Pending" || got.OrderID != acmeOrder {
+		if got.EventID != event || got.Redelivery != want || got.Phase != "Pending" || got.OrderID != acmeOrder || got.Sequence != 1 {
 			t.Errorf("redelivery %d: %+v", want, got)
 		}
-		var stored swapv1.WebhookDelivery
-		if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: got.ID}, &stored); err != nil {
+		var rq swapv1.RedeliveryRequest
+		if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: got.ID}, &rq); err != nil {
 			t.Fatal(err)
 		}
-		if stored.Spec.Payload != fmt.Sprintf(`{"id":"%s","sequence":1}`, event) || stored.Spec.Partner != "acme" {
-			t.Errorf("stored %+v", stored.Spec)
+		if rq.Spec != (swapv1.RedeliveryRequestSpec{Partner: "acme", OrderID: acmeOrder, EventID: event, Redelivery: want}) {
+			t.Errorf("request %+v", rq.Spec)
+		}
+		made, err := delivery.Redeliver(original, want)
+		if err != nil || made.Name != got.ID {
+			t.Fatalf("the controllers' delivery %v: %v", made, err)
+		}
+		if err := h.client.Create(context.Background(), made); err != nil {
+			t.Fatal(err)
 		}
 	}
 	one = decode[list](t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries?orderId=" + acmeOrder}), 200)
 	if len(one.Deliveries) != 4 {
 		t.Errorf("%d deliveries after 2 redeliveries", len(one.Deliveries))
 	}
-	// The first delivery expired before its redeliveries: the event is still found, and sent
-	// again with the same bytes under the next number.
+	// The first delivery expired before its redeliveries: the event is still found, and asked
+	// for again under the next number.
 	if err := h.client.Delete(context.Background(), &swapv1.WebhookDelivery{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: d.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
-	var stored swapv1.WebhookDelivery
-	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: got.ID}, &stored); err != nil {
+	if got.Redelivery != 3 || got.ID != delivery.DeliveryName(event, 3) {
+		t.Errorf("redelivery after the first expired: %+v", got)
+	}
+	// A number a concurrent request took is skipped, not shared.
+	if err := h.client.Create(context.Background(), delivery.NewRedeliveryRequest(testNS, "acme", acmeOrder, event, 5)); err != nil {
 		t.Fatal(err)
 	}
-	if got.Redelivery != 3 || stored.Spec.Payload != fmt.Sprintf(`{"id":"%s","sequence":1}`, event) {
-		t.Errorf("redelivery after the first expired: %+v, stored %+v", got, stored.Spec)
+	if err := h.client.Create(context.Background(), delivery.NewRedeliveryRequest(testNS, "acme", acmeOrder, event, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202); got.Redelivery != 6 {
+		t.Errorf("redelivery past two pending requests: %+v", got)
 	}
 
 	// Another partner's event is not found, exactly like a missing one.

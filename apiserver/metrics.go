@@ -15,6 +15,8 @@ type metrics struct {
 	screeningDecisions *prometheus.CounterVec
 	eventStreams       prometheus.Gauge
 	eventsLate         prometheus.Counter
+	// reservationsReleased counts the archive's reservations of orders never created.
+	reservationsReleased *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -49,5 +51,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "swaprouter_events_late_total",
 			Help: "Events a stream saw more than the visibility lag after they occurred (a resume from before them may miss them).",
 		})),
+		reservationsReleased: metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swaprouter_order_reservations_released_total",
+			Help: "Idempotency-Key and clientReference reservations freed for an order never created, by reason: refused (the API server refused the create), abandoned (a create left it behind, found stale and taken over).",
+		}, []string{"reason"})),
 	}
 }

@@ -23,10 +23,34 @@ type memArchive struct {
 	down     bool
 	orders   map[string]*swapv1.SwapOrder
 	reserved map[string]archive.Reservation
+	// pending are the reservations Reserve made whose orders were not archived since; aged
+	// those made longer than archive.StaleAfter ago.
+	pending, aged map[string]bool
 }
 
 func newMemArchive() *memArchive {
-	return &memArchive{orders: map[string]*swapv1.SwapOrder{}, reserved: map[string]archive.Reservation{}}
+	return &memArchive{orders: map[string]*swapv1.SwapOrder{}, reserved: map[string]archive.Reservation{},
+		pending: map[string]bool{}, aged: map[string]bool{}}
+}
+
+// age plays archive.StaleAfter passing since the reservation of id was made.
+func (a *memArchive) age(id string) {
+	a.mu.Lock()
+	a.aged[id] = true
+	a.mu.Unlock()
+}
+
+// holding is the reservation of partner's clientReference ref (zero when none).
+func (a *memArchive) holding(partner, ref string) archive.Reservation {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, r := range a.reserved {
+		if r.Partner == partner && r.ClientReference == ref {
+			r.Stale = a.pending[r.OrderID] && a.aged[r.OrderID]
+			return r
+		}
+	}
+	return archive.Reservation{}
 }
 
 func (a *memArchive) setDown(down bool) {
@@ -47,6 +71,7 @@ func (a *memArchive) put(o *swapv1.SwapOrder) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.orders[o.Spec.OrderID] = o.DeepCopy()
+	delete(a.pending, o.Spec.OrderID)
 	if _, ok := a.reserved[o.Spec.OrderID]; !ok {
 		a.reserved[o.Spec.OrderID] = archive.Reservation{OrderID: o.Spec.OrderID, Partner: o.Spec.Partner,
 			IdempotencyKeyHash: o.Spec.IdempotencyKeyHash, ClientReference: o.Spec.ClientReference}
@@ -109,15 +134,46 @@ func (a *memArchive) Reserve(_ context.Context, r archive.Reservation) (archive.
 		return archive.Reservation{}, err
 	}
 	if got, ok := a.reserved[r.OrderID]; ok {
+		got.Stale = a.pending[r.OrderID] && a.aged[r.OrderID]
 		return got, nil
 	}
 	for _, other := range a.reserved {
 		if r.ClientReference != "" && other.Partner == r.Partner && other.ClientReference == r.ClientReference {
-			return archive.Reservation{}, &archive.ReferenceTakenError{ClientReference: r.ClientReference, OrderID: other.OrderID}
+			return archive.Reservation{}, &archive.ReferenceTakenError{ClientReference: r.ClientReference, OrderID: other.OrderID,
+				Stale: a.pending[other.OrderID] && a.aged[other.OrderID]}
 		}
 	}
 	a.reserved[r.OrderID] = r
+	a.pending[r.OrderID] = true
 	return r, nil
+}
+
+func (a *memArchive) Holder(_ context.Context, partner, ref string) (archive.Reservation, error) {
+	a.mu.Lock()
+	err := a.unavailable()
+	a.mu.Unlock()
+	if err != nil {
+		return archive.Reservation{}, err
+	}
+	if r := a.holding(partner, ref); r.OrderID != "" {
+		return r, nil
+	}
+	return archive.Reservation{}, archive.ErrNotFound
+}
+
+func (a *memArchive) Release(_ context.Context, orderID string, olderThan time.Duration) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.unavailable(); err != nil {
+		return false, err
+	}
+	if !a.pending[orderID] || (olderThan > 0 && !a.aged[orderID]) {
+		return false, nil
+	}
+	delete(a.reserved, orderID)
+	delete(a.pending, orderID)
+	delete(a.aged, orderID)
+	return true, nil
 }
 
 // archiveHarness is the handler harness with arch as its archive.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,9 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := req.validate(); err != nil {
+		return err
+	}
+	if err := s.checkProvider(r.Context(), req.ProviderID); err != nil {
 		return err
 	}
 	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
@@ -61,7 +65,8 @@ type newOrder struct {
 
 // openOrder is the one way a request creates an order: every check of an order (the named
 // provider routes the pair, addresses fit their chains, Idempotency-Key, clientReference),
-// then place, which screens the addresses and binds the provider and quote of a new order.
+// then place, which screens the addresses and binds the provider and quote of a new order
+// before anything is reserved for it.
 func (s *Server) openOrder(r *http.Request, n newOrder) (*swapv1.SwapOrder, error) {
 	p := principal(r.Context())
 	if n.providerID != "" && !s.providerRoutes(n.OriginAsset, n.DestinationAsset, n.providerID) {
@@ -135,44 +140,48 @@ type placement struct {
 	prepare func(ctx context.Context, spec *swapv1.SwapOrderSpec) error
 }
 
+// createWithin bounds the SwapOrder create, so its reservation is surely either placed or
+// abandoned long before it counts as stale (archive.StaleAfter).
+const createWithin = time.Minute
+
 // place creates the SwapOrder (or finds the one an earlier request with the same
-// Idempotency-Key created) and waits for the reconciler to issue its deposit address.
+// Idempotency-Key created) and waits for the reconciler to issue its deposit address. Every
+// check that can refuse a new order runs before its key and reference are reserved, so a
+// refused request leaves no trace: its retry with the fault fixed, under the same key and
+// reference, creates the order.
 func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*swapv1.SwapOrder, error) {
 	id, hash := orderid.New(), ""
-	if pl.idempotencyKey != "" {
+	keyed := pl.idempotencyKey != ""
+	if keyed {
 		id = orderid.ForIdempotencyKey(s.opts.Namespace, p.Partner.Name, pl.idempotencyKey)
 		hash = orderid.RequestHash(pl.idempotencyKey, pl.canonical)
 	}
 	infoFrom(ctx).orderID = id
 	key := client.ObjectKey{Namespace: s.opts.Namespace, Name: orderid.ObjectName(id)}
 
-	if pl.idempotencyKey != "" {
-		// Read around the cache: the first attempt may have been answered by another replica
-		// a moment ago.
-		existing := &swapv1.SwapOrder{}
-		err := s.opts.APIReader.Get(ctx, key, existing)
-		if err == nil {
-			return s.resume(ctx, existing, p, hash)
-		}
-		if !apierrors.IsNotFound(err) {
+	if keyed {
+		existing, err := s.keyedOrder(ctx, p.Partner.Name, id)
+		if err != nil {
 			return nil, err
+		}
+		if existing != nil {
+			return s.resume(ctx, existing, p, hash)
 		}
 	}
 
 	spec := pl.spec
 	spec.OrderID, spec.IdempotencyKeyHash = id, hash
-	archived, err := s.claim(ctx, &spec, pl.idempotencyKey != "")
-	if err != nil {
+	if err := s.referenceFree(ctx, &spec); err != nil {
 		return nil, err
-	}
-	if archived != nil {
-		// The key's order ended and left etcd: the same answer as while it was live.
-		return s.settled(archived)
 	}
 	if pl.prepare != nil {
 		if err := pl.prepare(ctx, &spec); err != nil {
 			return nil, err
 		}
+	}
+	release, err := s.reserve(ctx, &spec, keyed)
+	if err != nil {
+		return nil, err
 	}
 	spec.Display = orderDisplay(spec, s.opts.Catalog.Lookup)
 	order := &swapv1.SwapOrder{
@@ -183,8 +192,10 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 	if len(p.Partner.Name) <= 63 {
 		order.Labels = map[string]string{auth.PartnerLabel: p.Partner.Name}
 	}
-	err = s.opts.Client.Create(ctx, order)
-	if apierrors.IsAlreadyExists(err) && pl.idempotencyKey != "" {
+	createCtx, cancel := context.WithTimeout(ctx, createWithin)
+	err = s.opts.Client.Create(createCtx, order)
+	cancel()
+	if apierrors.IsAlreadyExists(err) && keyed {
 		// A concurrent request with the same key won the race; this one follows it.
 		existing := &swapv1.SwapOrder{}
 		if err := s.opts.APIReader.Get(ctx, key, existing); err != nil {
@@ -193,22 +204,41 @@ func (s *Server) place(ctx context.Context, p *auth.Principal, pl placement) (*s
 		return s.resume(ctx, existing, p, hash)
 	}
 	if err != nil {
+		if createRefused(err) {
+			release()
+		}
 		return nil, err
 	}
 	return s.awaitDeposit(ctx, order)
+}
+
+// createRefused reports whether the API server refused a create outright, so nothing was
+// created: a 4xx other than the conflict with an object that exists. After a timeout, a 5xx
+// or a lost connection the object may well exist.
+func createRefused(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code >= 400 && code < 500 && code != http.StatusConflict
 }
 
 // resume continues an idempotent request with the order its key maps to: the same request
 // waits for (or gets) that order, a different one is refused.
 func (s *Server) resume(ctx context.Context, existing *swapv1.SwapOrder, p *auth.Principal, hash string) (*swapv1.SwapOrder, error) {
 	if existing.Spec.Partner != p.Partner.Name || existing.Spec.IdempotencyKeyHash != hash {
-		return nil, apierror.New(apierror.IdempotencyKeyReused,
-			"this Idempotency-Key was used with a different request; use a new key for a new order")
+		return nil, keyReused()
 	}
 	if deposited(existing) {
 		return s.settled(existing)
 	}
 	return s.awaitDeposit(ctx, existing)
+}
+
+func keyReused() *apierror.Error {
+	return apierror.New(apierror.IdempotencyKeyReused,
+		"this Idempotency-Key was used with a different request; use a new key for a new order")
 }
 
 // deposited reports whether the reconciler has answered the creation: an address, a failure,

@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -10,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
@@ -64,6 +67,31 @@ func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, struct {
 		Providers []providerHealth `json:"providers"`
 	}{out})
+}
+
+// checkProvider refuses an order naming no provider (the code lists this installation's
+// enabled ones) or one this installation does not have. A disabled provider's id passes: the
+// pair check answers for it, as for a provider that does not route the pair.
+func (s *Server) checkProvider(ctx context.Context, id swapv1.ProviderID) error {
+	var list swapv1.RoutingProviderList
+	if err := s.opts.Client.List(ctx, &list, client.InNamespace(s.opts.Namespace)); err != nil {
+		return err
+	}
+	var enabled []swapv1.ProviderID
+	known := false
+	for _, rp := range servingProviders(list.Items) {
+		known = known || rp.Spec.ProviderID == id
+		if rp.Spec.Enabled {
+			enabled = append(enabled, rp.Spec.ProviderID)
+		}
+	}
+	switch {
+	case id == "":
+		return apierror.New(apierror.ProviderIDRequiredFor(enabled), "choose the providerId of a candidate from the dry quote")
+	case !known:
+		return apierror.Invalid("providerId", fmt.Sprintf("%s is not a provider of this service (GET /v1/providers lists them)", id))
+	}
+	return nil
 }
 
 // servingProviders keeps one RoutingProvider per providerId, sorted by id: the Ready one,

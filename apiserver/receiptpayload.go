@@ -41,8 +41,7 @@ type receiptPayload struct {
 	IssuedAt string `json:"issuedAt"`
 }
 
-// newReceiptPayload is the receipt of o at now. A terminal order's receipt is dated when the
-// order ended (its last transition), not now, so it is the same whenever it is asked for.
+// newReceiptPayload is the receipt of o at now, dated by issuedAt.
 func newReceiptPayload(o *swapv1.SwapOrder, now time.Time) receiptPayload {
 	st := &o.Status
 	bound := firstNonNil(o.Spec.Quote, st.Quote)
@@ -66,7 +65,7 @@ func newReceiptPayload(o *swapv1.SwapOrder, now time.Time) receiptPayload {
 		Status:            st.Status,
 		Substatus:         optional(string(st.Substatus)),
 		Final:             st.Status.IsTerminal(),
-		IssuedAt:          timestamp(now),
+		IssuedAt:          preciseTimestamp(issuedAt(st, now)),
 	}
 	if p.SwapType == "" {
 		p.SwapType = swapv1.ExactInput
@@ -85,9 +84,21 @@ func newReceiptPayload(o *swapv1.SwapOrder, now time.Time) receiptPayload {
 		p.Fees = q.Fees
 	}
 	p.History = newOrderRecord(o).History // the order record's entries
-	if p.Final && len(st.History) > 0 {
-		// Terminal statuses are absorbing: the last transition is the one that ended it.
-		p.IssuedAt = timestamp(st.History[len(st.History)-1].At.Time)
-	}
 	return p
+}
+
+// issuedAt dates a receipt of an order with status st asked for at now, to the microsecond
+// like the history it signs. A terminal order's is when it ended (statuses are absorbing: its
+// last transition ended it), so a final receipt is the same whenever it is asked for; any
+// other's is now, but never before the last transition it records (the controllers that
+// record transitions and the frontend that signs may read different clocks).
+func issuedAt(st *swapv1.SwapOrderStatus, now time.Time) time.Time {
+	if len(st.History) == 0 {
+		return now
+	}
+	last := st.History[len(st.History)-1].At.Time
+	if st.Status.IsTerminal() || now.Before(last) {
+		return last
+	}
+	return now
 }

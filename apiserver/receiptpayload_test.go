@@ -10,7 +10,7 @@ import (
 
 func TestReceiptPayload(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	ended := created.Add(90 * time.Second)
+	ended := created.Add(90*time.Second + 250*time.Microsecond)
 	now := created.Add(time.Hour)
 	pending := func() *swapv1.SwapOrder {
 		return &swapv1.SwapOrder{
@@ -38,12 +38,12 @@ func TestReceiptPayload(t *testing.T) {
 		want  map[string]any
 	}{
 		{"live order: dated now, not final", pending(), map[string]any{
-			"final": false, "issuedAt": "2026-01-02T04:00:00Z", "status": "PENDING", "quoteId": "q1",
+			"final": false, "issuedAt": "2026-01-02T04:00:00.000000Z", "status": "PENDING", "quoteId": "q1",
 			"minAmountOut": "95", "maxAmountIn": nil, "amountOut": nil, "depositAddress": "0xdep",
 			"fees": []any{map[string]any{"type": "protocol", "asset": "a", "amount": "1"}}, "outTxHashes": []any{},
 		}},
 		{"terminal order: dated when it ended, final", settled, map[string]any{
-			"final": true, "issuedAt": "2026-01-02T03:01:30Z", "status": "SUCCESS", "amountOut": "98",
+			"final": true, "issuedAt": "2026-01-02T03:01:30.000250Z", "status": "SUCCESS", "amountOut": "98",
 			"providerSignature": "ed25519:abc",
 		}},
 		{"no accepted quote: the provider's binding bound, no quoteId", unquoted, map[string]any{
@@ -62,6 +62,36 @@ func TestReceiptPayload(t *testing.T) {
 				if string(g) != string(w) {
 					t.Errorf("%s = %s, want %s", k, g, w)
 				}
+			}
+		})
+	}
+}
+
+// A receipt is dated to the microsecond, as the history it signs, and never before the last
+// transition it records.
+func TestReceiptIssuedAt(t *testing.T) {
+	last := time.Date(2026, 1, 2, 3, 0, 0, 123456000, time.UTC)
+	history := []swapv1.StatusTransition{
+		{Seq: 1, Status: swapv1.OrderPending, At: swapv1.NewPreciseTime(last.Add(-time.Minute))},
+		{Seq: 2, Status: swapv1.OrderProcessing, At: swapv1.NewPreciseTime(last)},
+	}
+	for _, tt := range []struct {
+		name    string
+		status  swapv1.OrderStatus
+		history []swapv1.StatusTransition
+		now     time.Time
+		want    string
+	}{
+		{"live, asked later: now, to the microsecond", swapv1.OrderProcessing, history, last.Add(1500 * time.Millisecond), "2026-01-02T03:00:01.623456Z"},
+		{"live, asked within the second of its last transition", swapv1.OrderProcessing, history, last.Add(time.Millisecond), "2026-01-02T03:00:00.124456Z"},
+		{"live, the signer's clock behind the recorder's: the last transition", swapv1.OrderProcessing, history, last.Add(-time.Second), "2026-01-02T03:00:00.123456Z"},
+		{"terminal: when it ended, whenever asked", swapv1.OrderSuccess, history, last.Add(time.Hour), "2026-01-02T03:00:00.123456Z"},
+		{"no history yet: now", swapv1.OrderPending, nil, last, "2026-01-02T03:00:00.123456Z"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &swapv1.SwapOrderStatus{Status: tt.status, History: tt.history}
+			if got := preciseTimestamp(issuedAt(st, tt.now)); got != tt.want {
+				t.Errorf("issuedAt = %s, want %s", got, tt.want)
 			}
 		})
 	}

@@ -59,7 +59,7 @@ func settle(o *swapv1.SwapOrder) {
 	o.Status.InTxHashes, o.Status.OutTxHashes = []string{"0xin"}, []string{"0xout"}
 	o.Status.LastSeq++
 	o.Status.History = append(o.Status.History, swapv1.StatusTransition{Seq: o.Status.LastSeq, Status: swapv1.OrderSuccess,
-		PreviousStatus: swapv1.OrderPending, At: swapv1.NewPreciseTime(time.Date(2026, 3, 10, 12, 4, 0, 0, time.UTC))})
+		PreviousStatus: swapv1.OrderPending, At: swapv1.NewPreciseTime(time.Date(2026, 3, 10, 12, 4, 0, 123456000, time.UTC))})
 }
 
 func TestReceiptOfALiveOrderVerifiesAndStatesIt(t *testing.T) {
@@ -71,8 +71,13 @@ func TestReceiptOfALiveOrderVerifiesAndStatesIt(t *testing.T) {
 		p.DepositAddress == nil || *p.DepositAddress != *o.DepositAddress || p.Status != "PENDING" || p.Final {
 		t.Errorf("receipt payload %+v does not state the live order %+v", p, o)
 	}
-	if p.IssuedAt != timestamp(h.now) {
-		t.Errorf("a live order's receipt is issued %s, want now (%s)", p.IssuedAt, timestamp(h.now))
+	// The controllers recorded its PENDING 5 s after this frontend's now: never dated before it.
+	if last := p.History[len(p.History)-1].At; p.IssuedAt != last {
+		t.Errorf("a live order's receipt is issued %s, before its last transition at %s", p.IssuedAt, last)
+	}
+	h.now = h.now.Add(time.Minute + 1500*time.Microsecond)
+	if p, _ = h.verified(h.receipt(o.ID)); p.IssuedAt != "2026-03-10T12:01:00.001500Z" {
+		t.Errorf("a live order's receipt asked later is issued %s, want now to the microsecond", p.IssuedAt)
 	}
 }
 
@@ -95,7 +100,7 @@ func TestFinalReceiptIsTheSameBytesAlsoFromTheArchive(t *testing.T) {
 		t.Fatalf("the archived order's receipt differs from the live one:\n%s\n%s", first, archived)
 	}
 	p, _ := h.verified(first)
-	if !p.Final || p.Status != "SUCCESS" || *p.AmountOut != "4900" || p.IssuedAt != "2026-03-10T12:04:00Z" || len(p.OutTxHashes) != 1 {
+	if !p.Final || p.Status != "SUCCESS" || *p.AmountOut != "4900" || p.IssuedAt != "2026-03-10T12:04:00.123456Z" || len(p.OutTxHashes) != 1 {
 		t.Errorf("final receipt payload %+v", p)
 	}
 }

@@ -267,14 +267,13 @@ func (o *orderRequest) validate() *apierror.Error {
 	if err := checkText("refundTo", o.RefundTo, false, maxAddressLen); err != nil {
 		return err
 	}
-	switch o.ProviderID {
-	case "":
-		return apierror.New(apierror.ProviderIDRequired, "choose the providerId of a candidate from the dry quote")
-	case swapv1.ProviderRouteA, swapv1.ProviderRouteB:
-		return nil
+	if o.ProviderID != "" && !providerIDPattern.MatchString(string(o.ProviderID)) {
+		return apierror.Invalid("providerId", "must be the providerId of a candidate from the dry quote")
 	}
-	return apierror.Invalid("providerId", "must be route_A or route_B")
+	return nil
 }
+
+var providerIDPattern = regexp.MustCompile(swapv1.ProviderIDPattern)
 
 func (d *depositRequest) validate() *apierror.Error {
 	if d.TxHash == "" {

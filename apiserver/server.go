@@ -219,7 +219,8 @@ var (
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners,verbs=get;list;watch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=partners/status,verbs=get;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=swaporders,verbs=get;list;watch;create;patch
-// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=webhookdeliveries,verbs=get;list;watch
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=redeliveryrequests,verbs=create
 // +kubebuilder:rbac:groups="",resources=secrets,resourceNames=swaprouter-frontend-credentials,verbs=get;list;watch
 
 // New builds a Server; Start serves it.

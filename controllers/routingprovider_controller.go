@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -54,15 +56,24 @@ const (
 	// duplicateProviderRecheck is how often a RoutingProvider that lost the claim on its providerId
 	// looks again, in case no event tells it that the claimant went away.
 	duplicateProviderRecheck = time.Minute
+	// deletionRecheck is how often a deleted RoutingProvider looks again whether its live
+	// orders have ended.
+	deletionRecheck = 15 * time.Second
 )
 
 // Ready condition reasons of RoutingProvider. They are stable, and the messages that go with
 // them carry no timestamps or request ids, so an unchanged outcome never rewrites status.
+// FinalizerLiveOrders holds a deleted RoutingProvider until its live orders have ended.
+const FinalizerLiveOrders = "swap.swaprouter.dev/live-orders"
+
 const (
-	ReasonProviderAssetsListed          = "AssetsListed"
-	ReasonProviderNoAssets              = "NoAssets"
-	ReasonProviderDisabled              = "Disabled"
-	ReasonProviderDuplicateID           = "DuplicateProviderID"
+	ReasonProviderAssetsListed = "AssetsListed"
+	ReasonProviderNoAssets     = "NoAssets"
+	ReasonProviderDisabled     = "Disabled"
+	ReasonProviderDuplicateID  = "DuplicateProviderID"
+	// ReasonProviderDeletionWaits: the RoutingProvider is deleted, and its finalizer holds it
+	// until its providerId's live orders have ended.
+	ReasonProviderDeletionWaits         = "DeletionWaitsForOrders"
 	ReasonProviderCredentialsNotFound   = "CredentialsNotFound"
 	ReasonProviderCredentialsKeyMissing = "CredentialsKeyMissing"
 	ReasonProviderInvalidConfiguration  = "InvalidConfiguration"
@@ -84,9 +95,11 @@ type ProviderFactory func(protocol swapv1.ProviderProtocol, cfg provider.Config)
 // Providers entry stays for as long as the object exists (disabled or failing too), because
 // existing orders are tracked through it.
 //
-// No finalizer: Providers and Catalog are memory of this process. A restart rebuilds them
-// from the objects, and an object deleted while no process runs has nothing left to clean up;
-// a finalizer would only block deletion while the controller is down.
+// A RoutingProvider never vanishes under its orders: the controllers' finalizer
+// (FinalizerLiveOrders) holds its deletion while orders of its providerId are not terminal.
+// Meanwhile it takes no quotes and no new orders but keeps tracking those (Ready=False
+// DeletionWaitsForOrders names them); Providers and Catalog are memory of this process,
+// rebuilt from the objects at a restart.
 //
 // Two objects naming the same providerId: the one already serving it keeps it, else the oldest
 // (then by namespace/name); the others report Ready=False DuplicateProviderID and leave
@@ -136,7 +149,7 @@ type RoutingProviderReconciler struct {
 	held map[swapv1.ProviderID]types.NamespacedName
 }
 
-// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=routingproviders,verbs=get;list;watch
+// +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=routingproviders,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=swap.swaprouter.dev,resources=routingproviders/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -208,9 +221,25 @@ func (r *RoutingProviderReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	id := rp.Spec.ProviderID
 	logger := log.FromContext(ctx).WithValues("providerId", id)
 	ctx = log.IntoContext(ctx, logger)
-	if !rp.DeletionTimestamp.IsZero() {
+	retiring := ""
+	switch {
+	case !rp.DeletionTimestamp.IsZero() && (r.ReadOnly || !controllerutil.ContainsFinalizer(&rp, FinalizerLiveOrders)):
 		r.release(ctx, req.NamespacedName, "")
 		return ctrl.Result{}, nil
+	case !rp.DeletionTimestamp.IsZero():
+		if retiring, err = r.liveOrdersNote(ctx, req.NamespacedName, &rp); err != nil || retiring == "" {
+			if err == nil {
+				r.release(ctx, req.NamespacedName, "")
+				err = r.dropFinalizer(ctx, &rp)
+			}
+			return ctrl.Result{}, err
+		}
+	case !r.ReadOnly && !controllerutil.ContainsFinalizer(&rp, FinalizerLiveOrders):
+		patch := client.MergeFrom(rp.DeepCopy())
+		controllerutil.AddFinalizer(&rp, FinalizerLiveOrders)
+		if err := r.Client.Patch(ctx, &rp, patch); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
 	}
 	// providerId was edited: give up the old one.
 	r.release(ctx, req.NamespacedName, id)
@@ -221,17 +250,63 @@ func (r *RoutingProviderReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		err = errors.Join(err, r.writeStatus(ctx, orig, &rp))
 		r.markSeen(ctx, req.NamespacedName)
 	}()
-	return r.sync(ctx, req.NamespacedName, &rp)
+	return r.sync(ctx, req.NamespacedName, &rp, retiring)
 }
 
-// sync does the work of one reconcile on rp (a copy whose status it sets).
-func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.NamespacedName, rp *swapv1.RoutingProvider) (ctrl.Result, error) {
+// liveOrdersNote says why rp's deletion waits: the orders of its providerId that are not
+// terminal, when rp serves that id; "" when nothing holds it.
+func (r *RoutingProviderReconciler) liveOrdersNote(ctx context.Context, key types.NamespacedName, rp *swapv1.RoutingProvider) (string, error) {
+	// Another RoutingProvider of the id takes its orders over; only the last one waits.
+	claimant, err := r.claimant(ctx, rp.Spec.ProviderID)
+	if err != nil || (claimant != types.NamespacedName{} && claimant != key) {
+		return "", err
+	}
+	var list swapv1.SwapOrderList
+	if err := r.Client.List(ctx, &list, client.InNamespace(rp.Namespace)); err != nil {
+		return "", err
+	}
+	var live []string
+	for _, o := range list.Items {
+		if o.Spec.ProviderID == rp.Spec.ProviderID && !o.Status.Status.IsTerminal() {
+			live = append(live, o.Spec.OrderID)
+		}
+	}
+	if len(live) == 0 {
+		return "", nil
+	}
+	slices.Sort(live)
+	shown := live[:min(len(live), 3)]
+	more := ""
+	if len(live) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(live)-len(shown))
+	}
+	return fmt.Sprintf("deletion waits for %d live orders (%s%s) to end: no quotes, no new orders, existing ones tracked",
+		len(live), strings.Join(shown, ", "), more), nil
+}
+
+// dropFinalizer lets a deleted RoutingProvider go.
+func (r *RoutingProviderReconciler) dropFinalizer(ctx context.Context, rp *swapv1.RoutingProvider) error {
+	patch := client.MergeFrom(rp.DeepCopy())
+	controllerutil.RemoveFinalizer(rp, FinalizerLiveOrders)
+	if err := r.Client.Patch(ctx, rp, patch); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	log.FromContext(ctx).Info("provider deleted: no live orders left")
+	return nil
+}
+
+// sync does the work of one reconcile on rp (a copy whose status it sets). retiring, when
+// set, says why a deleted rp still tracks orders: it is served as if disabled.
+func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.NamespacedName, rp *swapv1.RoutingProvider, retiring string) (ctrl.Result, error) {
 	id := rp.Spec.ProviderID
 	rp.Status.ObservedGeneration = rp.Generation
 
 	claimant, err := r.claimant(ctx, id)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if retiring != "" {
+		claimant = key // a deleted object claims nothing, but it is the last of its id
 	}
 	if claimant != key {
 		setProviderReady(rp, metav1.ConditionFalse, ReasonProviderDuplicateID,
@@ -273,14 +348,20 @@ func (r *RoutingProviderReconciler) sync(ctx context.Context, key types.Namespac
 		r.Budgets.Set(id, budget.LimitOf(rp.Spec.CallBudget))
 		guarded = budget.Guard(guarded, r.Budgets)
 	}
+	enabled := rp.Spec.Enabled && retiring == ""
 	entry := providerset.Entry{
 		Provider: guarded,
-		Enabled:  rp.Spec.Enabled,
+		Enabled:  enabled,
 		PollMin:  durationOr(rp.Spec.PollInterval.Min.Duration, DefaultProviderPollMin),
 		PollMax:  durationOr(rp.Spec.PollInterval.Max.Duration, DefaultProviderPollMax),
 		Timeout:  timeout,
 	}
-	if !rp.Spec.Enabled {
+	if retiring != "" {
+		r.hold(id, key, &entry, nil)
+		setProviderReady(rp, metav1.ConditionFalse, ReasonProviderDeletionWaits, retiring)
+		return ctrl.Result{RequeueAfter: deletionRecheck}, nil
+	}
+	if !enabled {
 		r.hold(id, key, &entry, nil)
 		setProviderReady(rp, metav1.ConditionFalse, ReasonProviderDisabled, "the provider is disabled: no quotes, no new orders")
 		return ctrl.Result{}, nil

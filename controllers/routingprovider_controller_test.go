@@ -20,6 +20,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
+	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/budget"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
@@ -339,6 +340,39 @@ var _ = Describe("RoutingProvider reconciler", func() {
 				return ok
 			}).Should(BeFalse())
 			Expect(h.catalogProviders()).To(BeEmpty())
+		})
+
+		It("holds a deleted provider until its live orders end, tracking them but taking no new ones", func() {
+			rp := routingProvider(ns, "route-a", swapv1.ProviderRouteA, swapv1.ProtocolOneClick, "http://provider.example/route_A")
+			createRoutingProvider(rp)
+			Eventually(h.catalogProviders).Should(Equal([]swapv1.ProviderID{swapv1.ProviderRouteA}))
+			id := newOrderID()
+			live := &swapv1.SwapOrder{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: orderid.ObjectName(id)},
+				Spec: swapv1.SwapOrderSpec{OrderID: id, Partner: "acme", ProviderID: swapv1.ProviderRouteA,
+					OriginAsset: "eip155:1/slip44:60", DestinationAsset: "eip155:42161/slip44:60", Amount: "1", Sender: "a", Recipient: "b"},
+			}
+			Expect(k8sClient.Create(ctx, live)).To(Succeed())
+			Eventually(func(g Gomega) []string {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rp), rp)).To(Succeed())
+				return rp.Finalizers
+			}).Should(ContainElement(FinalizerLiveOrders))
+
+			Expect(k8sClient.Delete(ctx, rp)).To(Succeed())
+			Eventually(func(g Gomega) *metav1.Condition { return readyOf(g, rp) }).Should(And(
+				haveReady(metav1.ConditionFalse, ReasonProviderDeletionWaits), HaveField("Message", ContainSubstring(id))))
+			entry, ok := h.providers.Get(swapv1.ProviderRouteA)
+			Expect(ok).To(BeTrue(), "its orders are still tracked")
+			Expect(entry.Enabled).To(BeFalse(), "no quotes, no new orders")
+			Expect(h.catalogProviders()).To(BeEmpty())
+
+			patch := client.MergeFrom(live.DeepCopy())
+			live.Status.Status, live.Status.StatusReason = swapv1.OrderFailed, "ProviderRefused"
+			Expect(k8sClient.Status().Patch(ctx, live, patch)).To(Succeed())
+			Eventually(func() bool {
+				return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(rp), &swapv1.RoutingProvider{}))
+			}).Should(BeTrue())
+			Eventually(func() bool { _, ok := h.providers.Get(swapv1.ProviderRouteA); return ok }).Should(BeFalse())
 		})
 
 		It("follows its credentials Secret", func() {

@@ -135,7 +135,7 @@ var protocols = map[swapv1.ProviderID]swapv1.ProviderProtocol{
 func (g *orderRig) setProviders(pollMin, pollMax time.Duration) {
 	GinkgoHelper()
 	g.providers = providerset.New()
-	for _, id := range swapv1.ProviderIDs {
+	for _, id := range []swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB} {
 		p, err := registry.New(protocols[id], provider.Config{ID: id, Endpoint: g.url + "/" + string(id), Timeout: 2 * time.Second,
 			QuoteSigningKey: g.sim.QuotePublicKey()})
 		Expect(err).NotTo(HaveOccurred())
@@ -189,6 +189,11 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 	if g.deliveries != nil {
 		Expect(g.deliveries.SetupWithManager(mgr)).To(Succeed())
 	}
+	redeliveries := &RedeliveryRequestReconciler{}
+	if a, ok := g.archive.(ArchivedOrders); ok {
+		redeliveries.Archive = a
+	}
+	Expect(redeliveries.SetupWithManager(mgr)).To(Succeed())
 	if g.archive != nil {
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
 		Expect((&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,

@@ -170,7 +170,7 @@ func refuseRequest(rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrde
 }
 
 // redeliverRequested acts on the order's redeliver annotation: a new delivery of every event
-// in its history (webhook.RedeliverOrder), or a refusal. An error means nothing was decided
+// in its history (delivery.RedeliverOrder), or a refusal. An error means nothing was decided
 // and the request stays.
 func redeliverRequested(ctx context.Context, c client.Client, live client.Reader, rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrder) error {
 	enabled, err := partnerWebhookEnabled(ctx, c, o)
@@ -185,12 +185,13 @@ func redeliverRequested(ctx context.Context, c client.Client, live client.Reader
 	if err != nil {
 		return err
 	}
-	n, err := delivery.RedeliverOrder(ctx, c, live, o, items, true)
+	by := o.Annotations[swapv1.RequestedBy(swapv1.AnnotationRedeliver)]
+	names, err := delivery.RedeliverOrder(ctx, c, live, o, items, true, delivery.Ask{RequestedBy: by})
 	if err != nil {
-		return fmt.Errorf("redelivering webhooks (%d sent again before the error): %w", n, err)
+		return fmt.Errorf("redelivering webhooks (%d sent again before the error): %w", len(names), err)
 	}
-	rec.Eventf(o, nil, "Normal", verbs.ReasonRedelivered, "Redeliver", "%d webhook events sent again", n)
-	log.Info("webhooks redelivered on operator request", "events", n)
+	rec.Eventf(o, nil, "Normal", verbs.ReasonRedelivered, "Redeliver", "%d webhook events sent again at the request of %s", len(names), by)
+	log.Info("webhooks redelivered on operator request", "events", len(names), "requestedBy", by)
 	return nil
 }
 

@@ -476,7 +476,7 @@ var _ = Describe("kubectl swaprouter verbs on orders in every state", Ordered, f
 		Eventually(eventsOf).WithArguments(o, "ResolveRejected").Should(ConsistOf(
 			"Warning ResolveRejected: resolve refused: order " + o.Spec.OrderID + " is already SUCCESS: a finished order keeps its status"))
 		Eventually(eventsOf).WithArguments(o, "Redelivered").Should(ConsistOf(
-			fmt.Sprintf("Normal Redelivered: %d webhook events sent again", len(o.Status.History))))
+			fmt.Sprintf("Normal Redelivered: %d webhook events sent again at the request of admin", len(o.Status.History))))
 		everyEventAgain(g, o)
 	})
 

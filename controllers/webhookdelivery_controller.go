@@ -50,7 +50,14 @@ const (
 const (
 	EventReasonAttemptFailed = "AttemptFailed"
 	EventReasonFailed        = "Failed"
+	// EventReasonPayloadRejected: the payload is not what the order's history holds, so it
+	// was never signed.
+	EventReasonPayloadRejected = "PayloadRejected"
 )
+
+// OutcomeUnverified is the swaprouter_webhook_deliveries_total outcome of a delivery whose
+// payload the order's history does not hold (an alert fires on it).
+const OutcomeUnverified = "unverified"
 
 // WebhookDeliveryReconciler POSTs each WebhookDelivery's payload, signed, to its partner's
 // webhook URL, retrying on the policy's schedule, and removes finished deliveries after
@@ -92,8 +99,12 @@ type WebhookDeliveryReconciler struct {
 	// Metrics is where the reconciler's metrics (and the default Endpoints') are registered;
 	// nil: controller-runtime's registry.
 	Metrics prometheus.Registerer
+	// Archive reads orders that have left etcd, to check their redeliveries; nil: such a
+	// delivery cannot be checked and is never sent.
+	Archive ArchivedOrders
 
 	metrics *deliveryMetrics
+	records orderRecords
 
 	// written holds, per delivery, the resourceVersion our last status write produced: a
 	// cached copy at another version may predate that write (see current).
@@ -143,6 +154,7 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Endpoints = delivery.NewEndpoints(delivery.EndpointOptions{Metrics: r.Metrics})
 	}
 	r.metrics = newDeliveryMetrics(r.Metrics)
+	r.records = orderRecords{cache: r.Client, live: r.APIReader, archive: r.Archive}
 	if r.AttemptTimeout <= 0 {
 		r.AttemptTimeout = netguard.DeliveryTimeout
 	}
@@ -233,6 +245,20 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		r.written.Store(client.ObjectKeyFromObject(d), d.ResourceVersion)
 	}()
 	logger := log.FromContext(ctx)
+
+	// Signed bytes have one authority, the order's history: a payload it does not hold (a
+	// delivery someone other than the controllers wrote) is never signed.
+	if err := r.records.authentic(ctx, d); err != nil {
+		var forged *unverifiedError
+		if !errors.As(err, &forged) {
+			return ctrl.Result{}, err // API or archive trouble: retry, no attempt spent
+		}
+		d.Status.ObservedGeneration = d.Generation
+		r.finish(d, r.Now(), OutcomeUnverified, "not sent: "+err.Error())
+		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonPayloadRejected, "Verify", "not sent: %s", err.Error())
+		logger.Info("webhook delivery refused: its payload is not in the order's history", "reason", err.Error())
+		return r.requeueForExpiry(d, r.Now()), nil
+	}
 
 	target, err := r.loadTarget(ctx, d)
 	var cfgErr *configError

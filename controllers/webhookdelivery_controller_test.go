@@ -179,11 +179,14 @@ func newPartnerFixture(ctx context.Context, url string, enabled bool, nSecrets i
 	return f
 }
 
-// createDelivery creates the delivery of the order's transition seq, as the order reconciler
-// would.
+// createDelivery records transition seq in the order's history and creates its delivery, as
+// the order reconciler would.
 func (f *partnerFixture) createDelivery(ctx context.Context, seq int64, status swapv1.OrderStatus) *swapv1.WebhookDelivery {
-	ev := delivery.EventFor(f.order, swapv1.StatusTransition{Seq: seq, Status: status, At: swapv1.NewPreciseTime(time.Now())})
-	d, err := delivery.NewDelivery(f.order, ev, 0)
+	t := swapv1.StatusTransition{Seq: seq, Status: status, At: swapv1.NewPreciseTime(time.Now())}
+	patch := client.MergeFrom(f.order.DeepCopy())
+	f.order.Status.History = append(f.order.Status.History, t)
+	Expect(k8sClient.Status().Patch(ctx, f.order, patch)).To(Succeed())
+	d, err := delivery.NewDelivery(f.order, delivery.EventFor(f.order, t), 0)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(k8sClient.Create(ctx, d)).To(Succeed())
 	return d
@@ -322,9 +325,11 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			g.Expect(cached.Items).To(ConsistOf(And(
 				HaveField("Status.Phase", swapv1.DeliveryDelivered), HaveField("Spec.Payload", BeEmpty()))))
 		}).WithTimeout(timeout).Should(Succeed())
-		again, err := delivery.CreateRedelivery(ctx, mgr.GetClient(), mgr.GetAPIReader(), cached.Items)
+		names, err := delivery.RedeliverOrder(ctx, mgr.GetClient(), mgr.GetAPIReader(), f.order, cached.Items, true,
+			delivery.Ask{EventID: d.Spec.EventID, RequestedBy: "partner"})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(again.Spec.Redelivery).To(Equal(int32(1)))
+		Expect(names).To(Equal([]string{delivery.DeliveryName(d.Spec.EventID, 1)}))
+		again := &swapv1.WebhookDelivery{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: names[0]}}
 		Eventually(func(g Gomega) swapv1.DeliveryPhase { return getDelivery(ctx, g, again).Status.Phase }).
 			WithTimeout(timeout).Should(Equal(swapv1.DeliveryDelivered))
 		reqs, processed = rc.snapshot()

@@ -17,7 +17,7 @@ func newDeliveryMetrics(reg prometheus.Registerer) *deliveryMetrics {
 	return &deliveryMetrics{
 		deliveries: metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swaprouter_webhook_deliveries_total",
-			Help: "Webhook deliveries that reached a final phase, by outcome (delivered, gone, exhausted, no_target).",
+			Help: "Webhook deliveries that reached a final phase, by outcome (delivered, gone, exhausted, no_target, unverified: never signed, its payload not in the order's history).",
 		}, []string{"outcome"})),
 		attemptDuration: metricsreg.MustRegister(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "swaprouter_webhook_attempt_duration_seconds",

@@ -1,17 +1,23 @@
 package v1alpha1
 
-// ProviderID names a routing provider.
-// +kubebuilder:validation:Enum=route_A;route_B
-// +kubebuilder:validation:MaxLength=16
+// ProviderID names a routing provider: whatever a RoutingProvider's spec.providerId says, a
+// letter followed by up to 31 letters, digits, '_' or '-' (ProviderIDPattern). The set is
+// open: an installation has the ids of its RoutingProviders, and nothing in the service
+// knows a list of them.
+// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9_-]{0,31}$`
+// +kubebuilder:validation:MaxLength=32
 type ProviderID string
 
+// ProviderIDPattern is the pattern every provider id matches (the CRDs' and the OpenAPI
+// document's).
+const ProviderIDPattern = `^[A-Za-z][A-Za-z0-9_-]{0,31}$`
+
+// The providers of the contract's examples: the ids the dev system, the samples and the tests
+// give their RoutingProviders. The service itself depends on neither.
 const (
 	ProviderRouteA ProviderID = "route_A"
 	ProviderRouteB ProviderID = "route_B"
 )
-
-// ProviderIDs lists every provider id the API accepts, in a stable order.
-var ProviderIDs = []ProviderID{ProviderRouteA, ProviderRouteB}
 
 // OrderStatus is the normalized status of an order (contract section 3).
 // +kubebuilder:validation:Enum=PENDING;PROCESSING;SUCCESS;REFUNDED;FAILED;UNKNOWN
@@ -34,7 +40,7 @@ func (s OrderStatus) IsTerminal() bool {
 
 // OrderSubstatus is a normalized detail of an order's status that tells a user what to do
 // or what is happening; the six statuses stay the contract's.
-// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
+// +kubebuilder:validation:Enum=AWAITING_DEPOSIT;DEPOSIT_SEEN;INCOMPLETE_DEPOSIT;SWAPPING;SENDING;SETTLED;PARTIAL_REFUND;PARTIAL_DEPOSIT;REFUNDING;REFUNDED;DEPOSIT_WINDOW_CLOSED;DEPOSIT_REJECTED;PROVIDER_FAILED;HELD_FOR_REVIEW
 // +kubebuilder:validation:MaxLength=24
 type OrderSubstatus string
 
@@ -55,6 +61,9 @@ const (
 	// SubstatusPartialRefund: SUCCESS for part of the deposit, the rest refunded
 	// (refundedAmount).
 	SubstatusPartialRefund OrderSubstatus = "PARTIAL_REFUND"
+	// SubstatusPartialDeposit: SUCCESS for a deposit short of the quoted amount, all of it
+	// swapped, so the output is below the quote's (depositedAmount, amountOut).
+	SubstatusPartialDeposit OrderSubstatus = "PARTIAL_DEPOSIT"
 	// SubstatusRefunding: the provider decided to refund and is sending it back.
 	SubstatusRefunding OrderSubstatus = "REFUNDING"
 	// SubstatusRefunded: the deposit went back to the refund address.

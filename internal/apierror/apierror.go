@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -95,7 +97,25 @@ func (c Code) Status() int {
 	if s, ok := statuses[c]; ok {
 		return s
 	}
+	if strings.HasPrefix(string(c), providerIDRequiredPrefix) {
+		return statuses[ProviderIDRequired]
+	}
 	return http.StatusInternalServerError
+}
+
+const providerIDRequiredPrefix = "providerId required ("
+
+// ProviderIDRequiredFor is the providerId-required code of an installation whose enabled
+// providers are ids, in the contract's form: "providerId required (route_A | route_B)" is
+// ProviderIDRequired byte for byte. Partners match the code by its "providerId required ("
+// prefix; the list tells a person what to choose.
+func ProviderIDRequiredFor(ids []swapv1.ProviderID) Code {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = string(id)
+	}
+	slices.Sort(names)
+	return Code(providerIDRequiredPrefix + strings.Join(names, " | ") + ")")
 }
 
 // Codes lists every code, in a stable order (for documentation checks).

@@ -26,6 +26,8 @@ var (
 type ReferenceTakenError struct {
 	ClientReference string
 	OrderID         string
+	// Stale: the reservation holding it is stale (see Reservation.Stale).
+	Stale bool
 }
 
 func (e *ReferenceTakenError) Error() string {
@@ -59,7 +61,15 @@ type Reservation struct {
 	Partner            string
 	IdempotencyKeyHash string
 	ClientReference    string
+	// Stale, in answers only: made by Reserve longer than StaleAfter ago for an order never
+	// archived since. Its order is either live in etcd or was never created (the create crashed
+	// or was refused after reserving): the archive cannot tell which; etcd can.
+	Stale bool
 }
+
+// StaleAfter is how long after Reserve its order is surely in etcd if it ever will be: every
+// create ends well within it (the frontend gives up on its create after a minute).
+const StaleAfter = 10 * time.Minute
 
 // Position is a place in a partner's listing: newest first by creation time, then by id.
 type Position struct {

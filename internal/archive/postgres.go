@@ -195,12 +195,13 @@ func (p *Postgres) Put(ctx context.Context, e Entry) error {
 		return err
 	}
 	return classify(pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		// The order's id was usually reserved at creation; orders created without a key or a
-		// reference take it now, so no later request can be given it.
+		// The order's id was usually reserved at creation (its reservation is placed now);
+		// orders created without a key or a reference take it now, so no later request can be
+		// given it.
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO order_ids (order_id, partner, idempotency_key_hash, client_reference, reserved_at)
 			VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5)
-			ON CONFLICT (order_id) DO NOTHING`, r.id()...); err != nil {
+			ON CONFLICT (order_id) DO UPDATE SET pending = false WHERE order_ids.pending`, r.id()...); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
@@ -437,10 +438,10 @@ func (p *Postgres) explain(ctx context.Context, sql string, args ...any) (string
 	return strings.Join(lines, "\n"), classify(err)
 }
 
-// Reserve records r's order id as taken by r.Partner with its key hash and reference, and
-// returns what is recorded for that id: r itself the first time, the earlier reservation
-// afterwards (the caller compares key hashes). A clientReference another order of the
-// partner holds is a *ReferenceTakenError.
+// Reserve records r's order id as taken by r.Partner with its key hash and reference, pending
+// until the order is archived, and returns what is recorded for that id: r itself the first
+// time, the earlier reservation afterwards (the caller compares key hashes). A clientReference
+// another order of the partner holds is a *ReferenceTakenError.
 func (p *Postgres) Reserve(ctx context.Context, r Reservation) (Reservation, error) {
 	if err := p.usable(); err != nil {
 		return Reservation{}, err
@@ -448,32 +449,65 @@ func (p *Postgres) Reserve(ctx context.Context, r Reservation) (Reservation, err
 	var got Reservation
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `
-			INSERT INTO order_ids (order_id, partner, idempotency_key_hash, client_reference)
-			VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''))
+			INSERT INTO order_ids (order_id, partner, idempotency_key_hash, client_reference, pending)
+			VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), true)
 			ON CONFLICT (order_id) DO NOTHING`, r.OrderID, r.Partner, r.IdempotencyKeyHash, r.ClientReference)
 		if err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `
-			SELECT order_id, partner, coalesce(idempotency_key_hash, ''), coalesce(client_reference, '')
-			FROM order_ids WHERE order_id = $1`, r.OrderID).
-			Scan(&got.OrderID, &got.Partner, &got.IdempotencyKeyHash, &got.ClientReference)
+		got, err = scanReservation(tx.QueryRow(ctx, `SELECT `+reservationColumns+` FROM order_ids WHERE order_id = $2`,
+			StaleAfter.Seconds(), r.OrderID))
+		return err
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "order_ids_client_reference" {
-		owner, ferr := p.referenceOwner(ctx, r.Partner, r.ClientReference)
+		holder, ferr := p.Holder(ctx, r.Partner, r.ClientReference)
 		if ferr != nil {
 			return Reservation{}, ferr
 		}
-		return Reservation{}, &ReferenceTakenError{ClientReference: r.ClientReference, OrderID: owner}
+		return Reservation{}, &ReferenceTakenError{ClientReference: r.ClientReference, OrderID: holder.OrderID, Stale: holder.Stale}
 	}
 	return got, classify(err)
 }
 
-func (p *Postgres) referenceOwner(ctx context.Context, partner, ref string) (string, error) {
-	var id string
-	err := p.pool.QueryRow(ctx, `SELECT order_id FROM order_ids WHERE partner = $1 AND client_reference = $2`, partner, ref).Scan(&id)
-	return id, classify(err)
+// Holder returns the reservation holding partner's clientReference ref; ErrNotFound when none
+// does.
+func (p *Postgres) Holder(ctx context.Context, partner, ref string) (Reservation, error) {
+	if err := p.usable(); err != nil {
+		return Reservation{}, err
+	}
+	r, err := scanReservation(p.pool.QueryRow(ctx, `SELECT `+reservationColumns+` FROM order_ids
+		WHERE partner = $2 AND client_reference = $3`, StaleAfter.Seconds(), partner, ref))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Reservation{}, ErrNotFound
+	}
+	return r, classify(err)
+}
+
+// reservationColumns are the columns scanReservation reads, $1 being StaleAfter in seconds.
+const reservationColumns = `order_id, partner, coalesce(idempotency_key_hash, ''), coalesce(client_reference, ''),
+	pending AND reserved_at < now() - make_interval(secs => $1)`
+
+func scanReservation(row pgx.Row) (Reservation, error) {
+	var r Reservation
+	err := row.Scan(&r.OrderID, &r.Partner, &r.IdempotencyKeyHash, &r.ClientReference, &r.Stale)
+	return r, err
+}
+
+// Release deletes the reservation of orderID if it is still pending and was made at least
+// olderThan ago, and reports whether it did: a create refused after reserving releases its own
+// (olderThan 0); a stale one whose order is not in etcd is released before it is taken over
+// (olderThan StaleAfter). An archived order's reservation is never released.
+func (p *Postgres) Release(ctx context.Context, orderID string, olderThan time.Duration) (bool, error) {
+	if err := p.usable(); err != nil {
+		return false, err
+	}
+	tag, err := p.pool.Exec(ctx, `DELETE FROM order_ids
+		WHERE order_id = $1 AND pending AND reserved_at <= now() - make_interval(secs => $2)`, orderID, olderThan.Seconds())
+	if err != nil {
+		return false, classify(err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // Prune deletes archived orders that ended before cutoff, batch rows per statement (short

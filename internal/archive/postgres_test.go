@@ -245,6 +245,78 @@ func TestReserveKeepsIdsAndReferencesForever(t *testing.T) {
 	}
 }
 
+// A reservation stays pending until its order is archived. A pending one can be released:
+// at once by the create that made it (refused after reserving), or once stale by whoever
+// takes it over (its create never finished); an archived order's never.
+func TestPendingReservationsCanBeReleased(t *testing.T) {
+	a, ctx := open(t), context.Background()
+	age := func(orderID string) {
+		t.Helper()
+		if _, err := a.pool.Exec(ctx, `UPDATE order_ids SET reserved_at = now() - interval '1 hour' WHERE order_id = $1`, orderID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abandoned := Reservation{OrderID: id(1), Partner: "acme", IdempotencyKeyHash: "h1", ClientReference: "inv-1"}
+	if got, err := a.Reserve(ctx, abandoned); err != nil || got != abandoned {
+		t.Fatalf("reservation: %+v, %v", got, err)
+	}
+	if ok, err := a.Release(ctx, id(1), StaleAfter); ok || err != nil {
+		t.Fatalf("a fresh reservation released as stale: %v, %v", ok, err)
+	}
+	var taken *ReferenceTakenError
+	if _, err := a.Reserve(ctx, Reservation{OrderID: id(2), Partner: "acme", ClientReference: "inv-1"}); !errors.As(err, &taken) ||
+		taken.OrderID != id(1) || taken.Stale {
+		t.Fatalf("the reference of a fresh reservation: %v", err)
+	}
+
+	age(id(1))
+	if h, err := a.Holder(ctx, "acme", "inv-1"); err != nil || h.OrderID != id(1) || !h.Stale {
+		t.Fatalf("holder of a reference reserved an hour ago, never archived: %+v, %v", h, err)
+	}
+	if got, err := a.Reserve(ctx, Reservation{OrderID: id(1), Partner: "acme", IdempotencyKeyHash: "h2"}); err != nil || !got.Stale || got.IdempotencyKeyHash != "h1" {
+		t.Fatalf("the id of a stale reservation: %+v, %v", got, err)
+	}
+	if _, err := a.Reserve(ctx, Reservation{OrderID: id(2), Partner: "acme", ClientReference: "inv-1"}); !errors.As(err, &taken) || !taken.Stale {
+		t.Fatalf("the reference of a stale reservation: %v", err)
+	}
+	if ok, err := a.Release(ctx, id(1), StaleAfter); !ok || err != nil {
+		t.Fatalf("stale reservation not released: %v, %v", ok, err)
+	}
+	if ok, _ := a.Release(ctx, id(1), StaleAfter); ok {
+		t.Fatal("released twice")
+	}
+	if _, err := a.Holder(ctx, "acme", "inv-1"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a released reference still has a holder: %v", err)
+	}
+	if _, err := a.Reserve(ctx, Reservation{OrderID: id(2), Partner: "acme", ClientReference: "inv-1"}); err != nil {
+		t.Fatalf("the released reference: %v", err)
+	}
+
+	// Its own create releases a reservation at once.
+	if _, err := a.Reserve(ctx, Reservation{OrderID: id(3), Partner: "acme", ClientReference: "inv-3"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := a.Release(ctx, id(3), 0); !ok || err != nil {
+		t.Fatalf("own release: %v, %v", ok, err)
+	}
+
+	// Archiving places the reservation: never stale, never released, whatever its age.
+	o := order("acme", id(2), base, swapv1.OrderSuccess)
+	o.Spec.ClientReference = "inv-1"
+	if err := a.Put(ctx, Entry{Order: o}); err != nil {
+		t.Fatal(err)
+	}
+	age(id(2))
+	if h, err := a.Holder(ctx, "acme", "inv-1"); err != nil || h.OrderID != id(2) || h.Stale {
+		t.Fatalf("holder of an archived order's reference: %+v, %v", h, err)
+	}
+	for _, olderThan := range []time.Duration{0, StaleAfter} {
+		if ok, err := a.Release(ctx, id(2), olderThan); ok || err != nil {
+			t.Fatalf("an archived order's reservation released: %v, %v", ok, err)
+		}
+	}
+}
+
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	a, err := Open("postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	if err != nil {

@@ -83,7 +83,7 @@ func expect(resp *http.Response, err error, want int, out any) error {
 // benchOrder is the bench's order: 0.1 ETH to SOL through provider.
 func benchOrder(provider swapv1.ProviderID) swapclient.OrderRequest {
 	return swapclient.OrderRequest{OriginAsset: ethETH, DestinationAsset: solSOL, Amount: pointOneETH,
-		Sender: sender, Recipient: solDest, ProviderId: swapclient.OrderRequestProviderId(provider)}
+		Sender: sender, Recipient: solDest, ProviderId: swapclient.ProviderId(provider)}
 }
 
 // dryQuote is a dry quote of 0.1 ETH to destination.

@@ -2,9 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -12,14 +9,15 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	orderstate "github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/system"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
-	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
 // Scenario 7, latency: orders are created through the frontend and fully deposited; the
@@ -197,14 +195,20 @@ func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 	k := h.cfg.count(300, 40)
 	rounds := min(h.cfg.Rounds, 3)
 	conc := system.DefaultOptions().WebhookConcurrency
-	s.Setup += fmt.Sprintf("; throughput: %d rounds of %d WebhookDeliveries created at once (concurrency 32) until all are verified at the receiver, against %d raw status updates at concurrency %d", rounds, k, k, conc)
+	s.Setup += fmt.Sprintf("; throughput: %d rounds of %d WebhookDeliveries (each reporting a transition of a paused order of its own, made before the clock starts) created at once (concurrency 32) until all are verified at the receiver, against %d raw status updates at concurrency %d", rounds, k, k, conc)
 	var ratio, dps, ups []float64
 	for r := 0; r < rounds && ctx.Err() == nil; r++ {
+		// The controllers sign only what an order's history holds: each delivery reports
+		// a transition of an order of its own, made before the clock starts.
+		orders, err := h.pausedOrders(ctx, k)
+		if err != nil {
+			return err
+		}
 		start := time.Now()
 		var mu sync.Mutex
 		var ids []string
-		res := Closed(ctx, 32, 0, k, func(ctx context.Context, _, _ int) error {
-			d, err := h.newDelivery(benchNamespace)
+		res := Closed(ctx, 32, 0, k, func(ctx context.Context, _, i int) error {
+			d, err := benchDelivery(orders[i])
 			if err != nil {
 				return err
 			}
@@ -226,6 +230,12 @@ func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 		if len(arrivals) < len(ids) {
 			s.note("round %d: only %d of %d deliveries arrived", r+1, len(arrivals), len(ids))
 		}
+		// Gone with their deliveries (owned), so later scenarios meet only their own orders.
+		if del := Closed(ctx, 32, 0, k, func(ctx context.Context, _, i int) error {
+			return client.IgnoreNotFound(h.env.Client.Delete(ctx, orders[i]))
+		}); del.Errors > 0 {
+			s.note("deleting the round's orders: %v", del.FirstErr)
+		}
 		last := start
 		for _, t := range arrivals {
 			if t.After(last) {
@@ -236,7 +246,9 @@ func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 
 		raws := make([]*swapv1.WebhookDelivery, k)
 		for i := range raws {
-			d, err := h.newDelivery(rawNamespace)
+			o := withHistory(h.newOrder(rawNamespace, swapv1.ProviderRouteA))
+			o.UID = types.UID(o.Spec.OrderID) // never created: the raw namespace has no reconciler
+			d, err := benchDelivery(o)
 			if err != nil {
 				return err
 			}
@@ -268,28 +280,42 @@ func (h *harness) webhookThroughput(ctx context.Context, s *Scenario) error {
 	return ctx.Err()
 }
 
-// newDelivery is a WebhookDelivery for the bench partner, shaped as the order reconciler
-// makes them, for a fresh order id and event id.
-func (h *harness) newDelivery(namespace string) (*swapv1.WebhookDelivery, error) {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, err
-	}
-	suffix := hex.EncodeToString(b[:])
-	orderID := orderid.New()
-	ev := webhooks.Event{
-		Version: webhooks.EventVersion, ID: "evt_" + suffix, Type: webhooks.EventType, OrderID: orderID,
-		ProviderID: string(swapv1.ProviderRouteA), Status: string(swapv1.OrderProcessing),
-		PreviousStatus: string(swapv1.OrderPending), OccurredAt: time.Now(), Sequence: 2,
-	}
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
-	}
-	return &swapv1.WebhookDelivery{
-		ObjectMeta: metav1.ObjectMeta{Name: "bench-" + suffix, Namespace: namespace},
-		Spec: swapv1.WebhookDeliverySpec{
-			Partner: h.env.Partner, OrderID: orderID, EventID: ev.ID, Sequence: ev.Sequence, Payload: string(payload),
+// withHistory gives o the status of an order that reached PROCESSING and emitted both its
+// transitions.
+func withHistory(o *swapv1.SwapOrder) *swapv1.SwapOrder {
+	at := swapv1.NewPreciseTime(time.Now())
+	o.Status = swapv1.SwapOrderStatus{
+		Status: swapv1.OrderProcessing, DepositAddress: sender, NotifiedSeq: 2,
+		History: []swapv1.StatusTransition{
+			{Seq: 1, Status: swapv1.OrderPending, At: at},
+			{Seq: 2, Status: swapv1.OrderProcessing, PreviousStatus: swapv1.OrderPending, At: at},
 		},
-	}, nil
+	}
+	return o
+}
+
+// pausedOrders creates n orders of the bench partner with withHistory's status, paused so the
+// reconciler asks no provider about them.
+func (h *harness) pausedOrders(ctx context.Context, n int) ([]*swapv1.SwapOrder, error) {
+	orders := make([]*swapv1.SwapOrder, n)
+	res := Closed(ctx, 32, 0, n, func(ctx context.Context, _, i int) error {
+		o := h.newOrder(benchNamespace, swapv1.ProviderRouteA)
+		o.Annotations = map[string]string{swapv1.AnnotationPaused: "webhook throughput bench"}
+		if err := h.env.Client.Create(ctx, o); err != nil {
+			return err
+		}
+		base := o.DeepCopy()
+		withHistory(o)
+		orders[i] = o
+		return h.env.Client.Status().Patch(ctx, o, client.MergeFrom(base))
+	})
+	if res.Errors > 0 {
+		return nil, fmt.Errorf("creating the deliveries' orders: %v", res.FirstErr)
+	}
+	return orders, nil
+}
+
+// benchDelivery is the delivery of o's second transition, as the order reconciler makes it.
+func benchDelivery(o *swapv1.SwapOrder) (*swapv1.WebhookDelivery, error) {
+	return delivery.NewDelivery(o, delivery.EventFor(o, o.Status.History[1]), 0)
 }

@@ -81,7 +81,7 @@ func (s *Server) createOrder(w http.ResponseWriter, r *http.Request, sid string)
 		}
 	}
 	body := client.OrderRequest{OriginAsset: req.OriginAsset, DestinationAsset: req.DestinationAsset, Amount: req.Amount,
-		SwapType: new(client.OrderRequestSwapTypeEXACTINPUT), ProviderId: client.OrderRequestProviderId(req.ProviderID),
+		SwapType: new(client.OrderRequestSwapTypeEXACTINPUT), ProviderId: client.ProviderId(req.ProviderID),
 		Sender: req.Sender, Recipient: req.Recipient}
 	if req.RefundTo != "" {
 		body.RefundTo = &req.RefundTo

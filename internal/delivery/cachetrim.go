@@ -25,7 +25,7 @@ func CacheTransform(obj any) (any, error) {
 // TrimFinished drops spec.payload, the larger part of the object, from the cached copy of a
 // finished delivery: no attempt remains to send it, and finished deliveries outnumber pending
 // ones (one per transition, kept for days). A redelivery reads the payload from the API
-// server (CreateRedelivery). Other objects and deliveries still to send pass unchanged.
+// server (RedeliverOrder). Other objects and deliveries still to send pass unchanged.
 func TrimFinished(obj any) (any, error) {
 	if d, ok := obj.(*swapv1.WebhookDelivery); ok && Finished(d) {
 		d.Spec.Payload = ""

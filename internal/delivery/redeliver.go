@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -16,23 +17,30 @@ import (
 // maxRedeliverRaces bounds the retries when concurrent redeliveries pick the same number.
 const maxRedeliverRaces = 5
 
-// ErrRedeliverRace: concurrent redeliveries of the event kept taking the next number.
-var ErrRedeliverRace = errors.New("concurrent redeliveries of this event; try again")
+var (
+	// ErrRedeliverRace: concurrent redeliveries of the event kept taking the next number.
+	ErrRedeliverRace = errors.New("concurrent redeliveries of this event; try again")
+	// ErrNoSuchEvent: the order's history holds no emitted event with the asked id.
+	ErrNoSuchEvent = errors.New("the order's history holds no such emitted event")
+)
 
-// CreateRedelivery creates the next delivery of one event, given its existing deliveries
-// (not empty, e.g. from the cache): the same event (same webhook-id and bytes) under the next
-// redelivery number. The bytes are read through live (the API server, GetAPIReader()): the
-// cache keeps finished deliveries without their payload (TrimFinished). A number another
-// writer (or a stale cache) already took moves on to the following one.
-func CreateRedelivery(ctx context.Context, c client.Client, live client.Reader, existing []swapv1.WebhookDelivery) (*swapv1.WebhookDelivery, error) {
-	orig, err := original(ctx, live, existing)
-	if err != nil {
-		return nil, err
-	}
-	return createNext(ctx, c, NextRedelivery(existing), func(n int32) (*swapv1.WebhookDelivery, error) { return Redeliver(orig, n) })
+// Ask is one request to send an order's events again, as the controllers answer it.
+type Ask struct {
+	// EventID limits it to one event; empty: every event the order emitted.
+	EventID string
+	// Redelivery, with EventID, is the number the new delivery takes (a delivery of that
+	// number already there answers the ask); 0 takes the next free number.
+	Redelivery int32
+	// RequestedBy is who asked, as the API server authenticated them; it is written on
+	// each new delivery.
+	RequestedBy string
+	// Request is the RedeliveryRequest that asked, if one did: its deliveries carry its
+	// name, and an event it already redelivered is not sent again.
+	Request string
 }
 
-// original reads the earliest of one event's deliveries, payload included, through live.
+// original reads the earliest of one event's deliveries, payload included, through live: the
+// cache keeps finished deliveries without their payload (TrimFinished).
 func original(ctx context.Context, live client.Reader, existing []swapv1.WebhookDelivery) (*swapv1.WebhookDelivery, error) {
 	first := slices.MinFunc(existing, func(a, b swapv1.WebhookDelivery) int { return cmp.Compare(a.Spec.Redelivery, b.Spec.Redelivery) })
 	var orig swapv1.WebhookDelivery
@@ -42,70 +50,114 @@ func original(ctx context.Context, live client.Reader, existing []swapv1.Webhook
 	return &orig, nil
 }
 
-// createNext creates the delivery build returns for redelivery number next, or the first
-// following number no one took yet.
-func createNext(ctx context.Context, c client.Client, next int32, build func(int32) (*swapv1.WebhookDelivery, error)) (*swapv1.WebhookDelivery, error) {
+// CreateNumbered creates the object build returns for number next, or for the first
+// following number no one took yet (build names the object after its number); with fixed,
+// for number next only, and an object already there is the answer.
+func CreateNumbered[T client.Object](ctx context.Context, c client.Client, next int32, fixed bool, build func(int32) (T, error)) (T, error) {
+	var zero T
 	for range maxRedeliverRaces {
-		d, err := build(next)
+		obj, err := build(next)
 		if err != nil {
-			return nil, err
+			return zero, err
 		}
-		err = c.Create(ctx, d)
+		err = c.Create(ctx, obj)
 		if apierrors.IsAlreadyExists(err) {
+			if fixed {
+				return obj, nil
+			}
 			next++
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return zero, err
 		}
-		return d, nil
+		return obj, nil
 	}
-	return nil, ErrRedeliverRace
+	return zero, ErrRedeliverRace
 }
 
-// RedeliverOrder creates a new delivery of every event of order that its history still
-// holds and that was emitted (it has deliveries, its seq is up to notifiedSeq, or the order
-// left etcd), and returns how many. An event with
-// deliveries goes out again with their bytes (CreateRedelivery); one without any (they
-// expired, webhooks were off when it happened, or the order left etcd and its deliveries
-// with it) is built again from the order's record under the same webhook-id. existing are
-// the order's deliveries. inEtcd says whether the SwapOrder still exists: when it does not
-// (redelivery from the archive) the new deliveries have no owner, which the garbage
-// collector would take for gone and delete them.
-func RedeliverOrder(ctx context.Context, c client.Client, live client.Reader, order *swapv1.SwapOrder, existing []swapv1.WebhookDelivery, inEtcd bool) (int, error) {
+// NewRedeliveryRequest asks for redelivery number n of one event, under the name that
+// delivery will have: a number two requests race for is taken by one of them.
+func NewRedeliveryRequest(namespace, partner, orderID, eventID string, n int32) *swapv1.RedeliveryRequest {
+	return &swapv1.RedeliveryRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: DeliveryName(eventID, n)},
+		Spec:       swapv1.RedeliveryRequestSpec{Partner: partner, OrderID: orderID, EventID: eventID, Redelivery: n},
+	}
+}
+
+// RedeliverOrder creates a new delivery of every event of order that ask names, that its
+// history still holds and that was emitted (it has deliveries, its seq is up to
+// notifiedSeq, or the order left etcd), and returns their names. An event with deliveries
+// goes out again with their bytes; one without any (they expired, webhooks were off when it
+// happened, or the order left etcd and its deliveries with it) is built again from the
+// order's record under the same webhook-id. Either way the delivery reconciler checks the
+// bytes against the history before signing them. existing are the order's deliveries.
+// inEtcd says whether the SwapOrder still exists: when it does not (redelivery from the
+// archive) the new deliveries have no owner, which the garbage collector would take for
+// gone and delete them. Only the controllers call this: no other identity may create
+// deliveries.
+func RedeliverOrder(ctx context.Context, c client.Client, live client.Reader, order *swapv1.SwapOrder, existing []swapv1.WebhookDelivery, inEtcd bool, ask Ask) ([]string, error) {
 	byEvent := map[string][]swapv1.WebhookDelivery{}
+	answered := map[string]string{} // event → the delivery ask.Request already made of it
 	for _, d := range existing {
 		byEvent[d.Spec.EventID] = append(byEvent[d.Spec.EventID], d)
+		if ask.Request != "" && d.Labels[swapv1.LabelRedeliveryRequest] == ask.Request {
+			answered[d.Spec.EventID] = d.Name
+		}
 	}
-	owned := func(d *swapv1.WebhookDelivery, err error) (*swapv1.WebhookDelivery, error) {
-		if d != nil && !inEtcd {
+	stamp := func(d *swapv1.WebhookDelivery, err error) (*swapv1.WebhookDelivery, error) {
+		if d == nil {
+			return d, err
+		}
+		if !inEtcd {
 			d.OwnerReferences = nil
+		}
+		if ask.RequestedBy != "" {
+			d.Annotations = map[string]string{swapv1.AnnotationDeliveryRequestedBy: ask.RequestedBy}
+		}
+		if ask.Request != "" {
+			d.Labels = map[string]string{swapv1.LabelRedeliveryRequest: ask.Request}
 		}
 		return d, err
 	}
-	n := 0
+	var names []string
 	for _, t := range order.Status.History {
 		event := EventFor(order, t)
+		if ask.EventID != "" && event.ID != ask.EventID {
+			continue
+		}
 		deliveries := byEvent[event.ID]
 		// An order leaves etcd only once every event was emitted; the notifiedSeq it stored
 		// may lag the last (it is carried to the next status write).
 		if len(deliveries) == 0 && t.Seq > order.Status.NotifiedSeq && inEtcd {
 			continue // its first delivery is still to come
 		}
-		build := func(n int32) (*swapv1.WebhookDelivery, error) { return owned(NewDelivery(order, event, n)) }
+		if name, ok := answered[event.ID]; ok {
+			names = append(names, name)
+			continue
+		}
+		build := func(n int32) (*swapv1.WebhookDelivery, error) { return stamp(NewDelivery(order, event, n)) }
 		next := int32(1)
 		if len(deliveries) > 0 {
 			orig, err := original(ctx, live, deliveries)
 			if err != nil {
-				return n, err
+				return names, err
 			}
-			build = func(n int32) (*swapv1.WebhookDelivery, error) { return owned(Redeliver(orig, n)) }
+			build = func(n int32) (*swapv1.WebhookDelivery, error) { return stamp(Redeliver(orig, n)) }
 			next = NextRedelivery(deliveries)
 		}
-		if _, err := createNext(ctx, c, next, build); err != nil {
-			return n, fmt.Errorf("redelivering event %s (seq %d): %w", event.ID, t.Seq, err)
+		fixed := ask.EventID != "" && ask.Redelivery > 0
+		if fixed {
+			next = ask.Redelivery
 		}
-		n++
+		d, err := CreateNumbered(ctx, c, next, fixed, build)
+		if err != nil {
+			return names, fmt.Errorf("redelivering event %s (seq %d): %w", event.ID, t.Seq, err)
+		}
+		names = append(names, d.Name)
 	}
-	return n, nil
+	if ask.EventID != "" && len(names) == 0 {
+		return nil, fmt.Errorf("%w: %s of order %s", ErrNoSuchEvent, ask.EventID, order.Spec.OrderID)
+	}
+	return names, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -144,35 +145,49 @@ func outOfReach(f found) bool {
 	return f.state.Where == verbs.Archived || f.order.Labels[swapv1.LabelArchived] == "true"
 }
 
-// redeliverHere sends every event of an order out of the order reconciler's reach again, the
-// way the reconciler does (webhook.RedeliverOrder), from the order's record in etcd or, once
-// it left etcd, in the archive.
+// redeliverHere asks the controllers, with a RedeliveryRequest, to send every event of an
+// order out of the order reconciler's reach again (it left etcd, or is archived there), and
+// waits for their answer: only the controllers create webhook deliveries, from the order's
+// record in etcd or the archive.
 func (s *session) redeliverHere(ctx context.Context, f found) error {
 	o := f.order
-	var all swapv1.WebhookDeliveryList
-	var mine []swapv1.WebhookDelivery
-	for cont := ""; ; {
-		if err := s.kube.List(ctx, &all, client.InNamespace(s.orders.Namespace), client.Limit(500), client.Continue(cont)); err != nil {
-			return fmt.Errorf("listing the order's webhook deliveries: %w", err)
+	rq := &swapv1.RedeliveryRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.orders.Namespace, GenerateName: o.Name + "-"},
+		Spec:       swapv1.RedeliveryRequestSpec{Partner: o.Spec.Partner, OrderID: o.Spec.OrderID},
+	}
+	if err := s.kube.Create(ctx, rq); err != nil {
+		return fmt.Errorf("redeliver of order %s: %w", o.Spec.OrderID, err)
+	}
+	start, lastSaid := time.Now(), time.Now()
+	tick := time.NewTicker(checkEvery)
+	defer tick.Stop()
+	for rq.Status.Phase == "" {
+		if time.Since(start) > s.wait {
+			return fmt.Errorf("redeliver of order %s: no answer from the controllers within %s; the request stays "+
+				"and is answered once they run: is the manager running? (kubectl describe redeliveryrequest %s)", o.Spec.OrderID, s.wait, rq.Name)
 		}
-		for _, d := range all.Items {
-			if d.Spec.OrderID == o.Spec.OrderID {
-				mine = append(mine, d)
-			}
+		if time.Since(lastSaid) >= progressEvery {
+			lastSaid = time.Now()
+			fmt.Fprintf(s.progress, "waiting for the controllers to answer redeliver of order %s (%s of at most %s)\n",
+				o.Spec.OrderID, time.Since(start).Round(time.Second), s.wait)
 		}
-		if cont = all.Continue; cont == "" {
-			break
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		if err := s.kube.Get(ctx, client.ObjectKeyFromObject(rq), rq); err != nil {
+			return fmt.Errorf("redeliver of order %s: reading request %s: %w", o.Spec.OrderID, rq.Name, err)
 		}
 	}
-	n, err := delivery.RedeliverOrder(ctx, s.kube, s.kube, o, mine, f.state.Where == verbs.InEtcd)
-	if err != nil {
-		return fmt.Errorf("redeliver of order %s: %d events sent again, then: %w", o.Spec.OrderID, n, err)
+	if rq.Status.Phase == swapv1.RedeliveryRefused {
+		return fmt.Errorf("redeliver of order %s refused: %s", o.Spec.OrderID, rq.Status.Reason)
 	}
 	where := "archived"
 	if f.state.Where == verbs.Archived {
 		where = "archived, read from the archive"
 	}
-	_, err = fmt.Fprintf(s.out, "order %s (%s, %s): %d webhook events sent again\n", o.Spec.OrderID, o.Status.Status, where, n)
+	_, err := fmt.Fprintf(s.out, "order %s (%s, %s): %d webhook events sent again\n", o.Spec.OrderID, o.Status.Status, where, len(rq.Status.Deliveries))
 	return err
 }
 

@@ -402,8 +402,15 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			deliveries.Policy = delivery.DefaultPolicy()
 			deliveries.Policy.Schedule = o.WebhookSchedule
 		}
+		redeliveries := &controllers.RedeliveryRequestReconciler{Recorder: recorder(controllers.RedeliveryRequestEventSource)}
+		if sys.Archive != nil {
+			deliveries.Archive, redeliveries.Archive = sys.Archive, sys.Archive
+		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("webhook delivery controller: %w", err)
+		}
+		if err := redeliveries.SetupWithManager(mgr); err != nil {
+			return nil, fmt.Errorf("redelivery request controller: %w", err)
 		}
 	}
 	if o.Frontend {

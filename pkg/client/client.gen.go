@@ -17,24 +17,6 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
-// Defines values for AssetProviders.
-const (
-	AssetProvidersRouteA AssetProviders = "route_A"
-	AssetProvidersRouteB AssetProviders = "route_B"
-)
-
-// Valid indicates whether the value is a known member of the AssetProviders enum.
-func (e AssetProviders) Valid() bool {
-	switch e {
-	case AssetProvidersRouteA:
-		return true
-	case AssetProvidersRouteB:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for DeliveryPhase.
 const (
 	Delivered DeliveryPhase = "Delivered"
@@ -149,66 +131,6 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
-// Defines values for HistoryEntryPreviousStatus.
-const (
-	HistoryEntryPreviousStatusFAILED     HistoryEntryPreviousStatus = "FAILED"
-	HistoryEntryPreviousStatusPENDING    HistoryEntryPreviousStatus = "PENDING"
-	HistoryEntryPreviousStatusPROCESSING HistoryEntryPreviousStatus = "PROCESSING"
-	HistoryEntryPreviousStatusREFUNDED   HistoryEntryPreviousStatus = "REFUNDED"
-	HistoryEntryPreviousStatusSUCCESS    HistoryEntryPreviousStatus = "SUCCESS"
-	HistoryEntryPreviousStatusUNKNOWN    HistoryEntryPreviousStatus = "UNKNOWN"
-)
-
-// Valid indicates whether the value is a known member of the HistoryEntryPreviousStatus enum.
-func (e HistoryEntryPreviousStatus) Valid() bool {
-	switch e {
-	case HistoryEntryPreviousStatusFAILED:
-		return true
-	case HistoryEntryPreviousStatusPENDING:
-		return true
-	case HistoryEntryPreviousStatusPROCESSING:
-		return true
-	case HistoryEntryPreviousStatusREFUNDED:
-		return true
-	case HistoryEntryPreviousStatusSUCCESS:
-		return true
-	case HistoryEntryPreviousStatusUNKNOWN:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for HistoryEntryStatus.
-const (
-	HistoryEntryStatusFAILED     HistoryEntryStatus = "FAILED"
-	HistoryEntryStatusPENDING    HistoryEntryStatus = "PENDING"
-	HistoryEntryStatusPROCESSING HistoryEntryStatus = "PROCESSING"
-	HistoryEntryStatusREFUNDED   HistoryEntryStatus = "REFUNDED"
-	HistoryEntryStatusSUCCESS    HistoryEntryStatus = "SUCCESS"
-	HistoryEntryStatusUNKNOWN    HistoryEntryStatus = "UNKNOWN"
-)
-
-// Valid indicates whether the value is a known member of the HistoryEntryStatus enum.
-func (e HistoryEntryStatus) Valid() bool {
-	switch e {
-	case HistoryEntryStatusFAILED:
-		return true
-	case HistoryEntryStatusPENDING:
-		return true
-	case HistoryEntryStatusPROCESSING:
-		return true
-	case HistoryEntryStatusREFUNDED:
-		return true
-	case HistoryEntryStatusSUCCESS:
-		return true
-	case HistoryEntryStatusUNKNOWN:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for JSONWebKeySetKeysAlg.
 const (
 	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
@@ -269,18 +191,36 @@ func (e JSONWebKeySetKeysUse) Valid() bool {
 	}
 }
 
-// Defines values for OrderProviderId.
+// Defines values for OrderSwapType.
 const (
-	OrderProviderIdRouteA OrderProviderId = "route_A"
-	OrderProviderIdRouteB OrderProviderId = "route_B"
+	OrderSwapTypeEXACTINPUT  OrderSwapType = "EXACT_INPUT"
+	OrderSwapTypeEXACTOUTPUT OrderSwapType = "EXACT_OUTPUT"
 )
 
-// Valid indicates whether the value is a known member of the OrderProviderId enum.
-func (e OrderProviderId) Valid() bool {
+// Valid indicates whether the value is a known member of the OrderSwapType enum.
+func (e OrderSwapType) Valid() bool {
 	switch e {
-	case OrderProviderIdRouteA:
+	case OrderSwapTypeEXACTINPUT:
 		return true
-	case OrderProviderIdRouteB:
+	case OrderSwapTypeEXACTOUTPUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrderRequestSwapType.
+const (
+	OrderRequestSwapTypeEXACTINPUT  OrderRequestSwapType = "EXACT_INPUT"
+	OrderRequestSwapTypeEXACTOUTPUT OrderRequestSwapType = "EXACT_OUTPUT"
+)
+
+// Valid indicates whether the value is a known member of the OrderRequestSwapType enum.
+func (e OrderRequestSwapType) Valid() bool {
+	switch e {
+	case OrderRequestSwapTypeEXACTINPUT:
+		return true
+	case OrderRequestSwapTypeEXACTOUTPUT:
 		return true
 	default:
 		return false
@@ -317,96 +257,6 @@ func (e OrderStatus) Valid() bool {
 	}
 }
 
-// Defines values for OrderSwapType.
-const (
-	OrderSwapTypeEXACTINPUT  OrderSwapType = "EXACT_INPUT"
-	OrderSwapTypeEXACTOUTPUT OrderSwapType = "EXACT_OUTPUT"
-)
-
-// Valid indicates whether the value is a known member of the OrderSwapType enum.
-func (e OrderSwapType) Valid() bool {
-	switch e {
-	case OrderSwapTypeEXACTINPUT:
-		return true
-	case OrderSwapTypeEXACTOUTPUT:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OrderRequestProviderId.
-const (
-	OrderRequestProviderIdRouteA OrderRequestProviderId = "route_A"
-	OrderRequestProviderIdRouteB OrderRequestProviderId = "route_B"
-)
-
-// Valid indicates whether the value is a known member of the OrderRequestProviderId enum.
-func (e OrderRequestProviderId) Valid() bool {
-	switch e {
-	case OrderRequestProviderIdRouteA:
-		return true
-	case OrderRequestProviderIdRouteB:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OrderRequestSwapType.
-const (
-	OrderRequestSwapTypeEXACTINPUT  OrderRequestSwapType = "EXACT_INPUT"
-	OrderRequestSwapTypeEXACTOUTPUT OrderRequestSwapType = "EXACT_OUTPUT"
-)
-
-// Valid indicates whether the value is a known member of the OrderRequestSwapType enum.
-func (e OrderRequestSwapType) Valid() bool {
-	switch e {
-	case OrderRequestSwapTypeEXACTINPUT:
-		return true
-	case OrderRequestSwapTypeEXACTOUTPUT:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ProviderErrorProviderId.
-const (
-	ProviderErrorProviderIdRouteA ProviderErrorProviderId = "route_A"
-	ProviderErrorProviderIdRouteB ProviderErrorProviderId = "route_B"
-)
-
-// Valid indicates whether the value is a known member of the ProviderErrorProviderId enum.
-func (e ProviderErrorProviderId) Valid() bool {
-	switch e {
-	case ProviderErrorProviderIdRouteA:
-		return true
-	case ProviderErrorProviderIdRouteB:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ProviderHealthProviderId.
-const (
-	ProviderHealthProviderIdRouteA ProviderHealthProviderId = "route_A"
-	ProviderHealthProviderIdRouteB ProviderHealthProviderId = "route_B"
-)
-
-// Valid indicates whether the value is a known member of the ProviderHealthProviderId enum.
-func (e ProviderHealthProviderId) Valid() bool {
-	switch e {
-	case ProviderHealthProviderIdRouteA:
-		return true
-	case ProviderHealthProviderIdRouteB:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ProviderHealthStatus.
 const (
 	AVAILABLE   ProviderHealthStatus = "AVAILABLE"
@@ -437,24 +287,6 @@ const (
 func (e ProviderHealthWindow) Valid() bool {
 	switch e {
 	case N1h:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for QuoteCandidateProviderId.
-const (
-	QuoteCandidateProviderIdRouteA QuoteCandidateProviderId = "route_A"
-	QuoteCandidateProviderIdRouteB QuoteCandidateProviderId = "route_B"
-)
-
-// Valid indicates whether the value is a known member of the QuoteCandidateProviderId enum.
-func (e QuoteCandidateProviderId) Valid() bool {
-	switch e {
-	case QuoteCandidateProviderIdRouteA:
-		return true
-	case QuoteCandidateProviderIdRouteB:
 		return true
 	default:
 		return false
@@ -523,6 +355,7 @@ const (
 	SubstatusDEPOSITWINDOWCLOSED Substatus = "DEPOSIT_WINDOW_CLOSED"
 	SubstatusHELDFORREVIEW       Substatus = "HELD_FOR_REVIEW"
 	SubstatusINCOMPLETEDEPOSIT   Substatus = "INCOMPLETE_DEPOSIT"
+	SubstatusPARTIALDEPOSIT      Substatus = "PARTIAL_DEPOSIT"
 	SubstatusPARTIALREFUND       Substatus = "PARTIAL_REFUND"
 	SubstatusPROVIDERFAILED      Substatus = "PROVIDER_FAILED"
 	SubstatusREFUNDED            Substatus = "REFUNDED"
@@ -546,6 +379,8 @@ func (e Substatus) Valid() bool {
 	case SubstatusHELDFORREVIEW:
 		return true
 	case SubstatusINCOMPLETEDEPOSIT:
+		return true
+	case SubstatusPARTIALDEPOSIT:
 		return true
 	case SubstatusPARTIALREFUND:
 		return true
@@ -1415,36 +1250,6 @@ func (e GetOrderReceipt503JSONResponseBodyError) Valid() bool {
 	}
 }
 
-// Defines values for ListOrdersParamsStatus.
-const (
-	ListOrdersParamsStatusFAILED     ListOrdersParamsStatus = "FAILED"
-	ListOrdersParamsStatusPENDING    ListOrdersParamsStatus = "PENDING"
-	ListOrdersParamsStatusPROCESSING ListOrdersParamsStatus = "PROCESSING"
-	ListOrdersParamsStatusREFUNDED   ListOrdersParamsStatus = "REFUNDED"
-	ListOrdersParamsStatusSUCCESS    ListOrdersParamsStatus = "SUCCESS"
-	ListOrdersParamsStatusUNKNOWN    ListOrdersParamsStatus = "UNKNOWN"
-)
-
-// Valid indicates whether the value is a known member of the ListOrdersParamsStatus enum.
-func (e ListOrdersParamsStatus) Valid() bool {
-	switch e {
-	case ListOrdersParamsStatusFAILED:
-		return true
-	case ListOrdersParamsStatusPENDING:
-		return true
-	case ListOrdersParamsStatusPROCESSING:
-		return true
-	case ListOrdersParamsStatusREFUNDED:
-		return true
-	case ListOrdersParamsStatusSUCCESS:
-		return true
-	case ListOrdersParamsStatusUNKNOWN:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ListOrders400JSONResponseBodyError.
 const (
 	ListOrders400JSONResponseBodyErrorInvalidRequest ListOrders400JSONResponseBodyError = "invalid request"
@@ -1529,36 +1334,6 @@ const (
 func (e ListOrders503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case ListOrders503JSONResponseBodyErrorArchiveUnavailable:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListOrdersHeadParamsStatus.
-const (
-	ListOrdersHeadParamsStatusFAILED     ListOrdersHeadParamsStatus = "FAILED"
-	ListOrdersHeadParamsStatusPENDING    ListOrdersHeadParamsStatus = "PENDING"
-	ListOrdersHeadParamsStatusPROCESSING ListOrdersHeadParamsStatus = "PROCESSING"
-	ListOrdersHeadParamsStatusREFUNDED   ListOrdersHeadParamsStatus = "REFUNDED"
-	ListOrdersHeadParamsStatusSUCCESS    ListOrdersHeadParamsStatus = "SUCCESS"
-	ListOrdersHeadParamsStatusUNKNOWN    ListOrdersHeadParamsStatus = "UNKNOWN"
-)
-
-// Valid indicates whether the value is a known member of the ListOrdersHeadParamsStatus enum.
-func (e ListOrdersHeadParamsStatus) Valid() bool {
-	switch e {
-	case ListOrdersHeadParamsStatusFAILED:
-		return true
-	case ListOrdersHeadParamsStatusPENDING:
-		return true
-	case ListOrdersHeadParamsStatusPROCESSING:
-		return true
-	case ListOrdersHeadParamsStatusREFUNDED:
-		return true
-	case ListOrdersHeadParamsStatusSUCCESS:
-		return true
-	case ListOrdersHeadParamsStatusUNKNOWN:
 		return true
 	default:
 		return false
@@ -2321,87 +2096,6 @@ func (e Redeliver500JSONResponseBodyError) Valid() bool {
 	}
 }
 
-// Defines values for OrderStatusChangedJSONBodyPreviousStatus.
-const (
-	OrderStatusChangedJSONBodyPreviousStatusEmpty      OrderStatusChangedJSONBodyPreviousStatus = ""
-	OrderStatusChangedJSONBodyPreviousStatusFAILED     OrderStatusChangedJSONBodyPreviousStatus = "FAILED"
-	OrderStatusChangedJSONBodyPreviousStatusPENDING    OrderStatusChangedJSONBodyPreviousStatus = "PENDING"
-	OrderStatusChangedJSONBodyPreviousStatusPROCESSING OrderStatusChangedJSONBodyPreviousStatus = "PROCESSING"
-	OrderStatusChangedJSONBodyPreviousStatusREFUNDED   OrderStatusChangedJSONBodyPreviousStatus = "REFUNDED"
-	OrderStatusChangedJSONBodyPreviousStatusSUCCESS    OrderStatusChangedJSONBodyPreviousStatus = "SUCCESS"
-	OrderStatusChangedJSONBodyPreviousStatusUNKNOWN    OrderStatusChangedJSONBodyPreviousStatus = "UNKNOWN"
-)
-
-// Valid indicates whether the value is a known member of the OrderStatusChangedJSONBodyPreviousStatus enum.
-func (e OrderStatusChangedJSONBodyPreviousStatus) Valid() bool {
-	switch e {
-	case OrderStatusChangedJSONBodyPreviousStatusEmpty:
-		return true
-	case OrderStatusChangedJSONBodyPreviousStatusFAILED:
-		return true
-	case OrderStatusChangedJSONBodyPreviousStatusPENDING:
-		return true
-	case OrderStatusChangedJSONBodyPreviousStatusPROCESSING:
-		return true
-	case OrderStatusChangedJSONBodyPreviousStatusREFUNDED:
-		return true
-	case OrderStatusChangedJSONBodyPreviousStatusSUCCESS:
-		return true
-	case OrderStatusChangedJSONBodyPreviousStatusUNKNOWN:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OrderStatusChangedJSONBodyProviderId.
-const (
-	OrderStatusChangedJSONBodyProviderIdRouteA OrderStatusChangedJSONBodyProviderId = "route_A"
-	OrderStatusChangedJSONBodyProviderIdRouteB OrderStatusChangedJSONBodyProviderId = "route_B"
-)
-
-// Valid indicates whether the value is a known member of the OrderStatusChangedJSONBodyProviderId enum.
-func (e OrderStatusChangedJSONBodyProviderId) Valid() bool {
-	switch e {
-	case OrderStatusChangedJSONBodyProviderIdRouteA:
-		return true
-	case OrderStatusChangedJSONBodyProviderIdRouteB:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OrderStatusChangedJSONBodyStatus.
-const (
-	OrderStatusChangedJSONBodyStatusFAILED     OrderStatusChangedJSONBodyStatus = "FAILED"
-	OrderStatusChangedJSONBodyStatusPENDING    OrderStatusChangedJSONBodyStatus = "PENDING"
-	OrderStatusChangedJSONBodyStatusPROCESSING OrderStatusChangedJSONBodyStatus = "PROCESSING"
-	OrderStatusChangedJSONBodyStatusREFUNDED   OrderStatusChangedJSONBodyStatus = "REFUNDED"
-	OrderStatusChangedJSONBodyStatusSUCCESS    OrderStatusChangedJSONBodyStatus = "SUCCESS"
-	OrderStatusChangedJSONBodyStatusUNKNOWN    OrderStatusChangedJSONBodyStatus = "UNKNOWN"
-)
-
-// Valid indicates whether the value is a known member of the OrderStatusChangedJSONBodyStatus enum.
-func (e OrderStatusChangedJSONBodyStatus) Valid() bool {
-	switch e {
-	case OrderStatusChangedJSONBodyStatusFAILED:
-		return true
-	case OrderStatusChangedJSONBodyStatusPENDING:
-		return true
-	case OrderStatusChangedJSONBodyStatusPROCESSING:
-		return true
-	case OrderStatusChangedJSONBodyStatusREFUNDED:
-		return true
-	case OrderStatusChangedJSONBodyStatusSUCCESS:
-		return true
-	case OrderStatusChangedJSONBodyStatusUNKNOWN:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for OrderStatusChangedJSONBodyType.
 const (
 	OrderStatusChanged OrderStatusChangedJSONBodyType = "order.status_changed"
@@ -2428,16 +2122,13 @@ type Asset struct {
 	Name     string `json:"name"`
 
 	// PriceUsd The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price.
-	PriceUsd  *float32         `json:"priceUsd,omitempty"`
-	Providers []AssetProviders `json:"providers"`
+	PriceUsd  *float32     `json:"priceUsd,omitempty"`
+	Providers []ProviderId `json:"providers"`
 
 	// Stale Present and true when every provider listing the asset failed its last asset refresh: the record is the last known one (the asset stays usable; quotes through a provider that is down answer its per-provider error).
 	Stale  *bool  `json:"stale,omitempty"`
 	Symbol string `json:"symbol"`
 }
-
-// AssetProviders defines model for Asset.Providers.
-type AssetProviders string
 
 // Delivery defines model for Delivery.
 type Delivery struct {
@@ -2528,19 +2219,15 @@ type Health struct {
 // HistoryEntry defines model for HistoryEntry.
 type HistoryEntry struct {
 	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
-	At             time.Time                   `json:"at"`
-	PreviousStatus *HistoryEntryPreviousStatus `json:"previousStatus"`
-	Reason         *string                     `json:"reason"`
-	Seq            int                         `json:"seq"`
-	Status         HistoryEntryStatus          `json:"status"`
-	Substatus      *Substatus                  `json:"substatus"`
+	At             time.Time    `json:"at"`
+	PreviousStatus *OrderStatus `json:"previousStatus"`
+	Reason         *string      `json:"reason"`
+	Seq            int          `json:"seq"`
+
+	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+	Status    OrderStatus `json:"status"`
+	Substatus *Substatus  `json:"substatus"`
 }
-
-// HistoryEntryPreviousStatus defines model for HistoryEntry.PreviousStatus.
-type HistoryEntryPreviousStatus string
-
-// HistoryEntryStatus defines model for HistoryEntry.Status.
-type HistoryEntryStatus string
 
 // JSONWebKeySet defines model for JSONWebKeySet.
 type JSONWebKeySet struct {
@@ -2606,9 +2293,13 @@ type Order struct {
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	OriginAsset string          `json:"originAsset"`
-	OutTxHashes []string        `json:"outTxHashes"`
-	ProviderId  OrderProviderId `json:"providerId"`
+	OriginAsset string   `json:"originAsset"`
+	OutTxHashes []string `json:"outTxHashes"`
+
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
 
 	// ProviderStatus The provider's own status, as it last reported it (e.g. INCOMPLETE_DEPOSIT, COMPLETED).
 	ProviderStatus       *string         `json:"providerStatus"`
@@ -2618,20 +2309,16 @@ type Order struct {
 	RefundedAmount       *string         `json:"refundedAmount"`
 	Sender               string          `json:"sender"`
 	SlippageToleranceBps *int            `json:"slippageToleranceBps"`
-	Status               OrderStatus     `json:"status"`
-	StatusReason         *string         `json:"statusReason"`
-	Substatus            *Substatus      `json:"substatus"`
-	SwapType             OrderSwapType   `json:"swapType"`
+
+	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+	Status       OrderStatus   `json:"status"`
+	StatusReason *string       `json:"statusReason"`
+	Substatus    *Substatus    `json:"substatus"`
+	SwapType     OrderSwapType `json:"swapType"`
 
 	// UpdatedAt ISO 8601, UTC, with microseconds: the latest of createdAt and the history's times.
 	UpdatedAt time.Time `json:"updatedAt"`
 }
-
-// OrderProviderId defines model for Order.ProviderId.
-type OrderProviderId string
-
-// OrderStatus defines model for Order.Status.
-type OrderStatus string
 
 // OrderSwapType defines model for Order.SwapType.
 type OrderSwapType string
@@ -2657,8 +2344,12 @@ type OrderRequest struct {
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	OriginAsset string                 `json:"originAsset"`
-	ProviderId  OrderRequestProviderId `json:"providerId"`
+	OriginAsset string `json:"originAsset"`
+
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
 
 	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
 	QuoteId              *string               `json:"quoteId,omitempty"`
@@ -2669,21 +2360,22 @@ type OrderRequest struct {
 	SwapType             *OrderRequestSwapType `json:"swapType,omitempty"`
 }
 
-// OrderRequestProviderId defines model for OrderRequest.ProviderId.
-type OrderRequestProviderId string
-
 // OrderRequestSwapType defines model for OrderRequest.SwapType.
 type OrderRequestSwapType string
 
+// OrderStatus The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+type OrderStatus string
+
 // ProviderError defines model for ProviderError.
 type ProviderError struct {
-	Detail     *string                 `json:"detail,omitempty"`
-	Error      string                  `json:"error"`
-	ProviderId ProviderErrorProviderId `json:"providerId"`
-}
+	Detail *string `json:"detail,omitempty"`
+	Error  string  `json:"error"`
 
-// ProviderErrorProviderId defines model for ProviderError.ProviderId.
-type ProviderErrorProviderId string
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
+}
 
 // ProviderHealth Every field is always present; what was not measured is null.
 type ProviderHealth struct {
@@ -2692,9 +2384,13 @@ type ProviderHealth struct {
 	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
 
 	// DisplayName The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents.
-	DisplayName    string                   `json:"displayName"`
-	ProviderId     ProviderHealthProviderId `json:"providerId"`
-	QuoteLatencyMs *LatencyPercentiles      `json:"quoteLatencyMs"`
+	DisplayName string `json:"displayName"`
+
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId     ProviderId          `json:"providerId"`
+	QuoteLatencyMs *LatencyPercentiles `json:"quoteLatencyMs"`
 
 	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
 	Reason *string              `json:"reason"`
@@ -2706,14 +2402,16 @@ type ProviderHealth struct {
 	Window      ProviderHealthWindow `json:"window"`
 }
 
-// ProviderHealthProviderId defines model for ProviderHealth.ProviderId.
-type ProviderHealthProviderId string
-
 // ProviderHealthStatus defines model for ProviderHealth.Status.
 type ProviderHealthStatus string
 
 // ProviderHealthWindow defines model for ProviderHealth.Window.
 type ProviderHealthWindow string
+
+// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+//
+// Examples: route_A
+type ProviderId = string
 
 // Providers defines model for Providers.
 type Providers struct {
@@ -2738,15 +2436,16 @@ type QuoteCandidate struct {
 	MaxAmountIn *string `json:"maxAmountIn,omitempty"`
 
 	// MinAmountOut EXACT_INPUT: the least the recipient gets within slippage.
-	MinAmountOut *string                  `json:"minAmountOut,omitempty"`
-	ProviderId   QuoteCandidateProviderId `json:"providerId"`
+	MinAmountOut *string `json:"minAmountOut,omitempty"`
+
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
 
 	// QuoteId Binds an order to this candidate: pass it to POST /v1/order or POST /v1/quote with dry:false. Signed, stored nowhere; accepted until expiresAt. The order then fails with 409 `quote changed` rather than show a deposit address when the provider's binding answer is worse than minAmountOut (EXACT_INPUT) / maxAmountIn (EXACT_OUTPUT).
 	QuoteId *string `json:"quoteId,omitempty"`
 }
-
-// QuoteCandidateProviderId defines model for QuoteCandidate.ProviderId.
-type QuoteCandidateProviderId string
 
 // QuoteOrderResponse defines model for QuoteOrderResponse.
 type QuoteOrderResponse struct {
@@ -2859,7 +2558,7 @@ type Receipt struct {
 	Receipt string `json:"receipt"`
 }
 
-// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
+// Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
 // SwappableTargets defines model for SwappableTargets.
@@ -3013,7 +2712,7 @@ type OpenAPI500JSONResponseBodyError string
 
 // CreateOrderParams defines parameters for CreateOrder.
 type CreateOrderParams struct {
-	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`.
+	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3118,8 +2817,8 @@ type GetOrderReceipt503JSONResponseBodyError string
 
 // ListOrdersParams defines parameters for ListOrders.
 type ListOrdersParams struct {
-	Status     *ListOrdersParamsStatus `form:"status,omitempty" json:"status,omitempty"`
-	ProviderId *string                 `form:"providerId,omitempty" json:"providerId,omitempty"`
+	Status     *OrderStatus `form:"status,omitempty" json:"status,omitempty"`
+	ProviderId *ProviderId  `form:"providerId,omitempty" json:"providerId,omitempty"`
 
 	// From Created at or after (RFC 3339).
 	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
@@ -3132,9 +2831,6 @@ type ListOrdersParams struct {
 	// Cursor The nextCursor of the previous page (opaque).
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
-
-// ListOrdersParamsStatus defines parameters for ListOrders.
-type ListOrdersParamsStatus string
 
 // ListOrders400JSONResponseBodyError defines parameters for ListOrders.
 type ListOrders400JSONResponseBodyError string
@@ -3156,8 +2852,8 @@ type ListOrders503JSONResponseBodyError string
 
 // ListOrdersHeadParams defines parameters for ListOrdersHead.
 type ListOrdersHeadParams struct {
-	Status     *ListOrdersHeadParamsStatus `form:"status,omitempty" json:"status,omitempty"`
-	ProviderId *string                     `form:"providerId,omitempty" json:"providerId,omitempty"`
+	Status     *OrderStatus `form:"status,omitempty" json:"status,omitempty"`
+	ProviderId *ProviderId  `form:"providerId,omitempty" json:"providerId,omitempty"`
 
 	// From Created at or after (RFC 3339).
 	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
@@ -3170,9 +2866,6 @@ type ListOrdersHeadParams struct {
 	// Cursor The nextCursor of the previous page (opaque).
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
-
-// ListOrdersHeadParamsStatus defines parameters for ListOrdersHead.
-type ListOrdersHeadParamsStatus string
 
 // ListProviders401JSONResponseBodyError defines parameters for ListProviders.
 type ListProviders401JSONResponseBodyError string
@@ -3188,7 +2881,7 @@ type ListProviders500JSONResponseBodyError string
 
 // RequestQuoteParams defines parameters for RequestQuote.
 type RequestQuoteParams struct {
-	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`.
+	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3364,11 +3057,17 @@ type OrderStatusChangedJSONBody struct {
 	OrderId     string    `json:"orderId"`
 	OutTxHashes []string  `json:"outTxHashes"`
 
-	// PreviousStatus The status before the change; empty on the order's first event.
-	PreviousStatus OrderStatusChangedJSONBodyPreviousStatus `json:"previousStatus"`
-	ProviderId     OrderStatusChangedJSONBodyProviderId     `json:"providerId"`
-	Sequence       int                                      `json:"sequence"`
-	Status         OrderStatusChangedJSONBodyStatus         `json:"status"`
+	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
+	PreviousStatus *OrderStatus `json:"previousStatus"`
+
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
+	Sequence   int        `json:"sequence"`
+
+	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+	Status OrderStatus `json:"status"`
 
 	// Substatus The substatus when the status changed; absent when there is none.
 	Substatus *Substatus                     `json:"substatus,omitempty"`
@@ -3387,15 +3086,6 @@ type OrderStatusChangedParams struct {
 	// WebhookSignature Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per active secret (two while a secret rotates); accept when any matches.
 	WebhookSignature string `json:"webhook-signature"`
 }
-
-// OrderStatusChangedJSONBodyPreviousStatus defines parameters for OrderStatusChanged.
-type OrderStatusChangedJSONBodyPreviousStatus string
-
-// OrderStatusChangedJSONBodyProviderId defines parameters for OrderStatusChanged.
-type OrderStatusChangedJSONBodyProviderId string
-
-// OrderStatusChangedJSONBodyStatus defines parameters for OrderStatusChanged.
-type OrderStatusChangedJSONBodyStatus string
 
 // OrderStatusChangedJSONBodyType defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBodyType string

@@ -43,7 +43,7 @@ func Example() {
 	}
 	o, err := c.CreateOrderWithResponse(ctx, &client.CreateOrderParams{IdempotencyKey: &key}, client.OrderRequest{
 		OriginAsset: eth, DestinationAsset: sol, Amount: "100000000000000000", Sender: sender, Recipient: recipient,
-		ProviderId: client.OrderRequestProviderId(q.JSON200.Best.ProviderId)})
+		ProviderId: client.ProviderId(q.JSON200.Best.ProviderId)})
 	if err != nil || o.JSON201 == nil {
 		return
 	}

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/json"
@@ -27,7 +28,9 @@ type Event struct {
 	Status     string `json:"status"`
 	// Substatus is the normalized detail of Status when it changed (what the user should do
 	// or expect, e.g. INCOMPLETE_DEPOSIT, PARTIAL_REFUND); absent when there is none.
-	Substatus      string    `json:"substatus,omitempty"`
+	Substatus string `json:"substatus,omitempty"`
+	// PreviousStatus is the status before the change; "" on an order's first event, which
+	// the JSON sends as null (there was no status before it), as the order's history does.
 	PreviousStatus string    `json:"previousStatus"`
 	InTxHashes     []string  `json:"inTxHashes"`
 	OutTxHashes    []string  `json:"outTxHashes"`
@@ -37,8 +40,8 @@ type Event struct {
 	ClientReference string `json:"clientReference,omitempty"`
 }
 
-// MarshalJSON writes OccurredAt in UTC and empty hash lists as [] rather than null, so every
-// payload has the same shape.
+// MarshalJSON writes OccurredAt in UTC, empty hash lists as [] rather than null, so every
+// payload has the same shape, and no previous status as null.
 func (e Event) MarshalJSON() ([]byte, error) {
 	type plain Event // no MarshalJSON method: avoids recursion
 	p := plain(e)
@@ -49,7 +52,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if p.OutTxHashes == nil {
 		p.OutTxHashes = []string{}
 	}
-	return json.Marshal(p)
+	b, err := json.Marshal(p)
+	if err != nil || e.PreviousStatus != "" {
+		return b, err
+	}
+	// In place, so every other byte stays as it was. The match is the field itself: a quote
+	// inside any string value is escaped, and no other key is named previousStatus.
+	return bytes.Replace(b, []byte(`"previousStatus":""`), []byte(`"previousStatus":null`), 1), nil
 }
 
 // eventIDLen is the number of base32 characters kept from the hash: 130 bits.

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/pkg/client"
 )
 
@@ -37,13 +38,13 @@ var _ = Describe("The generated Go client", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(quote.JSON200).NotTo(BeNil(), "%d %s", quote.StatusCode(), quote.Body)
 		best := quote.JSON200.Best
-		Expect(best.ProviderId).To(BeElementOf(client.QuoteCandidateProviderIdRouteA, client.QuoteCandidateProviderIdRouteB))
+		Expect(best.ProviderId).To(BeElementOf(client.ProviderId(swapv1.ProviderRouteA), client.ProviderId(swapv1.ProviderRouteB)))
 
 		By("creating the order with the best provider, idempotently")
 		key := "client-journey-1"
 		body := client.OrderRequest{
 			OriginAsset: ethETH, DestinationAsset: solSOL, Amount: pointOneETH,
-			Sender: sender, Recipient: solDest, ProviderId: client.OrderRequestProviderId(best.ProviderId),
+			Sender: sender, Recipient: solDest, ProviderId: client.ProviderId(best.ProviderId),
 		}
 		created, err := c.CreateOrderWithResponse(ctx, &client.CreateOrderParams{IdempotencyKey: &key}, body)
 		Expect(err).NotTo(HaveOccurred())

@@ -34,8 +34,8 @@ const (
 )
 
 // historyStatuses lists the order's transitions with contiguous seqs from 1.
-func historyStatuses(order swapclient.Order) []swapclient.HistoryEntryStatus {
-	var out []swapclient.HistoryEntryStatus
+func historyStatuses(order swapclient.Order) []swapclient.OrderStatus {
+	var out []swapclient.OrderStatus
 	for i, h := range order.History {
 		Expect(h.Seq).To(Equal(i+1), "history seqs are contiguous")
 		out = append(out, h.Status)
@@ -104,7 +104,7 @@ var _ = Describe("A partner's journey", func() {
 		Expect(q.JSON200).NotTo(BeNil(), "%d %s", q.StatusCode(), q.Body)
 		Expect(q.JSON200.Candidates).To(HaveLen(2))
 		best := q.JSON200.Best
-		Expect(best.ProviderId).To(BeElementOf(swapclient.QuoteCandidateProviderIdRouteA, swapclient.QuoteCandidateProviderIdRouteB))
+		Expect(best.ProviderId).To(BeElementOf(swapclient.ProviderId(swapv1.ProviderRouteA), swapclient.ProviderId(swapv1.ProviderRouteB)))
 		bestOut, _ := new(big.Int).SetString(best.AmountOut, 10)
 		for _, c := range q.JSON200.Candidates {
 			out, _ := new(big.Int).SetString(c.AmountOut, 10)
@@ -126,8 +126,8 @@ var _ = Describe("A partner's journey", func() {
 		Expect(order.InTxHashes).NotTo(BeEmpty())
 		Expect(order.OutTxHashes).NotTo(BeEmpty())
 		Expect(order.AmountOut).NotTo(BeNil())
-		Expect(historyStatuses(order)).To(HaveExactElements(swapclient.HistoryEntryStatusPENDING,
-			swapclient.HistoryEntryStatusPROCESSING, swapclient.HistoryEntryStatusSUCCESS))
+		Expect(historyStatuses(order)).To(HaveExactElements(swapclient.OrderStatusPENDING,
+			swapclient.OrderStatusPROCESSING, swapclient.OrderStatusSUCCESS))
 		expectWebhookPerTransition(order)
 
 		By("answering 410 to a hint on the terminal order")
@@ -155,8 +155,8 @@ var _ = Describe("A partner's journey", func() {
 		By("quoting it: route_B answers a per-provider error, never a made-up quote")
 		dry := dryQuote(ethETH, solSOL, "2000000000", swapclient.QuoteRequestSwapTypeEXACTOUTPUT)
 		Expect(dry.JSON200).NotTo(BeNil(), "%d %s", dry.StatusCode(), dry.Body)
-		Expect(dry.JSON200.Best.ProviderId).To(Equal(swapclient.QuoteCandidateProviderIdRouteA))
-		Expect(dry.JSON200.Errors).To(ContainElement(HaveField("ProviderId", swapclient.ProviderErrorProviderIdRouteB)), "%s", dry.Body)
+		Expect(dry.JSON200.Best.ProviderId).To(Equal(swapclient.ProviderId(swapv1.ProviderRouteA)))
+		Expect(dry.JSON200.Errors).To(ContainElement(HaveField("ProviderId", swapclient.ProviderId(swapv1.ProviderRouteB))), "%s", dry.Body)
 
 		exactOut, notDry, sender, recipient := swapclient.QuoteRequestSwapTypeEXACTOUTPUT, false, sender, solDest
 		r, err := partner.API.RequestQuoteWithResponse(ctx, nil, swapclient.QuoteRequest{
@@ -185,15 +185,30 @@ var _ = Describe("A partner's journey", func() {
 		expectWebhookPerTransition(order)
 	})
 
-	It("swaps a smaller deposit to Chainflip, as Chainflip does above its minimum", func() {
+	It("swaps a smaller deposit to Chainflip, as Chainflip does above its minimum, and says so: PARTIAL_DEPOSIT", func() {
 		created := partner.CreateOrder(partnerapi.OrderRequest("route_B"), "")
 		partnerapi.Deposit(env, *created.DepositAddress, "50000000000000000") // half the amount, about $150
 		order := partner.AwaitStatus(created.Id, swapclient.OrderStatusSUCCESS)
 		Expect(order.AmountIn).To(HaveValue(Equal("50000000000000000")))
 		Expect(order.DepositedAmount).To(HaveValue(Equal("50000000000000000")))
-		Expect(order.Substatus).To(HaveValue(BeEquivalentTo("SETTLED")))
 		Expect(order.ProviderStatus).To(HaveValue(Equal("COMPLETED")))
+		Expect(order.Quote).NotTo(BeNil())
+		Expect(amount(*order.AmountOut).Cmp(amount(*order.Quote.MinAmountOut))).To(Equal(-1),
+			"half the deposit buys less than the quote's minimum: the substatus must say why")
+		Expect(order.Substatus).To(HaveValue(BeEquivalentTo("PARTIAL_DEPOSIT")), "never SETTLED: the output is not the quoted one")
 		expectWebhookPerTransition(order)
+		Expect(receiver.EventsFor(order.Id)).To(ContainElement(And(HaveField("Status", "SUCCESS"), HaveField("Substatus", "PARTIAL_DEPOSIT"))),
+			"the webhook of the SUCCESS")
+
+		stated := receiptOf(order.Id)
+		Expect(stated).To(And(HaveKeyWithValue("status", "SUCCESS"), HaveKeyWithValue("substatus", "PARTIAL_DEPOSIT"),
+			HaveKeyWithValue("final", true), HaveKeyWithValue("depositedAmount", "50000000000000000")), "the receipt")
+		expectIssuedAtAfterHistory(stated)
+
+		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
+			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", wide)
+		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\sPARTIAL_DEPOSIT\s`, order.Id), "kubectl get -o wide")
 	})
 
 	It("fails an order the provider refuses and tells the partner why", func() {
@@ -303,21 +318,21 @@ var _ = It("answers a dry quote for a pair no provider routes with 404", func() 
 	assets, err := partner.API.ListAssetsWithResponse(ctx, nil)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(assets.JSON200).NotTo(BeNil(), "%d %s", assets.StatusCode(), assets.Body)
-	only := map[swapclient.AssetProviders]string{}
+	only := map[swapclient.ProviderId]string{}
 	for _, a := range assets.JSON200.Assets {
 		if len(a.Providers) == 1 {
 			only[a.Providers[0]] = a.AssetId
 		}
 	}
-	Expect(only).To(HaveKey(swapclient.AssetProvidersRouteA))
-	Expect(only).To(HaveKey(swapclient.AssetProvidersRouteB))
-	r := dryQuote(only[swapclient.AssetProvidersRouteA], only[swapclient.AssetProvidersRouteB], "1000000000", "")
+	Expect(only).To(HaveKey(swapclient.ProviderId(swapv1.ProviderRouteA)))
+	Expect(only).To(HaveKey(swapclient.ProviderId(swapv1.ProviderRouteB)))
+	r := dryQuote(only[swapclient.ProviderId(swapv1.ProviderRouteA)], only[swapclient.ProviderId(swapv1.ProviderRouteB)], "1000000000", "")
 	Expect(r.JSON404).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
 	Expect(r.JSON404.Error).To(BeEquivalentTo("no provider supports this pair"))
-	targets, err := partner.API.SwappableTargetsWithResponse(ctx, &swapclient.SwappableTargetsParams{From: only[swapclient.AssetProvidersRouteA]})
+	targets, err := partner.API.SwappableTargetsWithResponse(ctx, &swapclient.SwappableTargetsParams{From: only[swapclient.ProviderId(swapv1.ProviderRouteA)]})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(targets.JSON200).NotTo(BeNil(), "%d %s", targets.StatusCode(), targets.Body)
-	Expect(targets.JSON200.Targets).NotTo(ContainElement(only[swapclient.AssetProvidersRouteB]))
+	Expect(targets.JSON200.Targets).NotTo(ContainElement(only[swapclient.ProviderId(swapv1.ProviderRouteB)]))
 })
 
 func regexpQuote(s string) string { return strings.NewReplacer("/", `\/`, ".", `\.`).Replace(s) }

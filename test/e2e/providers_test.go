@@ -19,7 +19,7 @@ func routeB(g Gomega) swapclient.ProviderHealth {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(r.JSON200).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
 	for _, p := range r.JSON200.Providers {
-		if p.ProviderId == swapclient.ProviderHealthProviderIdRouteB {
+		if p.ProviderId == swapclient.ProviderId(swapv1.ProviderRouteB) {
 			return p
 		}
 	}

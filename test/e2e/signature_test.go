@@ -40,7 +40,7 @@ var _ = Describe("A provider quote whose signature does not verify", func() {
 		Expect(order.Status).To(Equal(swapclient.OrderStatusFAILED))
 		Expect(order.StatusReason).To(HaveValue(Equal("ProviderSignatureInvalid")))
 		Expect(order.DepositAddress).To(BeNil())
-		Expect(historyStatuses(order)).To(Equal([]swapclient.HistoryEntryStatus{swapclient.HistoryEntryStatusFAILED}))
+		Expect(historyStatuses(order)).To(Equal([]swapclient.OrderStatus{swapclient.OrderStatusFAILED}))
 
 		By("reading the SwapOrder: no address in its status, a Warning Event naming the reason")
 		var orders swapv1.SwapOrderList

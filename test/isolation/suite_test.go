@@ -29,6 +29,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/apiserver"
+	"github.com/swaprouter/swaprouter/controllers"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/index"
@@ -106,6 +107,8 @@ var _ = BeforeSuite(func() {
 	Expect(mgr.Add(srv)).To(Succeed())
 	Expect(ctrl.NewControllerManagedBy(mgr).Named("stand-in-swaporder").For(&swapv1.SwapOrder{}).
 		Complete(&issueAddress{client: mgr.GetClient()})).To(Succeed())
+	// Partners' redeliveries are answered by the controllers' own reconciler.
+	Expect((&controllers.RedeliveryRequestReconciler{}).SetupWithManager(mgr)).To(Succeed())
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

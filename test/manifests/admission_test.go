@@ -20,15 +20,13 @@ func TestAdmissionPoliciesListTheOperatorAnnotations(t *testing.T) {
 	}
 	want := "[" + strings.Join(quoted, ", ") + "]"
 	objs := renderObjects(t, "config/default")
-	for _, kind := range []string{"ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"} {
-		var policy map[string]any
-		for _, o := range objs {
-			if o["kind"] == kind && strings.HasPrefix(fmt.Sprint(field(o, "metadata", "name")), "swaprouter-") {
-				policy = o
-			}
-		}
+	for kind, name := range map[string]string{
+		"ValidatingAdmissionPolicy": "swaprouter-swaporder-writers",
+		"MutatingAdmissionPolicy":   "swaprouter-swaporder-requester",
+	} {
+		policy := find(objs, kind, name)
 		if policy == nil {
-			t.Fatalf("config/default renders no %s", kind)
+			t.Fatalf("config/default renders no %s %s", kind, name)
 		}
 		vars, _ := field(policy, "spec", "variables").([]any)
 		got := ""

@@ -28,7 +28,7 @@ const (
 // OrderRequest is a POST /v1/order body swapping 0.1 ETH to SOL with provider.
 func OrderRequest[P ~string](provider P) client.OrderRequest {
 	return client.OrderRequest{OriginAsset: ETH, DestinationAsset: SOL, Amount: PointOneETH,
-		Sender: Sender, Recipient: SolRecipient, ProviderId: client.OrderRequestProviderId(provider)}
+		Sender: Sender, Recipient: SolRecipient, ProviderId: client.ProviderId(provider)}
 }
 
 // CreateOrder creates the order req (with idempotencyKey unless "") and expects 201.

@@ -125,7 +125,10 @@ var _ = Describe("the controllers' ServiceAccount", func() {
 
 		Expect(annotate(operator("alice"), name, map[string]any{swapv1.AnnotationPaused: "incident"})).To(Succeed())
 		Expect(annotate(ctrl, name, map[string]any{swapv1.AnnotationPaused: "something else"})).To(refusedByPolicy())
-		Expect(annotate(ctrl, name, map[string]any{swapv1.AnnotationPaused: nil})).To(Succeed())
+		// A pause stays the operator's while the order lives (the next test); a one-shot
+		// request the controllers removes once handled, and its stamp goes with it.
+		Expect(annotate(operator("alice"), name, map[string]any{swapv1.AnnotationPaused: nil, swapv1.AnnotationRedeliver: "x"})).To(Succeed())
+		Expect(annotate(ctrl, name, map[string]any{swapv1.AnnotationRedeliver: nil})).To(Succeed())
 		Expect(requests(get(name))).To(BeEmpty())
 	})
 })

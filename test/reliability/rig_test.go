@@ -398,7 +398,7 @@ func (g *rig) placeOrder(p *process, idemKey string, via swapv1.ProviderID) stri
 	}
 	resp, err := api.CreateOrderWithResponse(context.Background(), &swapclient.CreateOrderParams{IdempotencyKey: &idemKey},
 		swapclient.OrderRequest{OriginAsset: ethAsset, DestinationAsset: usdcAsset, Amount: amount,
-			Sender: "0x1111111111111111111111111111111111111111", Recipient: recipient, ProviderId: swapclient.OrderRequestProviderId(via)})
+			Sender: "0x1111111111111111111111111111111111111111", Recipient: recipient, ProviderId: swapclient.ProviderId(via)})
 	if err != nil {
 		return ""
 	}

@@ -24,7 +24,7 @@ type wanted struct {
 func orders(prefix string, perProvider int) []wanted {
 	var out []wanted
 	for i := range perProvider {
-		for _, p := range swapv1.ProviderIDs {
+		for _, p := range []swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB} {
 			out = append(out, wanted{key: fmt.Sprintf("%s-%s-%d", prefix, p, i), via: p})
 		}
 	}

@@ -127,7 +127,7 @@ func (l *load) worker(w int) {
 // answer shows its deposit address; nil when the load stops first.
 func (l *load) createOrder(provider, recipient, key string) *order {
 	body := swapclient.OrderRequest{OriginAsset: eth, DestinationAsset: sol, Amount: pointOne,
-		Sender: sender, Recipient: recipient, ProviderId: swapclient.OrderRequestProviderId(provider)}
+		Sender: sender, Recipient: recipient, ProviderId: swapclient.ProviderId(provider)}
 	create := func(ctx context.Context, c *swapclient.Client) (*http.Response, error) {
 		return c.CreateOrder(ctx, &swapclient.CreateOrderParams{IdempotencyKey: &key}, body)
 	}

@@ -24,6 +24,7 @@ type Receiver struct {
 	secret   string
 	seen     map[string]bool
 	events   []webhooks.Event
+	payloads map[string][]byte // by webhook-id: the bytes as signed
 	rejected int
 	attempts int
 }
@@ -69,6 +70,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.seen[id] = true
 	r.events = append(r.events, ev)
+	if r.payloads == nil {
+		r.payloads = map[string][]byte{}
+	}
+	r.payloads[id] = body
 	if r.Out != nil {
 		fmt.Fprintf(r.Out, "webhook %s: order %s %s -> %s (seq %d, verified)\n",
 			ev.ID, ev.OrderID, ev.PreviousStatus, ev.Status, ev.Sequence)
@@ -92,6 +97,14 @@ func (r *Receiver) EventsFor(orderID string) []webhooks.Event {
 		}
 	}
 	return out
+}
+
+// Payload returns the verified body of the event with webhook-id id, as it arrived (nil when
+// none did): what a receiver decoding into its own types reads.
+func (r *Receiver) Payload(id string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.payloads[id]
 }
 
 // Rejected counts deliveries whose signature did not verify.

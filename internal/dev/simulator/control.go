@@ -7,6 +7,7 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/fault"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/wire"
 )
 
@@ -167,7 +168,7 @@ func (s *Simulator) mountControl(mux *http.ServeMux) {
 
 func providerParam(w http.ResponseWriter, r *http.Request) (swapv1.ProviderID, bool) {
 	p := swapv1.ProviderID(r.PathValue("provider"))
-	if !slices.Contains(swapv1.ProviderIDs, p) {
+	if _, ok := market.Providers[p]; !ok {
 		wire.Error(w, http.StatusNotFound, "unknown provider")
 		return "", false
 	}

@@ -316,7 +316,7 @@ func (s *Simulator) DepositTx(depositAddress, amount, txHash string) (string, er
 	}
 	if txHash == "" {
 		chain := "eth"
-		for _, p := range []swapv1.ProviderID{swapv1.ProviderRouteA, swapv1.ProviderRouteB} {
+		for p := range market.Providers {
 			if o, ok := s.book.ByAddress(p, depositAddress); ok {
 				chain = o.From.Chain
 			}

@@ -257,6 +257,7 @@ func factsOf(s swapStatus) Facts {
 		f.Expired = s.DepositChannel.IsExpired
 	}
 	f.DepositFailed = s.Deposit != nil && s.Deposit.Failure != nil
+	f.DepositShort = s.Deposit != nil && s.DepositChannel != nil && below(s.Deposit.Amount, s.DepositChannel.ExpectedDepositAmount)
 	sent := func(e *egress) bool { return e != nil && e.TxRef != "" && e.WitnessedAt != nil }
 	failed := func(e *egress) bool { return e != nil && e.Failure != nil }
 	f.SwapOut, f.SwapOutFailed = s.SwapEgress != nil, failed(s.SwapEgress)

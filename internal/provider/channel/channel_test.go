@@ -22,7 +22,9 @@ func TestAgainstSimulator(t *testing.T) {
 		// Chainflip ignores a deposit below its minimum (the channel stays open for another
 		// one), and rejects and refunds one to an expired channel.
 		UnderDeposit: providertest.Want{Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusDepositRejected, Reason: "DepositIgnored"},
-		LateDeposit:  providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositRejected"},
+		// Half the amount is above the minimum: Chainflip swaps it, for half the output.
+		HalfDeposit: providertest.Want{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialDeposit, Reason: "PartialDeposit"},
+		LateDeposit: providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositRejected"},
 	}.Run(t)
 }
 
@@ -42,6 +44,12 @@ func TestMapStatus(t *testing.T) {
 		{Facts{State: "COMPLETED", SwapOut: true}, provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusSettled, Reason: "Settled"}},
 		// A partial fill: part swapped, the rest refunded. Success, with the refund shown.
 		{Facts{State: "COMPLETED", SwapOut: true, Refund: true}, provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Reason: "PartiallyRefunded"}},
+		// Less than the channel's amount arrived and all of it was swapped: a success, but not
+		// the quoted one.
+		{Facts{State: "COMPLETED", SwapOut: true, DepositShort: true}, provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialDeposit, Reason: "PartialDeposit"}},
+		// A refund beside it is what shows.
+		{Facts{State: "COMPLETED", SwapOut: true, Refund: true, DepositShort: true}, provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Reason: "PartiallyRefunded"}},
+		{Facts{State: "SENDING", SwapOut: true, DepositShort: true}, provider.Outcome{Status: processing, Substatus: swapv1.SubstatusSending, Reason: "Sending"}},
 		// Only a refund egress: never a success.
 		{Facts{State: "COMPLETED", Refund: true}, provider.Outcome{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "Refunded"}},
 		{Facts{State: "COMPLETED"}, provider.Outcome{Status: swapv1.OrderUnknown, Reason: "CompletedWithoutEgress"}},

@@ -18,6 +18,10 @@ type Facts struct {
 	Expired bool
 	// DepositFailed: the deposit itself was rejected or ignored (deposit.failure).
 	DepositFailed bool
+	// DepositShort: less than the channel's expected amount was deposited. Chainflip swaps
+	// whatever arrives at or above its minimum, so the output is below the quote's in
+	// proportion.
+	DepositShort bool
 	// SwapOut, Refund, Fallback: an egress of that kind exists. *Sent: it was witnessed on its
 	// chain (COMPLETED implies every egress was); *Failed: its broadcast was aborted or ignored.
 	SwapOut, Refund, Fallback                   bool
@@ -28,7 +32,8 @@ type Facts struct {
 // MapStatus maps Chainflip's swap states onto the contract's statuses. A refund is never a
 // success: COMPLETED with a refund egress alone is REFUNDED, and with both egresses (a partial
 // fill: part swapped, the rest refunded) SUCCESS with PARTIAL_REFUND so the refunded amount is
-// shown beside it. FAILED is REFUNDED when the funds were sent back (refund or fallback egress
+// shown beside it. A swap of a deposit short of the channel's amount is SUCCESS with
+// PARTIAL_DEPOSIT, never SETTLED: the output is below what was quoted. FAILED is REFUNDED when the funds were sent back (refund or fallback egress
 // witnessed), REFUNDING while that egress is still on its way, and a deposit Chainflip ignored
 // without a refund (below its minimum) is FAILED only once the channel expired: until then a
 // new deposit can still be swapped. An expired channel without a deposit stays PENDING: the
@@ -53,6 +58,8 @@ func MapStatus(f Facts) provider.Outcome {
 		switch {
 		case f.SwapOut && f.Refund:
 			return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialRefund, Reason: "PartiallyRefunded"}
+		case f.SwapOut && f.DepositShort:
+			return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialDeposit, Reason: "PartialDeposit"}
 		case f.SwapOut:
 			return provider.Outcome{Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusSettled, Reason: "Settled"}
 		case f.Refund:

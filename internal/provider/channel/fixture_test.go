@@ -208,6 +208,13 @@ func TestFixtureStatus(t *testing.T) {
 			OutTxHashes:     []string{"0xout00000000000000000000000000000000000000000000000000000000001"},
 			DepositedAmount: "1000000000000000000", AmountIn: "1000000000000000000", AmountOut: "2487610000",
 		}},
+		// Half the channel's expected amount arrived and was swapped.
+		{"status-short-deposit.json", provider.Status{
+			Status: swapv1.OrderSuccess, Substatus: swapv1.SubstatusPartialDeposit, Raw: "COMPLETED", Reason: "PartialDeposit",
+			InTxHashes:      []string{"0xdeposit0000000000000000000000000000000000000000000000000000001"},
+			OutTxHashes:     []string{"0xout00000000000000000000000000000000000000000000000000000000001"},
+			DepositedAmount: "500000000000000000", AmountIn: "500000000000000000", AmountOut: "1243793500",
+		}},
 		// A DCA chunk retried after missing the price floor: still swapping.
 		{"status-swapping-dca.json", provider.Status{
 			Status: swapv1.OrderProcessing, Substatus: swapv1.SubstatusSwapping, Raw: "SWAPPING", Reason: "Swapping",

@@ -50,3 +50,10 @@ func maxAmount(a, b string) string {
 	}
 	return a
 }
+
+// below reports whether amount a is less than b; false unless both are amounts.
+func below(a, b string) bool {
+	x, okA := new(big.Int).SetString(a, 10)
+	y, okB := new(big.Int).SetString(b, 10)
+	return okA && okB && x.Cmp(y) < 0
+}

@@ -20,7 +20,7 @@ func TestSimulatorSpeaksTheModels(t *testing.T) {
 	quotes := providertest.Fetch(t, "GET", base+"/v2/quote?srcChain=Ethereum&srcAsset=USDC&destChain=Arbitrum&destAsset=USDC&amount=100000000", nil)
 	providertest.CheckFields(t, "quote", quotes, providertest.ModelFields(t, "", "quote.json"))
 
-	statusModels := providertest.ModelFields(t, "", "status-partial.json", "status-completed.json", "status-swapping-dca.json", "status-rejected.json", "status-waiting-expired.json")
+	statusModels := providertest.ModelFields(t, "", "status-partial.json", "status-completed.json", "status-short-deposit.json", "status-swapping-dca.json", "status-rejected.json", "status-waiting-expired.json")
 	for _, dca := range []bool{false, true} {
 		body := map[string]any{
 			"srcAsset": map[string]string{"chain": "Ethereum", "asset": "USDC"}, "destAsset": map[string]string{"chain": "Arbitrum", "asset": "USDC"},

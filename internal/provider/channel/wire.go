@@ -94,7 +94,10 @@ type depositChannel struct {
 	ID                  string `json:"id"`
 	DepositAddress      string `json:"depositAddress"`
 	EstimatedExpiryTime int64  `json:"estimatedExpiryTime"`
-	IsExpired           bool   `json:"isExpired"`
+	// ExpectedDepositAmount is the amount the channel was opened for (absent on channels
+	// opened without one).
+	ExpectedDepositAmount string `json:"expectedDepositAmount"`
+	IsExpired             bool   `json:"isExpired"`
 }
 
 type failure struct {

@@ -28,7 +28,9 @@ func TestAgainstSimulator(t *testing.T) {
 		ExactOutput:   true,
 		// 1Click waits for a top-up, then refunds and says why.
 		UnderDeposit: providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "IncompleteDeposit"},
-		LateDeposit:  providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositAfterDeadline"},
+		// 1Click swaps only the full amount: half of it is held, then refunded, never swapped.
+		HalfDeposit: providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "IncompleteDeposit"},
+		LateDeposit: providertest.Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded, Reason: "DepositAfterDeadline"},
 	}.Run(t)
 }
 

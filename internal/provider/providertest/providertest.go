@@ -1,7 +1,7 @@
 // Package providertest is the behaviour every provider adapter must show against the real
 // simulator over HTTP on 127.0.0.1: asset mapping, quotes, limits, unsupported pairs, every
 // error class on every call (429 with Retry-After included), what a repeated deposit creation
-// does, and the settlement paths with their substatus: full, under and late deposits, a
+// does, and the settlement paths with their substatus: full, under, half and late deposits, a
 // partial fill and a missed price floor.
 package providertest
 
@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"testing"
 	"time"
 
@@ -37,6 +38,8 @@ type Suite struct {
 	ExactOutput bool
 	// UnderDeposit is where a deposit of a tenth of the quoted input comes to rest.
 	UnderDeposit Want
+	// HalfDeposit is where a deposit of half the quoted input (above every minimum) ends.
+	HalfDeposit Want
 	// LateDeposit is how a deposit after the deposit window ends.
 	LateDeposit Want
 }
@@ -323,6 +326,7 @@ func (s Suite) testRepeatedCreate(t *testing.T) {
 
 func (s Suite) testSettlement(t *testing.T) {
 	tenth := func(e string) string { return e[:len(e)-1] }
+	half := func(e string) string { return new(big.Int).Quo(mustInt(e), big.NewInt(2)).String() }
 	tests := []struct {
 		name    string
 		deposit func(expected string) string
@@ -334,6 +338,7 @@ func (s Suite) testSettlement(t *testing.T) {
 	}{
 		{name: "full deposit", deposit: func(e string) string { return e }, want: Want{swapv1.OrderSuccess, swapv1.SubstatusSettled, "Settled"}},
 		{name: "under-deposit", deposit: tenth, want: s.UnderDeposit},
+		{name: "half deposit", deposit: half, want: s.HalfDeposit},
 		{name: "late deposit", deposit: func(e string) string { return e }, window: 100 * time.Millisecond, wait: true, want: s.LateDeposit},
 		{name: "partial fill", deposit: func(e string) string { return e }, unfilled: 2500, want: Want{swapv1.OrderSuccess, swapv1.SubstatusPartialRefund, "PartiallyRefunded"}},
 		{name: "price floor missed", deposit: func(e string) string { return e }, unfilled: 10000, want: Want{Status: swapv1.OrderRefunded, Substatus: swapv1.SubstatusRefunded}},
@@ -386,20 +391,23 @@ func (s Suite) testSettlement(t *testing.T) {
 			if len(st.InTxHashes) == 0 || st.InTxHashes[0] != tx || st.DepositedAmount != amount {
 				t.Fatalf("in tx hashes %v deposited %q; want [%s] and %s", st.InTxHashes, st.DepositedAmount, tx, amount)
 			}
-			checkAmounts(t, st, amount, d.Quote.AmountOut, tt.unfilled)
+			checkAmounts(t, st, amount, d.Quote.AmountIn, d.Quote.AmountOut, tt.unfilled)
 		})
 	}
 }
 
-// checkAmounts: what settled adds up to what was deposited, and a refund is always shown.
-func checkAmounts(t *testing.T, st provider.Status, deposited, quotedOut string, unfilled int64) {
+// checkAmounts: what settled adds up to what was deposited (the quote's output in proportion),
+// and a refund is always shown.
+func checkAmounts(t *testing.T, st provider.Status, deposited, quotedIn, quotedOut string, unfilled int64) {
 	t.Helper()
 	switch st.Status {
 	case swapv1.OrderSuccess:
 		refunded := mustInt(deposited)
 		refunded.Sub(refunded, mustInt(st.AmountIn))
-		if unfilled == 0 && (st.AmountIn != deposited || st.AmountOut != quotedOut || st.RefundedAmount != "") {
-			t.Fatalf("settled %+v; want in %s out %s and no refund", st, deposited, quotedOut)
+		out := new(big.Int).Mul(mustInt(quotedOut), mustInt(deposited))
+		out.Quo(out, mustInt(quotedIn))
+		if unfilled == 0 && (st.AmountIn != deposited || st.AmountOut != out.String() || st.RefundedAmount != "") {
+			t.Fatalf("settled %+v; want in %s out %s and no refund", st, deposited, out)
 		}
 		if unfilled > 0 && (refunded.Sign() <= 0 || st.RefundedAmount != refunded.String() || cmpInt(st.AmountOut, quotedOut) >= 0) {
 			t.Fatalf("partial fill %+v; want the unfilled input refunded beside a smaller output", st)

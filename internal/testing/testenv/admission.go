@@ -20,7 +20,7 @@ import (
 )
 
 // AdmissionOverlay holds the admission policies config/default ships: who may write which
-// fact of a SwapOrder.
+// fact of an order, a Partner's usage, a webhook delivery and a redelivery request.
 const AdmissionOverlay = "config/admission"
 
 // admissionSyncBound bounds the wait for a stuck API server to enforce freshly applied
@@ -57,8 +57,16 @@ func InstallAdmission(ctx context.Context, c client.Client) error {
 
 // admissionEnforced dry-runs two order creations: one setting an operator annotation must
 // come back stamped with its requester (the mutating policy), one carrying a stamp without
-// its annotation must be refused (the validating policy).
+// its annotation must be refused (the validating policy); and a redelivery request, which
+// must come back naming its requester.
 func admissionEnforced(ctx context.Context, c client.Client) bool {
+	rq := &swapv1.RedeliveryRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe"},
+		Spec:       swapv1.RedeliveryRequestSpec{Partner: "probe", OrderID: "ord_" + strings.Repeat("a", 26)},
+	}
+	if err := c.Create(ctx, rq, client.DryRunAll); err != nil || rq.Spec.RequestedBy == "" {
+		return false
+	}
 	stamp := swapv1.RequestedBy(swapv1.AnnotationPoll)
 	asked := probeOrder(map[string]string{swapv1.AnnotationPoll: "probe"})
 	if err := c.Create(ctx, asked, client.DryRunAll); err != nil || asked.Annotations[stamp] == "" {
