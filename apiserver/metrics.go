@@ -41,7 +41,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"outcome"})),
 		screeningDecisions: metricsreg.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swaprouter_screening_decisions_total",
-			Help: "Screening decisions on new orders: clear, blocked, held (a match under review, or a source down under fail-closed), failed_open (a source down under fail-open).",
+			Help: "Screening decisions on new orders: clear, blocked, held (a match under review, or a source down under fail-closed), refused (no usable sanctions list under fail-closed: 503), failed_open (a source down or no usable list under fail-open).",
 		}, []string{"decision"})),
 		eventStreams: metricsreg.MustRegister(reg, prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "swaprouter_event_streams",

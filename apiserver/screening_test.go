@@ -23,14 +23,18 @@ const sanctionsCSV = "25308,\"LAZARUS GROUP\",-0- ,\"DPRK3\",-0- ,-0- ,-0- ,-0- 
 // policy is policy (nil: the defaults).
 func screenedHarness(t *testing.T, policy *swapv1.PartnerScreening) *harness {
 	t.Helper()
+	return listHarness(t, screening.Published{Present: true, SDN: []byte(sanctionsCSV), Date: "2026-03-01"}, policy)
+}
+
+// listHarness is a harness whose frontend screens with the list published.
+func listHarness(t *testing.T, published screening.Published, policy *swapv1.PartnerScreening) *harness {
+	t.Helper()
 	h := newHarness(t)
 	list, err := screening.NewSanctions(prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := list.Load([]byte(sanctionsCSV), "2026-03-01"); err != nil {
-		t.Fatal(err)
-	}
+	list.Load(published)
 	h.srv.opts.Screener = screening.Sources{list}
 	if policy != nil {
 		p := &swapv1.Partner{}
@@ -54,6 +58,8 @@ func TestScreeningBlocks(t *testing.T) {
 		{"a listed refundTo", "/v1/order", "refundTo", with(orderBody(), "refundTo", listedAddress)},
 		{"a listed sender, in another case", "/v1/order", "sender", with(orderBody(), "sender", "0x8589427373D6D84E98730D7795D8F6F8731FDA16")},
 		{"a listed recipient of a dry:false quote", "/v1/quote", "recipient", with(quoteBody(false), "recipient", "0x8589427373D6D84E98730D7795D8f6f8731FDA16")},
+		// The same key on Tron: base58check of 0x41 and the listed 20 bytes.
+		{"the listed key as a Tron recipient", "/v1/order", "recipient", with(orderBody(), "destinationAsset", trx, "recipient", "TN9HJXyVnHKK2EfX48gzLKrBK5mXqZHkHH")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,5 +107,59 @@ func TestScreeningHoldsForReview(t *testing.T) {
 	if held == nil || held.Outcome != swapv1.ScreeningHeld || len(held.Matches) != 1 ||
 		held.Matches[0].Field != "refundTo" || !strings.HasPrefix(held.Matches[0].Entry, "SDN 25308 LAZARUS GROUP [DPRK3]") {
 		t.Fatalf("screening record %+v", held)
+	}
+}
+
+// No list, an empty list, a broken list and an incomplete one are each a state in which the
+// list cannot clear an order: a fail-closed partner's request is refused with 503 and nothing
+// is created, counted or quoted; a fail-open partner's order is created and records why the
+// list could not screen it. What an incomplete list does list is still refused.
+func TestScreeningWithoutAUsableList(t *testing.T) {
+	cut := strings.Repeat("Website example.test; ", 44) + "Digital Currency Address - XBT 1AjZPMsnmpdK2Rv9K"
+	for _, tt := range []struct {
+		name      string
+		published screening.Published
+		state     string
+	}{
+		{"no ConfigMap", screening.Published{Where: "ConfigMap swaprouter-sanctions"}, "missing"},
+		{"an empty SDN.CSV", screening.Published{Present: true, SDN: []byte{}}, "empty"},
+		{"an error page", screening.Published{Present: true, SDN: []byte("<html>503 Service Unavailable</html>")}, "broken"},
+		{"a remark cut with no SDN_COMMENTS.CSV", screening.Published{Present: true, SDN: []byte(sanctionsCSV +
+			"30000,\"CUT\",-0- ,\"CYBER2\",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,\"" + cut + "\"\r\n")}, "incomplete"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := listHarness(t, tt.published, nil)
+			quotes := h.router.callCount()
+			rec := h.do(req{method: "POST", path: "/v1/order", body: orderBody()})
+			body := expectError(t, rec, apierror.Unavailable)
+			if rec.Header().Get("Retry-After") != "60" || strings.Contains(body["detail"].(string), "ConfigMap") {
+				t.Errorf("Retry-After %q, detail %q", rec.Header().Get("Retry-After"), body["detail"])
+			}
+			expectError(t, h.do(req{method: "POST", path: "/v1/quote", body: quoteBody(false)}), apierror.Unavailable)
+			if got := counterSum(t, h.metrics, "swaprouter_screening_decisions_total", map[string]string{"decision": "refused"}); got != 2 {
+				t.Errorf("%v refusals counted, want 2", got)
+			}
+			if h.orderCount() != 0 || h.router.callCount() != quotes {
+				t.Errorf("a refused request created %d orders and asked %d quotes", h.orderCount(), h.router.callCount()-quotes)
+			}
+			if tt.state == "incomplete" {
+				expectError(t, h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), "refundTo", listedAddress)}), apierror.AddressNotAllowed)
+			}
+
+			p := &swapv1.Partner{}
+			if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: "acme"}, p); err != nil {
+				t.Fatal(err)
+			}
+			p.Spec.Screening = &swapv1.PartnerScreening{OnUnavailable: swapv1.ScreeningFailOpen}
+			if err := h.client.Update(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			got := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+			sc := h.order(got.ID).Spec.Screening
+			if sc == nil || sc.Outcome != swapv1.ScreeningFailedOpen || len(sc.Sources) != 1 ||
+				!strings.HasPrefix(sc.Sources[0].Unavailable, "the sanctions list is "+tt.state) {
+				t.Fatalf("a fail-open order's screening record %+v", sc)
+			}
+		})
 	}
 }

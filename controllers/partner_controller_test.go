@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"time"
@@ -14,6 +15,8 @@ import (
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/partners"
+	"github.com/swaprouter/swaprouter/internal/screening"
+	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
 	"github.com/swaprouter/swaprouter/internal/tiers"
 )
 
@@ -119,5 +122,44 @@ var _ = Describe("Partner reconciler", func() {
 		Eventually(ready(ctx, "quota")).Should(HaveField("Reason", partners.ReasonNoLiveKey))
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
 		Expect(p.Status.QuotaUsage).To(Equal(&swapv1.QuotaUsage{Month: "2026-11", Quotes: 42}))
+	})
+
+	It("shows the sanctions list each partner's orders are screened with, and what its state does to them", func(ctx context.Context) {
+		Expect(k8sClient.Create(ctx, &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: "closed", Namespace: ns}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &swapv1.Partner{ObjectMeta: metav1.ObjectMeta{Name: "open", Namespace: ns},
+			Spec: swapv1.PartnerSpec{Screening: &swapv1.PartnerScreening{OnUnavailable: swapv1.ScreeningFailOpen}}})).To(Succeed())
+		sanctions := func(name string) func(Gomega) *metav1.Condition {
+			return func(g Gomega) *metav1.Condition {
+				var p swapv1.Partner
+				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p)).To(Succeed())
+				return meta.FindStatusCondition(p.Status.Conditions, swapv1.ConditionSanctionsList)
+			}
+		}
+		Eventually(sanctions("closed")).Should(And(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", "Missing"),
+			HaveField("Message", ContainSubstring("refused with 503 service unavailable (onUnavailable: fail-closed)"))))
+		Eventually(sanctions("open")).Should(And(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", "Missing"),
+			HaveField("Message", ContainSubstring("recorded FailedOpen (onUnavailable: fail-open)"))))
+
+		var extract bytes.Buffer
+		Expect(screening.WriteExtract(&extract, screening.Extract{Published: "2022-01-20T15:04:05Z", Records: 1,
+			Entries: []screening.Entry{{EntNum: 25308, Name: "LAZARUS GROUP", Program: "DPRK3", Ticker: "ETH", Address: "0x098B716B8Aaf21512996dC57EB0615e2383E2f96"}}})).To(Succeed())
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: sdnwatch.ConfigMapName, Namespace: ns},
+			Data: map[string]string{sdnwatch.ExtractKey: extract.String()}}
+		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+		for _, name := range []string{"closed", "open"} {
+			Eventually(sanctions(name)).Should(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", "Loaded"),
+				HaveField("Message", ContainSubstring("screened with the list 2022-01-20T15:04:05Z sha256:"))))
+		}
+
+		for state, data := range map[string]map[string]string{
+			"Broken": {sdnwatch.Key: "<html>503 Service Unavailable</html>"},
+			"Empty":  {sdnwatch.Key: ""},
+		} {
+			cm.Data = data
+			Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+			Eventually(sanctions("closed")).Should(And(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", state)))
+		}
+		Expect(k8sClient.Delete(ctx, cm)).To(Succeed())
+		Eventually(sanctions("open")).Should(HaveField("Reason", "Missing"))
 	})
 })

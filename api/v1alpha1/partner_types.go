@@ -182,6 +182,7 @@ type PartnerLimits struct {
 // +kubebuilder:printcolumn:name="Quota",type=string,JSONPath=`.status.limits.quota`
 // +kubebuilder:printcolumn:name="Used",type=integer,JSONPath=`.status.quotaUsage.quotes`
 // +kubebuilder:printcolumn:name="Keys",type=integer,JSONPath=`.status.activeKeys`
+// +kubebuilder:printcolumn:name="Sanctions",type=string,JSONPath=`.status.conditions[?(@.type=="SanctionsList")].reason`
 // +kubebuilder:printcolumn:name="Webhook",type=string,JSONPath=`.spec.webhook.url`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Partner struct {

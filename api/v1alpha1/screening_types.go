@@ -119,3 +119,10 @@ type ScreeningReview struct {
 	Reason string      `json:"reason,omitempty"`
 	At     metav1.Time `json:"at"`
 }
+
+// ConditionSanctionsList is a Partner's condition for the sanctions list its new orders are
+// screened with (the controllers write it from the list's ConfigMap): True when the list is
+// loaded; False when there is no usable list, the reason naming its state (Missing, Empty,
+// Broken, Incomplete) and the message what that does to the partner's orders under its
+// spec.screening.onUnavailable.
+const ConditionSanctionsList = "SanctionsList"

@@ -1,7 +1,8 @@
 // Command swaprouter is the swap routing service, the one binary of the image: `manager` runs
 // controllers and the /v1 frontend against a cluster, `app` serves the consumer swap page and
 // its backend, `keys` manages partner API keys, `orders` reads live and archived orders,
-// `receipt` verifies order receipts and rotates their signing keys, `version` prints the build. The local dev system is cmd/swaprouter-dev.
+// `receipt` verifies order receipts and rotates their signing keys, `sanctions` keeps the
+// sanctions list current, `version` prints the build. The local dev system is cmd/swaprouter-dev.
 package main
 
 import (
@@ -36,6 +37,6 @@ func newRootCommand() *cobra.Command {
 	logOpts.BindFlags(logFlags)
 	root.PersistentFlags().AddGoFlagSet(logFlags)
 
-	root.AddCommand(newManagerCommand(), newAppCommand(), newKeysCommand(clusterClient), newOrdersCommand(), newReceiptCommand(), newVersionCommand())
+	root.AddCommand(newManagerCommand(), newAppCommand(), newKeysCommand(clusterClient), newOrdersCommand(), newReceiptCommand(), newSanctionsCommand(), newVersionCommand())
 	return root
 }

@@ -106,11 +106,11 @@ func retainedListMiB(list []byte, rounds int) []float64 {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		l, err := screening.ParseSDN(list)
+		l := screening.Assess(screening.Published{Present: true, SDN: list})
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(l)
-		if err != nil {
+		if l.List == nil {
 			continue
 		}
 		out = append(out, (float64(after.HeapAlloc)-float64(before.HeapAlloc))/(1<<20))

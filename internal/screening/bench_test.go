@@ -20,18 +20,18 @@ func BenchmarkReload10k(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.Load(data, "2026-01-01"); err != nil {
-			b.Fatal(err)
+		if a := s.Load(Published{Present: true, SDN: data, Date: "2026-01-01"}); a.State != StateLoaded {
+			b.Fatal(a.Detail)
 		}
 	}
 	b.StopTimer()
-	if s.list.Len() != 10000 {
-		b.Fatalf("%d addresses", s.list.Len())
+	if n := s.Assessment().List.Len(); n != 10000 {
+		b.Fatalf("%d addresses", n)
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	l, _ := ParseSDN(data)
+	l := Assess(Published{Present: true, SDN: data})
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-retained")
@@ -45,8 +45,8 @@ func BenchmarkScreenOrder10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Load(SyntheticSDN(10000), ""); err != nil {
-		b.Fatal(err)
+	if a := s.Load(Published{Present: true, SDN: SyntheticSDN(10000)}); a.State != StateLoaded {
+		b.Fatal(a.Detail)
 	}
 	subjects := []Subject{
 		{Field: "sender", Chain: "arb", Address: "0x1111111111111111111111111111111111111111"},

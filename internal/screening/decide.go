@@ -20,6 +20,10 @@ type Answer struct {
 	// Matches are the subjects the source lists. Unavailable (Source.Unavailable set) means
 	// it could not say.
 	Matches []swapv1.ScreeningMatch
+	// NoList: the source could not say because it has no usable list (Source.Unavailable
+	// says which state it is in). That holds for every order alike, so fail-closed refuses
+	// the request rather than holding each order for a review nobody can do.
+	NoList bool
 }
 
 // Verdict is what screening does with a request.
@@ -32,6 +36,8 @@ func (v Verdict) String() string {
 		return "held"
 	case Block:
 		return "blocked"
+	case Refuse:
+		return "refused"
 	}
 	return "clear"
 }
@@ -43,25 +49,58 @@ const (
 	Hold
 	// Block refuses the request: 403 address not allowed, no order.
 	Block
+	// Refuse turns the request away until screening can answer: 503 service unavailable, no
+	// order.
+	Refuse
 )
 
 // Decision is a verdict and the record the order keeps of it.
 type Decision struct {
 	Verdict Verdict
-	// Record is nil for Block (there is no order to keep it) and when no source answered.
+	// Record is nil for Block and Refuse (there is no order to keep it) and when no source
+	// answered.
 	Record *swapv1.ScreeningRecord
 	// Blocked is the first match that blocked the request.
 	Blocked *swapv1.ScreeningMatch
 }
 
 // Decide applies a partner's policy (nil: the defaults) to the sources' answers. A match acts
-// first (block or review); otherwise a source that could not answer holds the order
-// (fail-closed) or lets it through (fail-open); otherwise the order is clear. With no source
-// configured there is nothing to record.
+// first (block or review); otherwise a source that could not answer refuses the request (no
+// usable list) or holds the order (an outage) under fail-closed, or lets it through under
+// fail-open; otherwise the order is clear. With no source configured there is nothing to
+// record.
 func Decide(p *swapv1.PartnerScreening, answers []Answer, at metav1.Time) Decision {
 	if len(answers) == 0 {
 		return Decision{Verdict: Allow}
 	}
+	onMatch, onUnavailable := policy(p)
+	rec := swapv1.ScreeningRecord{At: at}
+	unavailable, noList := false, false
+	for _, a := range answers {
+		rec.Sources = append(rec.Sources, a.Source)
+		rec.Matches = append(rec.Matches, a.Matches...)
+		unavailable = unavailable || a.Source.Unavailable != ""
+		noList = noList || a.NoList
+	}
+	closed := unavailable && onUnavailable == swapv1.ScreeningFailClosed
+	switch {
+	case len(rec.Matches) > 0 && onMatch == swapv1.ScreeningBlock:
+		return Decision{Verdict: Block, Blocked: &rec.Matches[0]}
+	case len(rec.Matches) == 0 && closed && noList:
+		return Decision{Verdict: Refuse}
+	case len(rec.Matches) > 0, closed:
+		rec.Outcome = swapv1.ScreeningHeld
+		return Decision{Verdict: Hold, Record: &rec}
+	case unavailable:
+		rec.Outcome = swapv1.ScreeningFailedOpen
+	default:
+		rec.Outcome = swapv1.ScreeningClear
+	}
+	return Decision{Verdict: Allow, Record: &rec}
+}
+
+// policy is a partner's screening policy with the defaults filled in.
+func policy(p *swapv1.PartnerScreening) (swapv1.ScreeningAction, swapv1.ScreeningFailureMode) {
 	onMatch, onUnavailable := swapv1.ScreeningBlock, swapv1.ScreeningFailClosed
 	if p != nil {
 		if p.OnMatch != "" {
@@ -71,23 +110,5 @@ func Decide(p *swapv1.PartnerScreening, answers []Answer, at metav1.Time) Decisi
 			onUnavailable = p.OnUnavailable
 		}
 	}
-	rec := swapv1.ScreeningRecord{At: at}
-	unavailable := false
-	for _, a := range answers {
-		rec.Sources = append(rec.Sources, a.Source)
-		rec.Matches = append(rec.Matches, a.Matches...)
-		unavailable = unavailable || a.Source.Unavailable != ""
-	}
-	switch {
-	case len(rec.Matches) > 0 && onMatch == swapv1.ScreeningBlock:
-		return Decision{Verdict: Block, Blocked: &rec.Matches[0]}
-	case len(rec.Matches) > 0, unavailable && onUnavailable == swapv1.ScreeningFailClosed:
-		rec.Outcome = swapv1.ScreeningHeld
-		return Decision{Verdict: Hold, Record: &rec}
-	case unavailable:
-		rec.Outcome = swapv1.ScreeningFailedOpen
-	default:
-		rec.Outcome = swapv1.ScreeningClear
-	}
-	return Decision{Verdict: Allow, Record: &rec}
+	return onMatch, onUnavailable
 }

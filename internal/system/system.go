@@ -523,14 +523,18 @@ func (sys *System) addArchive(o Options) error {
 }
 
 // addScreening builds the frontend's screening sources: the sanctions list, kept in step with
-// its ConfigMap by a watch on every replica, and the HTTP screening service when configured.
+// its ConfigMap by a watch on every replica (which is not ready before it has read it), and
+// the HTTP screening service when configured.
 func addScreening(mgr manager.Manager, o Options) (screening.Sources, error) {
 	list, err := screening.NewSanctions(o.Metrics, time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("sanctions list: %w", err)
 	}
-	if err := mgr.Add(&sdnwatch.Watch{Informers: mgr.GetCache(), Namespace: o.Namespace, List: list,
-		Log: ctrl.Log.WithName("sanctions-list")}); err != nil {
+	watch := &sdnwatch.Watch{Informers: mgr.GetCache(), Namespace: o.Namespace, List: list, Log: ctrl.Log.WithName("sanctions-list")}
+	if err := mgr.Add(watch); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("sanctions-list", watch.Ready); err != nil {
 		return nil, err
 	}
 	sources := screening.Sources{list}

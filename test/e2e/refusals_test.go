@@ -8,11 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
+	"github.com/swaprouter/swaprouter/internal/dev/devenv"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -47,9 +44,9 @@ var _ = Describe("A refused order request leaves no trace", func() {
 
 	It("a 403 of screening, then the order with a clean address: 201", func() {
 		sanctionsList(sdnRefund, "2026-11-20")
+		// The specs after this one screen with the dev system's list again.
 		DeferCleanup(func() {
-			Expect(client.IgnoreNotFound(env.Client.Delete(context.Background(), &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: sdnwatch.ConfigMapName, Namespace: env.Namespace}}))).To(Succeed())
+			Expect(devenv.ApplySanctionsList(context.Background(), env.Client, env.Namespace)).To(Succeed())
 		})
 		Eventually(func() int { return partner.Post("/v1/order", screenedOrder(sender, listedRefund)).Status }).
 			Should(Equal(http.StatusForbidden), "the list is loaded")

@@ -19,9 +19,9 @@ type Declared struct{ KeyID, Secret string }
 
 // Declare declares what an operator declares in git for a whole-system run: both providers
 // (route-a speaking 1Click, trusting quoteSigningKey, route-b the Chainflip protocol) at
-// simulatorURL/<providerId>, polled every pollMin to pollMax, and the partner with its webhook
-// to receiverURL, signed with a fresh secret that receiver verifies; then it issues the
-// partner's key.
+// simulatorURL/<providerId>, polled every pollMin to pollMax, the partner with its webhook
+// to receiverURL, signed with a fresh secret that receiver verifies, and the sanctions list;
+// then it issues the partner's key.
 func Declare(ctx context.Context, c client.Client, namespace, partner, simulatorURL, quoteSigningKey, receiverURL string,
 	pollMin, pollMax time.Duration, receiver *devenv.Receiver) (Declared, error) {
 	whSecret, err := webhooks.NewSecret()
@@ -63,6 +63,9 @@ func Declare(ctx context.Context, c client.Client, namespace, partner, simulator
 			Webhook: &swapv1.PartnerWebhook{URL: receiverURL, Enabled: true, SecretRef: swapv1.SecretKeyRef{Name: partner + "-webhook", Key: "secret"}},
 		},
 	}); err != nil {
+		return Declared{}, err
+	}
+	if err := devenv.ApplySanctionsList(ctx, c, namespace); err != nil {
 		return Declared{}, err
 	}
 	keyID, secret, err := auth.CreateKey(ctx, c, namespace, partner)

@@ -91,7 +91,7 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(receiverSrv.Close)
 
 	// What an operator declares: route_A (its token in the frontend's Secret), a
-	// partner whose webhook secret is its own Secret, and a key.
+	// partner whose webhook secret is its own Secret, the sanctions list, and a key.
 	Expect(admin.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: auth.FrontendSecret, Namespace: namespace},
 		Data:       map[string][]byte{"route-a-token": []byte(routeAToken)},
@@ -123,6 +123,7 @@ var _ = BeforeSuite(func() {
 			},
 		},
 	})).To(Succeed())
+	Expect(devenv.ApplySanctionsList(ctx, admin, namespace)).To(Succeed())
 	keyID, secret, err := auth.CreateKey(ctx, admin, namespace, "acme")
 	Expect(err).NotTo(HaveOccurred())
 

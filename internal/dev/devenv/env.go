@@ -30,7 +30,8 @@ import (
 )
 
 // Env is a running whole system: control plane, simulator, manager (controllers and
-// frontend), RoutingProviders for route_A and route_B and a demo partner with a fresh key.
+// frontend), RoutingProviders for route_A and route_B, a demo partner with a fresh key and a
+// sample sanctions list.
 // `swaprouter-dev`, the whole-journey suites and the benchmarks all start it through Start.
 type Env struct {
 	Plane *ControlPlane
@@ -159,6 +160,9 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 		return env, err
 	}
 	if err = env.applyPartner(ctx, o); err != nil {
+		return env, err
+	}
+	if err = ApplySanctionsList(ctx, env.Client, env.Namespace); err != nil {
 		return env, err
 	}
 	// The key survives restarts with the data folder: receipts issued before stay verifiable.
