@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/internal/units"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
@@ -212,7 +213,7 @@ var _ = Describe("A partner's journey", func() {
 		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
 			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", wide)
-		Expect(string(wide)).To(MatchRegexp(`(?m)^\S+\s+%s\s+SUCCESS\s.*\sPARTIAL_DEPOSIT\s`, order.Id), "kubectl get -o wide")
+		Expect(string(wide)).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s.*\sPARTIAL_DEPOSIT\s`, orderid.ObjectName(order.Id)), "kubectl get -o wide")
 	})
 
 	It("fails an order the provider refuses and tells the partner why", func() {
