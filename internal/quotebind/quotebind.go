@@ -1,8 +1,8 @@
 // Package quotebind makes a dry quote's candidate something an order can be bound to without
-// storing anything: its quoteId is a sealed token (internal/tokenkeys: encrypted and authenticated,
-// so it reveals nothing, not even the partner, to whoever holds it) of what the partner saw
-// (partner, provider, pair, amount, swap type, slippage, partner fee, the amounts and the
-// bound minimum output or maximum input, expiry). The frontend verifies the token when an
+// storing anything: its quoteId is a sealed token (internal/tokenkeys: encrypted and
+// authenticated, so it reveals nothing, not even the partner, to whoever holds it) of what the
+// partner saw (partner, provider, pair, amount, swap type, slippage, partner fee, the amounts
+// and the bound minimum output or maximum input, expiry). The frontend verifies the token when an
 // order names it; the order then carries the bound, and the order reconciler refuses a
 // provider's binding answer worse than it (Worse) before any deposit address is shown.
 //

@@ -3,9 +3,10 @@
 // encrypted and authenticated, so a client can neither read nor alter it. Each purpose passes
 // its name as the associated data, so a token of one kind never opens as another.
 //
-// The keyset is a Tink JSON keyset file (see keyset.go to make and rotate one). Its primary
-// key seals, every enabled key opens: a key is rotated by adding it everywhere, then making
-// it primary, then retiring the old one once the tokens it sealed are no longer needed.
+// The keyset is a cleartext Tink JSON keyset file, as a Kubernetes Secret holds it (see
+// keyset.go to make and rotate one). Its primary key seals, every enabled key opens: a key is
+// rotated by adding it everywhere, then making it primary, then retiring the old one once the
+// tokens it sealed are no longer needed.
 package tokenkeys
 
 import (
