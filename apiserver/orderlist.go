@@ -12,7 +12,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
-	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 const (
@@ -70,7 +70,7 @@ func (s *Server) liveOrders(ctx context.Context, q archive.Query) ([]*swapv1.Swa
 }
 
 // parseListQuery reads the filters, limit and cursor (opened with cursors) of GET /v1/orders.
-func parseListQuery(v url.Values, partner string, cursors *seal.Sealer) (archive.Query, error) {
+func parseListQuery(v url.Values, partner string, cursors *tokenkeys.Tokens) (archive.Query, error) {
 	q := archive.Query{Partner: partner, Limit: defaultListLimit,
 		Status: swapv1.OrderStatus(v.Get("status")), ProviderID: swapv1.ProviderID(v.Get("providerId")),
 		ClientReference: v.Get("clientReference")}
