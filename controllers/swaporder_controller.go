@@ -78,7 +78,7 @@ type SwapOrderReconciler struct {
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
 	// APIReader reads around the cache: a redelivery's payload, which the cache drops from
-	// finished deliveries (webhook.TrimFinished). mgr.GetAPIReader() when nil.
+	// finished deliveries (delivery.TrimFinished). mgr.GetAPIReader() when nil.
 	APIReader client.Reader
 	// Providers holds the live adapters (filled by the RoutingProvider reconciler).
 	Providers *providerset.Set

@@ -87,14 +87,14 @@ type WebhookDeliveryReconciler struct {
 	Now func() time.Time
 	// Wake, when set, is a test's source of extra reconcile requests (withWake).
 	Wake source.Source
-	// Policy is the retry schedule; a nil Schedule means webhook.DefaultPolicy().
+	// Policy is the retry schedule; a nil Schedule means delivery.DefaultPolicy().
 	Policy delivery.Policy
 	// Retention keeps Delivered and Failed deliveries this long; 0 means 7 days.
 	Retention time.Duration
 	// MaxConcurrentReconciles is the number of workers; 0 means DefaultDeliveryConcurrency.
 	MaxConcurrentReconciles int
 	// Endpoints caps each partner's attempts in flight and breaks its circuit while its
-	// endpoint keeps failing; nil means webhook.NewEndpoints with the defaults.
+	// endpoint keeps failing; nil means delivery.NewEndpoints with the defaults.
 	Endpoints *delivery.Endpoints
 	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout (the
 	// default HTTPClient's own limit, so only a shorter value changes anything with it).
