@@ -371,8 +371,15 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			Expect(meta.FindStatusCondition(got.Status.Conditions, orders.ConditionWebhooksEmitted)).To(HaveField("Reason", orders.ReasonDeliveryCreateFailed))
 			Expect(g.metricSum("swaprouter_order_webhook_emit_failures_total", map[string]string{"reason": "Forbidden"})).To(BeNumerically(">=", 1))
 
+			// Creation works again: each poll moves the clock to the retry the order scheduled.
 			forbid.Store(false)
-			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(20 * time.Second).Should(Equal(got.Status.LastSeq))
+			Eventually(func() int64 {
+				now := g.get(o)
+				if at := now.Status.EmitRetryAt; at != nil {
+					g.advanceTo(at.Time, o)
+				}
+				return now.Status.NotifiedSeq
+			}).Should(Equal(got.Status.LastSeq))
 			var ds swapv1.WebhookDeliveryList
 			Expect(k8sClient.List(ctx, &ds, client.InNamespace(g.ns))).To(Succeed())
 			Expect(ds.Items).To(HaveLen(int(got.Status.LastSeq)))
