@@ -159,10 +159,12 @@ func (t *timers[T]) look(o client.Object, d time.Duration) {
 }
 
 // waker is a spec's Wake source: wake queues a request for each object in every controller
-// started with one of its sources (a spec may restart its manager) and not stopped since.
+// started with one of its sources (a spec may restart its manager) and not stopped since;
+// woken while none runs (a manager still starting), the objects are queued at its start.
 type waker struct {
-	mu     sync.Mutex
-	queues []workqueue.TypedRateLimitingInterface[reconcile.Request]
+	mu      sync.Mutex
+	queues  []workqueue.TypedRateLimitingInterface[reconcile.Request]
+	pending []reconcile.Request
 }
 
 // source is a Wake source for one controller.
@@ -170,6 +172,10 @@ func (w *waker) source() source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		w.mu.Lock()
 		w.queues = append(w.queues, q)
+		for _, r := range w.pending {
+			q.Add(r)
+		}
+		w.pending = nil
 		w.mu.Unlock()
 		go func() {
 			<-ctx.Done()
@@ -183,13 +189,15 @@ func (w *waker) source() source.Source {
 
 // wake reconciles objs now.
 func (w *waker) wake(objs ...client.Object) {
-	GinkgoHelper()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	Expect(w.queues).NotTo(BeEmpty(), "no running controller has this waker's source")
-	for _, q := range w.queues {
-		for _, o := range objs {
-			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+	for _, o := range objs {
+		r := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)}
+		if len(w.queues) == 0 {
+			w.pending = append(w.pending, r)
+		}
+		for _, q := range w.queues {
+			q.Add(r)
 		}
 	}
 }
