@@ -119,6 +119,14 @@ func TestCreateOrderRefusals(t *testing.T) {
 		headers: map[string]string{"Idempotency-Key": "has space"}}), apierror.InvalidRequest)
 }
 
+// An installation of three providers names them all in the providerId-required code, and the
+// document (which every answer is validated against) allows it.
+func TestCreateOrderWithoutProviderListsTheInstallations(t *testing.T) {
+	h := newHarness(t, routingProvider("route_A"), routingProvider("route_B"), routingProvider("relay"))
+	expectError(t, h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), "providerId", nil)}),
+		"providerId required (relay | route_A | route_B)")
+}
+
 func TestCreateOrderFailedByProvider(t *testing.T) {
 	tests := []struct {
 		reason string

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-snapshot() { find api config/crd config/rbac pkg/client apiserver/openapi.json sdk/typescript/src/generated -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum; }
+snapshot() { find api config/crd config/rbac pkg/client apiserver/openapi.json apiserver/zz_generated.errors.go sdk/typescript/src/generated -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum; }
 
 before="$(snapshot)"
 make --no-print-directory generate manifests >/dev/null

@@ -56,7 +56,6 @@ const (
 	ErrorCodeOrderAlreadyInTerminalState        ErrorCode = "order already in terminal state"
 	ErrorCodeOrderNotFound                      ErrorCode = "order not found"
 	ErrorCodeOriginNotAllowed                   ErrorCode = "origin not allowed"
-	ErrorCodeProviderIdRequiredRouteARouteB     ErrorCode = "providerId required (route_A | route_B)"
 	ErrorCodeQuotaExceeded                      ErrorCode = "quota exceeded"
 	ErrorCodeQuoteChanged                       ErrorCode = "quote changed"
 	ErrorCodeQuoteExpired                       ErrorCode = "quote expired"
@@ -103,8 +102,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeOrderNotFound:
 		return true
 	case ErrorCodeOriginNotAllowed:
-		return true
-	case ErrorCodeProviderIdRequiredRouteARouteB:
 		return true
 	case ErrorCodeQuotaExceeded:
 		return true
@@ -716,39 +713,6 @@ const (
 func (e OpenAPI500JSONResponseBodyError) Valid() bool {
 	switch e {
 	case OpenAPI500JSONResponseBodyErrorInternalError:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateOrder400JSONResponseBodyError.
-const (
-	CreateOrder400JSONResponseBodyErrorAmountTooHigh                      CreateOrder400JSONResponseBodyError = "amount_too_high"
-	CreateOrder400JSONResponseBodyErrorAmountTooLow                       CreateOrder400JSONResponseBodyError = "amount_too_low"
-	CreateOrder400JSONResponseBodyErrorInvalidRequest                     CreateOrder400JSONResponseBodyError = "invalid request"
-	CreateOrder400JSONResponseBodyErrorProviderIdRequiredRouteARouteB     CreateOrder400JSONResponseBodyError = "providerId required (route_A | route_B)"
-	CreateOrder400JSONResponseBodyErrorQuoteExpired                       CreateOrder400JSONResponseBodyError = "quote expired"
-	CreateOrder400JSONResponseBodyErrorQuoteMismatch                      CreateOrder400JSONResponseBodyError = "quote mismatch"
-	CreateOrder400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset CreateOrder400JSONResponseBodyError = "unknown originAsset/destinationAsset"
-)
-
-// Valid indicates whether the value is a known member of the CreateOrder400JSONResponseBodyError enum.
-func (e CreateOrder400JSONResponseBodyError) Valid() bool {
-	switch e {
-	case CreateOrder400JSONResponseBodyErrorAmountTooHigh:
-		return true
-	case CreateOrder400JSONResponseBodyErrorAmountTooLow:
-		return true
-	case CreateOrder400JSONResponseBodyErrorInvalidRequest:
-		return true
-	case CreateOrder400JSONResponseBodyErrorProviderIdRequiredRouteARouteB:
-		return true
-	case CreateOrder400JSONResponseBodyErrorQuoteExpired:
-		return true
-	case CreateOrder400JSONResponseBodyErrorQuoteMismatch:
-		return true
-	case CreateOrder400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset:
 		return true
 	default:
 		return false
@@ -2174,7 +2138,7 @@ type Error struct {
 	// Detail Human-readable explanation.
 	Detail *string `json:"detail,omitempty"`
 
-	// Error Every error code. A response lists the codes it can carry.
+	// Error An ErrorCode, or the ProviderIdRequiredCode.
 	Error ErrorCode `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
@@ -2191,7 +2155,7 @@ type Error struct {
 	} `json:"upstream,omitempty"`
 }
 
-// ErrorCode Every error code. A response lists the codes it can carry.
+// ErrorCode Every error code with a fixed text. A response lists the codes it can carry; beside these, POST /v1/order can answer the ProviderIdRequiredCode, whose text lists the installation's providers.
 type ErrorCode string
 
 // EventsToken defines model for EventsToken.
@@ -2418,6 +2382,11 @@ type ProviderHealthWindow string
 //
 // Examples: route_A
 type ProviderId = string
+
+// ProviderIdRequiredCode The error code of an order without providerId: `providerId required (`, the providerIds of the installation's enabled providers sorted and joined by ` | `, then `)`. An installation of route_A and route_B answers the contract's text; match the code by its `providerId required (` prefix.
+//
+// Examples: providerId required (route_A | route_B)
+type ProviderIdRequiredCode = string
 
 // Providers defines model for Providers.
 type Providers struct {
@@ -2721,9 +2690,6 @@ type CreateOrderParams struct {
 	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
-
-// CreateOrder400JSONResponseBodyError defines parameters for CreateOrder.
-type CreateOrder400JSONResponseBodyError string
 
 // CreateOrder401JSONResponseBodyError defines parameters for CreateOrder.
 type CreateOrder401JSONResponseBodyError string
@@ -7711,8 +7677,8 @@ type CreateOrderResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+		Error  string  `json:"error"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string `json:"orderId,omitempty"`
@@ -7977,8 +7943,8 @@ func (r CreateOrderResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateOrderResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+	Error  string  `json:"error"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
@@ -15203,8 +15169,8 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+			Error  string  `json:"error"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string `json:"orderId,omitempty"`

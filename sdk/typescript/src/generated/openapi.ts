@@ -488,13 +488,19 @@ export interface components {
          */
         OrderStatus: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
         /**
-         * @description Every error code. A response lists the codes it can carry.
+         * @description Every error code with a fixed text. A response lists the codes it can carry; beside these, POST /v1/order can answer the ProviderIdRequiredCode, whose text lists the installation's providers.
          * @enum {string}
          */
-        ErrorCode: "origin not allowed" | "body too large" | "unknown originAsset/destinationAsset" | "no provider supports this pair" | "amount_too_low" | "amount_too_high" | "providerId required (route_A | route_B)" | "missing txHash" | "order not found" | "order already in terminal state" | "rate limit exceeded" | "upstream timeout" | "upstream error" | "internal error" | "unauthorized" | "invalid request" | "not found" | "method not allowed" | "idempotency key reused" | "quota exceeded" | "archive unavailable" | "clientReference in use" | "quote expired" | "quote changed" | "quote mismatch" | "service unavailable" | "address not allowed";
+        ErrorCode: "origin not allowed" | "body too large" | "unknown originAsset/destinationAsset" | "no provider supports this pair" | "amount_too_low" | "amount_too_high" | "missing txHash" | "order not found" | "order already in terminal state" | "rate limit exceeded" | "upstream timeout" | "upstream error" | "internal error" | "unauthorized" | "invalid request" | "not found" | "method not allowed" | "idempotency key reused" | "quota exceeded" | "archive unavailable" | "clientReference in use" | "quote expired" | "quote changed" | "quote mismatch" | "service unavailable" | "address not allowed";
+        /**
+         * @description The error code of an order without providerId: `providerId required (`, the providerIds of the installation's enabled providers sorted and joined by ` | `, then `)`. An installation of route_A and route_B answers the contract's text; match the code by its `providerId required (` prefix.
+         * @example providerId required (route_A | route_B)
+         */
+        ProviderIdRequiredCode: string;
         /** @description Every error response. `error` is a stable machine handle. */
         Error: {
-            error: components["schemas"]["ErrorCode"];
+            /** @description An ErrorCode, or the ProviderIdRequiredCode. */
+            error: components["schemas"]["ErrorCode"] | components["schemas"]["ProviderIdRequiredCode"];
             /** @description Human-readable explanation. */
             detail?: string;
             upstream?: {
@@ -1536,8 +1542,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        error?: "invalid request" | "providerId required (route_A | route_B)" | "unknown originAsset/destinationAsset" | "amount_too_low" | "amount_too_high" | "quote expired" | "quote mismatch";
+                        error?: ("invalid request" | "unknown originAsset/destinationAsset" | "amount_too_low" | "amount_too_high" | "quote expired" | "quote mismatch") | components["schemas"]["ProviderIdRequiredCode"];
                     } & components["schemas"]["Error"];
                 };
             };
