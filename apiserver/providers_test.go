@@ -69,13 +69,6 @@ func TestJudgeProvider(t *testing.T) {
 	}
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func TestProvidersListsEachProviderOnceWithItsMeasurements(t *testing.T) {
 	a := routingProvider("route_A", condition(swapv1.ConditionReady, metav1.ConditionTrue, "AssetsListed", probedAt))
 	a.Spec.DisplayName, a.Spec.Protocol = "NEAR Intents", swapv1.ProtocolOneClick

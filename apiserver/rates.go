@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
@@ -30,17 +31,17 @@ type rateEntry struct {
 // a provider fan-out like a quote, unless no provider answered it (502/504). Targets beyond
 // the month's remaining quotes answer error `quota exceeded` (best null) in their entry.
 func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
-	var req ratesRequest
+	var req wire.RatesRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if err := req.validate(); err != nil {
-		return err
+	base, verr := validateRates(&req)
+	if verr != nil {
+		return verr
 	}
 	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
 		return s.unknownAsset("from", req.From)
 	}
-	base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType, FeeBps: req.FeeBps}
 	if err := base.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
 		return err
 	}
@@ -90,5 +91,5 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 			entries[i].Error = apierror.FromProvider(res.Failure())
 		}
 	}
-	return writeJSON(w, http.StatusOK, ratesResponse{From: req.From, Amount: req.Amount, SwapType: req.SwapType, Rates: entries})
+	return writeJSON(w, http.StatusOK, ratesResponse{From: req.From, Amount: req.Amount, SwapType: base.SwapType, Rates: entries})
 }

@@ -21,6 +21,11 @@ const (
 	keyErrors          = "x-errors"           // on a response: the error codes of its JSON error body
 )
 
+// orderHint numbers a schema's properties in the order the source states them: oapi-codegen
+// sorts struct fields by name otherwise, and the server's generated types would write JSON
+// in another order than the document (and than the answers of earlier versions).
+const orderHint = "x-order"
+
 // goTypeHint tells oapi-codegen the Go type of an error field whose codes are a union (a
 // fixed list and patterns): it would make a JSON union type of it otherwise.
 const goTypeHint = "x-go-type"
@@ -92,10 +97,15 @@ type expander struct {
 //   - each x-standard-headers rule adds its headers, before the response's own, to the responses
 //     of operations that take a key (security not []);
 //   - every GET gets its HEAD twin (headOf) after it, every path under the preflight prefix its
-//     OPTIONS (preflightOf) last.
+//     OPTIONS (preflightOf) last;
+//   - every schema property gets x-order, its place in the source (numberProperties).
 func expand(source []byte) (*expansion, error) {
 	doc, err := decode(source)
 	if err != nil {
+		return nil, err
+	}
+	// Before the expansion, which adds error bodies whose one property needs no place.
+	if err := numberProperties(doc); err != nil {
 		return nil, err
 	}
 	e := &expander{doc: doc}
@@ -472,6 +482,38 @@ func (e *expander) expandComponentResponses() error {
 		}
 		if _, err := e.expandErrors(resp); err != nil {
 			return fmt.Errorf("components.responses.%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// numberProperties gives every property of every schema its place in the source (x-order,
+// from 1), so that generated types keep the document's field order.
+func numberProperties(v any) error {
+	switch v := v.(type) {
+	case *object:
+		if props, ok := v.get("properties").(*object); ok {
+			for i, name := range props.keys {
+				prop, ok := props.get(name).(*object)
+				if !ok {
+					return fmt.Errorf("property %s is not a schema", name)
+				}
+				if prop.has(orderHint) {
+					return fmt.Errorf("property %s states %s, which the expansion numbers", name, orderHint)
+				}
+				prop.set(orderHint, i+1)
+			}
+		}
+		for _, k := range v.keys {
+			if err := numberProperties(v.get(k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := numberProperties(x); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

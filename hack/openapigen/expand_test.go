@@ -163,6 +163,13 @@ func TestExpandWritesOutResponsesWithStandardHeaders(t *testing.T) {
 	}`)
 }
 
+// Properties are numbered in the source's order, for generators that would sort them.
+func TestExpandNumbersProperties(t *testing.T) {
+	doc := expandJSON(t, tinySource)
+	assertJSON(t, "Thing", lookup(doc, "components", "schemas", "Thing"), `{"type": "object", "properties": {
+		"zeta": {"type": "string", "x-order": 1}, "alpha": {"type": "string", "x-order": 2}}}`)
+}
+
 // withCodePattern is the tiny source whose 429 also lists a code schema with a pattern.
 var withCodePattern = strings.NewReplacer(
 	"          x-errors: [rate limit exceeded]\n", "          x-errors: [rate limit exceeded, {$ref: '#/components/schemas/Busy'}]\n",
@@ -297,6 +304,7 @@ func TestExpandRejects(t *testing.T) {
 		{"an x-errors entry that is no code", "x-errors: [rate limit exceeded]", "x-errors: [{code: 1}]", "is neither a code nor"},
 		{"an x-errors entry naming a schema without pattern", "x-errors: [rate limit exceeded]",
 			"x-errors: [{$ref: '#/components/schemas/Thing'}]", "#/components/schemas/Thing is no string schema with a pattern"},
+		{"a property with its own x-order", "zeta: {type: string}", "zeta: {type: string, x-order: 9}", "zeta states x-order"},
 		{"both x-errors and content", "          x-errors: [rate limit exceeded]\n",
 			"          x-errors: [rate limit exceeded]\n          content: {}\n", "both x-errors and content"},
 	} {

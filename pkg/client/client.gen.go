@@ -128,15 +128,15 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
-// Defines values for JSONWebKeySetKeysAlg.
+// Defines values for JSONWebKeySetKeysKty.
 const (
-	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
+	OKP JSONWebKeySetKeysKty = "OKP"
 )
 
-// Valid indicates whether the value is a known member of the JSONWebKeySetKeysAlg enum.
-func (e JSONWebKeySetKeysAlg) Valid() bool {
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysKty enum.
+func (e JSONWebKeySetKeysKty) Valid() bool {
 	switch e {
-	case EdDSA:
+	case OKP:
 		return true
 	default:
 		return false
@@ -158,15 +158,15 @@ func (e JSONWebKeySetKeysCrv) Valid() bool {
 	}
 }
 
-// Defines values for JSONWebKeySetKeysKty.
+// Defines values for JSONWebKeySetKeysAlg.
 const (
-	OKP JSONWebKeySetKeysKty = "OKP"
+	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
 )
 
-// Valid indicates whether the value is a known member of the JSONWebKeySetKeysKty enum.
-func (e JSONWebKeySetKeysKty) Valid() bool {
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysAlg enum.
+func (e JSONWebKeySetKeysAlg) Valid() bool {
 	switch e {
-	case OKP:
+	case EdDSA:
 		return true
 	default:
 		return false
@@ -2083,45 +2083,45 @@ type Asset struct {
 	// AssetId CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	AssetId  string `json:"assetId"`
-	Chain    string `json:"chain"`
-	Decimals int    `json:"decimals"`
-	Name     string `json:"name"`
-
-	// PriceUsd The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price.
-	PriceUsd  *float32     `json:"priceUsd,omitempty"`
+	AssetId   string       `json:"assetId"`
+	Chain     string       `json:"chain"`
+	Symbol    string       `json:"symbol"`
+	Name      string       `json:"name"`
+	Decimals  int          `json:"decimals"`
 	Providers []ProviderId `json:"providers"`
 
 	// Stale Present and true when every provider listing the asset failed its last asset refresh: the record is the last known one (the asset stays usable; quotes through a provider that is down answer its per-provider error).
-	Stale  *bool  `json:"stale,omitempty"`
-	Symbol string `json:"symbol"`
+	Stale *bool `json:"stale,omitempty"`
+
+	// PriceUsd The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price.
+	PriceUsd *float32 `json:"priceUsd,omitempty"`
 }
 
 // Delivery defines model for Delivery.
 type Delivery struct {
-	AttemptCount int `json:"attemptCount"`
+	Id string `json:"id"`
+
+	// EventId Sent as webhook-id; the same for every redelivery.
+	EventId      string        `json:"eventId"`
+	OrderId      string        `json:"orderId"`
+	Sequence     int           `json:"sequence"`
+	Redelivery   int           `json:"redelivery"`
+	Phase        DeliveryPhase `json:"phase"`
+	AttemptCount int           `json:"attemptCount"`
 	Attempts     []struct {
 		// At ISO 8601, UTC.
 		At             time.Time `json:"at"`
 		Code           *int      `json:"code"`
-		DurationMillis int       `json:"durationMillis"`
 		Error          *string   `json:"error"`
+		DurationMillis int       `json:"durationMillis"`
 	} `json:"attempts"`
-	CompletedAt *time.Time `json:"completedAt"`
+	LastCode      *int       `json:"lastCode"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt"`
+	CompletedAt   *time.Time `json:"completedAt"`
+	Reason        *string    `json:"reason"`
 
 	// CreatedAt ISO 8601, UTC.
 	CreatedAt time.Time `json:"createdAt"`
-
-	// EventId Sent as webhook-id; the same for every redelivery.
-	EventId       string        `json:"eventId"`
-	Id            string        `json:"id"`
-	LastCode      *int          `json:"lastCode"`
-	NextAttemptAt *time.Time    `json:"nextAttemptAt"`
-	OrderId       string        `json:"orderId"`
-	Phase         DeliveryPhase `json:"phase"`
-	Reason        *string       `json:"reason"`
-	Redelivery    int           `json:"redelivery"`
-	Sequence      int           `json:"sequence"`
 }
 
 // DeliveryPhase defines model for Delivery.Phase.
@@ -2129,30 +2129,30 @@ type DeliveryPhase string
 
 // DepositRequest defines model for DepositRequest.
 type DepositRequest struct {
-	NearSenderAccount *string `json:"nearSenderAccount,omitempty"`
 	TxHash            string  `json:"txHash"`
+	NearSenderAccount *string `json:"nearSenderAccount,omitempty"`
 }
 
 // Error Every error response. `error` is a stable machine handle.
 type Error struct {
-	// Detail Human-readable explanation.
-	Detail *string `json:"detail,omitempty"`
-
 	// Error An ErrorCode, or the ProviderIdRequiredCode.
 	Error ErrorCode `json:"error"`
+
+	// Detail Human-readable explanation.
+	Detail   *string `json:"detail,omitempty"`
+	Upstream *struct {
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+	} `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 }
 
 // ErrorCode Every error code with a fixed text. A response lists the codes it can carry; beside these, POST /v1/order can answer the ProviderIdRequiredCode, whose text lists the installation's providers.
@@ -2160,22 +2160,22 @@ type ErrorCode string
 
 // EventsToken defines model for EventsToken.
 type EventsToken struct {
-	// ExpiresAt When the token stops opening streams.
-	ExpiresAt time.Time `json:"expiresAt"`
-
 	// Token Pass as ?token= to GET /v1/events.
 	Token string `json:"token"`
+
+	// ExpiresAt When the token stops opening streams.
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // Fee defines model for Fee.
 type Fee struct {
-	Amount string `json:"amount"`
+	Type string `json:"type"`
 
 	// Asset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	Asset string `json:"asset"`
-	Type  string `json:"type"`
+	Asset  string `json:"asset"`
+	Amount string `json:"amount"`
 }
 
 // Health defines model for Health.
@@ -2185,39 +2185,40 @@ type Health struct {
 
 // HistoryEntry defines model for HistoryEntry.
 type HistoryEntry struct {
-	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
-	At             time.Time    `json:"at"`
-	PreviousStatus *OrderStatus `json:"previousStatus"`
-	Reason         *string      `json:"reason"`
-	Seq            int          `json:"seq"`
+	Seq int `json:"seq"`
 
 	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
-	Status    OrderStatus `json:"status"`
-	Substatus *Substatus  `json:"substatus"`
+	Status         OrderStatus  `json:"status"`
+	PreviousStatus *OrderStatus `json:"previousStatus"`
+	Reason         *string      `json:"reason"`
+	Substatus      *Substatus   `json:"substatus"`
+
+	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
+	At time.Time `json:"at"`
 }
 
 // JSONWebKeySet defines model for JSONWebKeySet.
 type JSONWebKeySet struct {
 	Keys []struct {
-		Alg *JSONWebKeySetKeysAlg `json:"alg,omitempty"`
-		Crv JSONWebKeySetKeysCrv  `json:"crv"`
-		Kid string                `json:"kid"`
-		Kty JSONWebKeySetKeysKty  `json:"kty"`
-		Use *JSONWebKeySetKeysUse `json:"use,omitempty"`
+		Kty JSONWebKeySetKeysKty `json:"kty"`
+		Crv JSONWebKeySetKeysCrv `json:"crv"`
 
 		// X The public key, base64url.
-		X string `json:"x"`
+		X   string                `json:"x"`
+		Kid string                `json:"kid"`
+		Alg *JSONWebKeySetKeysAlg `json:"alg,omitempty"`
+		Use *JSONWebKeySetKeysUse `json:"use,omitempty"`
 	} `json:"keys"`
 }
 
-// JSONWebKeySetKeysAlg defines model for JSONWebKeySet.Keys.Alg.
-type JSONWebKeySetKeysAlg string
+// JSONWebKeySetKeysKty defines model for JSONWebKeySet.Keys.Kty.
+type JSONWebKeySetKeysKty string
 
 // JSONWebKeySetKeysCrv defines model for JSONWebKeySet.Keys.Crv.
 type JSONWebKeySetKeysCrv string
 
-// JSONWebKeySetKeysKty defines model for JSONWebKeySet.Keys.Kty.
-type JSONWebKeySetKeysKty string
+// JSONWebKeySetKeysAlg defines model for JSONWebKeySet.Keys.Alg.
+type JSONWebKeySetKeysAlg string
 
 // JSONWebKeySetKeysUse defines model for JSONWebKeySet.Keys.Use.
 type JSONWebKeySetKeysUse string
@@ -2230,61 +2231,62 @@ type LatencyPercentiles struct {
 
 // Order Every field is always present; what the order does not have yet is null.
 type Order struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount    string  `json:"amount"`
-	AmountIn  *string `json:"amountIn"`
-	AmountOut *string `json:"amountOut"`
+	Id string `json:"id"`
 
-	// ClientReference The partner's own id for the order (unique per partner); null when none was given.
-	ClientReference *string `json:"clientReference"`
+	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+	Status       OrderStatus `json:"status"`
+	StatusReason *string     `json:"statusReason"`
+	Substatus    *Substatus  `json:"substatus"`
 
-	// CreatedAt ISO 8601, UTC, with microseconds (orders created before microseconds were kept have `.000000`).
-	CreatedAt       time.Time  `json:"createdAt"`
-	DepositAddress  *string    `json:"depositAddress"`
-	DepositDeadline *time.Time `json:"depositDeadline"`
-	DepositMemo     *string    `json:"depositMemo"`
-
-	// DepositedAmount What arrived at the deposit address so far, as the provider saw it.
-	DepositedAmount *string `json:"depositedAmount"`
-
-	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	DestinationAsset string         `json:"destinationAsset"`
-	History          []HistoryEntry `json:"history"`
-	Id               string         `json:"id"`
-	InTxHashes       []string       `json:"inTxHashes"`
-
-	// OriginAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	OriginAsset string   `json:"originAsset"`
-	OutTxHashes []string `json:"outTxHashes"`
+	// ProviderStatus The provider's own status, as it last reported it (e.g. INCOMPLETE_DEPOSIT, COMPLETED).
+	ProviderStatus *string `json:"providerStatus"`
 
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
 
-	// ProviderStatus The provider's own status, as it last reported it (e.g. INCOMPLETE_DEPOSIT, COMPLETED).
-	ProviderStatus       *string         `json:"providerStatus"`
-	Quote                *QuoteCandidate `json:"quote"`
+	// OriginAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	OriginAsset string `json:"originAsset"`
+
+	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	DestinationAsset string `json:"destinationAsset"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount               string          `json:"amount"`
+	SwapType             OrderSwapType   `json:"swapType"`
+	SlippageToleranceBps *int            `json:"slippageToleranceBps"`
+	Sender               string          `json:"sender"`
 	Recipient            string          `json:"recipient"`
 	RefundTo             *string         `json:"refundTo"`
-	RefundedAmount       *string         `json:"refundedAmount"`
-	Sender               string          `json:"sender"`
-	SlippageToleranceBps *int            `json:"slippageToleranceBps"`
+	DepositAddress       *string         `json:"depositAddress"`
+	DepositMemo          *string         `json:"depositMemo"`
+	Quote                *QuoteCandidate `json:"quote"`
+	DepositDeadline      *time.Time      `json:"depositDeadline"`
+	InTxHashes           []string        `json:"inTxHashes"`
+	OutTxHashes          []string        `json:"outTxHashes"`
+	AmountIn             *string         `json:"amountIn"`
+	AmountOut            *string         `json:"amountOut"`
 
-	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
-	Status       OrderStatus   `json:"status"`
-	StatusReason *string       `json:"statusReason"`
-	Substatus    *Substatus    `json:"substatus"`
-	SwapType     OrderSwapType `json:"swapType"`
+	// DepositedAmount What arrived at the deposit address so far, as the provider saw it.
+	DepositedAmount *string `json:"depositedAmount"`
+	RefundedAmount  *string `json:"refundedAmount"`
+
+	// CreatedAt ISO 8601, UTC, with microseconds (orders created before microseconds were kept have `.000000`).
+	CreatedAt time.Time `json:"createdAt"`
 
 	// UpdatedAt ISO 8601, UTC, with microseconds: the latest of createdAt and the history's times.
-	UpdatedAt time.Time `json:"updatedAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+	History   []HistoryEntry `json:"history"`
+
+	// ClientReference The partner's own id for the order (unique per partner); null when none was given.
+	ClientReference *string `json:"clientReference"`
 }
 
 // OrderSwapType defines model for Order.SwapType.
@@ -2292,39 +2294,39 @@ type OrderSwapType string
 
 // OrderRequest defines model for OrderRequest.
 type OrderRequest struct {
-	// Amount Positive integer in the smallest unit of the asset.
+	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
-	// ClientReference Your own id for the order (visible ASCII, at most 64), unique per partner: a second order with it is 409 `clientReference in use` naming the existing order. Returned in the order and its webhooks; filter GET /v1/orders by it.
-	ClientReference *string `json:"clientReference,omitempty"`
+	// Examples: eip155:1/slip44:60
+	OriginAsset string `json:"originAsset"`
 
 	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	DestinationAsset string `json:"destinationAsset"`
 
-	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
-	FeeBps *int `json:"feeBps,omitempty"`
-
-	// OriginAsset CAIP-19 asset id from GET /v1/assets.
+	// Amount Positive integer in the smallest unit of the asset.
 	//
-	// Examples: eip155:1/slip44:60
-	OriginAsset string `json:"originAsset"`
+	// Examples: 1000000
+	Amount               string                `json:"amount"`
+	SwapType             *OrderRequestSwapType `json:"swapType,omitempty"`
+	SlippageToleranceBps *int32                `json:"slippageToleranceBps,omitempty"`
+
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps    *int32  `json:"feeBps,omitempty"`
+	Sender    string  `json:"sender"`
+	Recipient string  `json:"recipient"`
+	RefundTo  *string `json:"refundTo,omitempty"`
 
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
 
+	// ClientReference Your own id for the order (visible ASCII, at most 64), unique per partner: a second order with it is 409 `clientReference in use` naming the existing order. Returned in the order and its webhooks; filter GET /v1/orders by it.
+	ClientReference *string `json:"clientReference,omitempty"`
+
 	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
-	QuoteId              *string               `json:"quoteId,omitempty"`
-	Recipient            string                `json:"recipient"`
-	RefundTo             *string               `json:"refundTo,omitempty"`
-	Sender               string                `json:"sender"`
-	SlippageToleranceBps *int                  `json:"slippageToleranceBps,omitempty"`
-	SwapType             *OrderRequestSwapType `json:"swapType,omitempty"`
+	QuoteId *string `json:"quoteId,omitempty"`
 }
 
 // OrderRequestSwapType defines model for OrderRequest.SwapType.
@@ -2335,37 +2337,36 @@ type OrderStatus string
 
 // ProviderError defines model for ProviderError.
 type ProviderError struct {
-	Detail *string `json:"detail,omitempty"`
-	Error  string  `json:"error"`
-
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
+	Error      string     `json:"error"`
+	Detail     *string    `json:"detail,omitempty"`
 }
 
 // ProviderHealth Every field is always present; what was not measured is null.
 type ProviderHealth struct {
-	// AssetsUpdatedAt When its asset list was last fetched.
-	AssetsUpdatedAt         *time.Time          `json:"assetsUpdatedAt"`
-	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
 
 	// DisplayName The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents.
 	DisplayName string `json:"displayName"`
 
-	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
-	//
-	// Examples: route_A
-	ProviderId     ProviderId          `json:"providerId"`
-	QuoteLatencyMs *LatencyPercentiles `json:"quoteLatencyMs"`
-
-	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
-	Reason *string `json:"reason"`
-
 	// SignsQuotes Whether the provider signs the quote behind each deposit address: such an address is shown only once its signature verified (1Click does; Chainflip and Relay do not).
 	SignsQuotes bool                 `json:"signsQuotes"`
-	Since       *time.Time           `json:"since"`
 	Status      ProviderHealthStatus `json:"status"`
+
+	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
+	Reason *string    `json:"reason"`
+	Since  *time.Time `json:"since"`
+
+	// AssetsUpdatedAt When its asset list was last fetched.
+	AssetsUpdatedAt         *time.Time          `json:"assetsUpdatedAt"`
+	QuoteLatencyMs          *LatencyPercentiles `json:"quoteLatencyMs"`
+	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
 
 	// SuccessRate Share of the window's calls that did not fail the provider as a whole (a refused order is an answer).
 	SuccessRate *float32             `json:"successRate"`
@@ -2395,31 +2396,30 @@ type Providers struct {
 
 // QuoteCandidate defines model for QuoteCandidate.
 type QuoteCandidate struct {
-	AmountIn             string `json:"amountIn"`
-	AmountOut            string `json:"amountOut"`
-	EstimatedTimeSeconds *int   `json:"estimatedTimeSeconds,omitempty"`
-
-	// ExpiresAt ISO 8601, UTC.
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	Fees      *[]Fee     `json:"fees,omitempty"`
-	Limits    *struct {
-		MaxAmountIn *string `json:"maxAmountIn,omitempty"`
-		MinAmountIn *string `json:"minAmountIn,omitempty"`
-	} `json:"limits,omitempty"`
-
-	// MaxAmountIn EXACT_OUTPUT: the most the user pays within slippage.
-	MaxAmountIn *string `json:"maxAmountIn,omitempty"`
-
-	// MinAmountOut EXACT_INPUT: the least the recipient gets within slippage.
-	MinAmountOut *string `json:"minAmountOut,omitempty"`
-
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
 
 	// QuoteId Binds an order to this candidate: pass it to POST /v1/order or POST /v1/quote with dry:false. Signed, stored nowhere; accepted until expiresAt. The order then fails with 409 `quote changed` rather than show a deposit address when the provider's binding answer is worse than minAmountOut (EXACT_INPUT) / maxAmountIn (EXACT_OUTPUT).
-	QuoteId *string `json:"quoteId,omitempty"`
+	QuoteId   *string `json:"quoteId,omitempty"`
+	AmountIn  string  `json:"amountIn"`
+	AmountOut string  `json:"amountOut"`
+
+	// MinAmountOut EXACT_INPUT: the least the recipient gets within slippage.
+	MinAmountOut *string `json:"minAmountOut,omitempty"`
+
+	// MaxAmountIn EXACT_OUTPUT: the most the user pays within slippage.
+	MaxAmountIn          *string `json:"maxAmountIn,omitempty"`
+	Fees                 *[]Fee  `json:"fees,omitempty"`
+	EstimatedTimeSeconds *int    `json:"estimatedTimeSeconds,omitempty"`
+
+	// ExpiresAt ISO 8601, UTC.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	Limits    *struct {
+		MinAmountIn *string `json:"minAmountIn,omitempty"`
+		MaxAmountIn *string `json:"maxAmountIn,omitempty"`
+	} `json:"limits,omitempty"`
 }
 
 // QuoteOrderResponse defines model for QuoteOrderResponse.
@@ -2431,41 +2431,41 @@ type QuoteOrderResponse struct {
 
 // QuoteRequest defines model for QuoteRequest.
 type QuoteRequest struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
-	// ClientReference With dry:false, your own id for the order it creates; see OrderRequest.clientReference.
-	ClientReference *string `json:"clientReference,omitempty"`
-
-	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	DestinationAsset string `json:"destinationAsset"`
-	Dry              *bool  `json:"dry,omitempty"`
-
-	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
-	FeeBps *int `json:"feeBps,omitempty"`
-
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	OriginAsset string `json:"originAsset"`
 
-	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
-	QuoteId *string `json:"quoteId,omitempty"`
+	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	DestinationAsset string `json:"destinationAsset"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount               string                `json:"amount"`
+	SwapType             *QuoteRequestSwapType `json:"swapType,omitempty"`
+	SlippageToleranceBps *int32                `json:"slippageToleranceBps,omitempty"`
+
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int32 `json:"feeBps,omitempty"`
+
+	// Sender Required when dry is false.
+	Sender *string `json:"sender,omitempty"`
 
 	// Recipient Required when dry is false.
 	Recipient *string `json:"recipient,omitempty"`
 
 	// RefundTo Used when dry is false; the provider may use the sender when omitted.
 	RefundTo *string `json:"refundTo,omitempty"`
+	Dry      *bool   `json:"dry,omitempty"`
 
-	// Sender Required when dry is false.
-	Sender               *string               `json:"sender,omitempty"`
-	SlippageToleranceBps *int                  `json:"slippageToleranceBps,omitempty"`
-	SwapType             *QuoteRequestSwapType `json:"swapType,omitempty"`
+	// ClientReference With dry:false, your own id for the order it creates; see OrderRequest.clientReference.
+	ClientReference *string `json:"clientReference,omitempty"`
+
+	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
+	QuoteId *string `json:"quoteId,omitempty"`
 }
 
 // QuoteRequestSwapType defines model for QuoteRequest.SwapType.
@@ -2473,27 +2473,27 @@ type QuoteRequestSwapType string
 
 // QuoteResponse `best`: highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId.
 type QuoteResponse struct {
-	Best       QuoteCandidate   `json:"best"`
 	Candidates []QuoteCandidate `json:"candidates"`
+	Best       QuoteCandidate   `json:"best"`
 	Errors     []ProviderError  `json:"errors"`
 }
 
 // RatesRequest defines model for RatesRequest.
 type RatesRequest struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
-	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
-	FeeBps *int `json:"feeBps,omitempty"`
-
 	// From CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	From     string                `json:"from"`
-	SwapType *RatesRequestSwapType `json:"swapType,omitempty"`
+	From string `json:"from"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount   string                `json:"amount"`
 	Targets  []string              `json:"targets"`
+	SwapType *RatesRequestSwapType `json:"swapType,omitempty"`
+
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int32 `json:"feeBps,omitempty"`
 }
 
 // RatesRequestSwapType defines model for RatesRequest.SwapType.
@@ -2501,27 +2501,26 @@ type RatesRequestSwapType string
 
 // RatesResponse defines model for RatesResponse.
 type RatesResponse struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
 	// From CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	From string `json:"from"`
 
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount   string                `json:"amount"`
+	SwapType RatesResponseSwapType `json:"swapType"`
+
 	// Rates One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429.
 	Rates []struct {
-		Best  *QuoteCandidate `json:"best"`
-		Error *Error          `json:"error"`
-
 		// To CAIP-19 asset id from GET /v1/assets.
 		//
 		// Examples: eip155:1/slip44:60
-		To string `json:"to"`
+		To    string          `json:"to"`
+		Best  *QuoteCandidate `json:"best"`
+		Error *Error          `json:"error"`
 	} `json:"rates"`
-	SwapType RatesResponseSwapType `json:"swapType"`
 }
 
 // RatesResponseSwapType defines model for RatesResponse.SwapType.
@@ -2547,21 +2546,6 @@ type SwappableTargets struct {
 
 // Usage defines model for Usage.
 type Usage struct {
-	Quotes struct {
-		// Limit The monthly cap; null when there is none.
-		Limit *int `json:"limit"`
-
-		// Month The UTC month counted (YYYY-MM).
-		//
-		// Examples: 2026-03
-		Month string `json:"month"`
-
-		// ResetAt Start of the next UTC month, when the count starts again.
-		ResetAt time.Time `json:"resetAt"`
-
-		// Used Quotes counted this month.
-		Used int `json:"used"`
-	} `json:"quotes"`
 	RequestsPerMinute struct {
 		// Limit Requests per minute of the key.
 		Limit int `json:"limit"`
@@ -2572,6 +2556,21 @@ type Usage struct {
 		// ResetAt When the bucket is full again.
 		ResetAt time.Time `json:"resetAt"`
 	} `json:"requestsPerMinute"`
+	Quotes struct {
+		// Month The UTC month counted (YYYY-MM).
+		//
+		// Examples: 2026-03
+		Month string `json:"month"`
+
+		// Used Quotes counted this month.
+		Used int `json:"used"`
+
+		// Limit The monthly cap; null when there is none.
+		Limit *int `json:"limit"`
+
+		// ResetAt Start of the next UTC month, when the count starts again.
+		ResetAt time.Time `json:"resetAt"`
+	} `json:"quotes"`
 }
 
 // ReceiptKeys500JSONResponseBodyError defines parameters for ReceiptKeys.
@@ -3019,32 +3018,33 @@ type Redeliver500JSONResponseBodyError string
 
 // OrderStatusChangedJSONBody defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBody struct {
-	// ClientReference The partner's own id of the order, when it gave one.
-	ClientReference *string  `json:"clientReference,omitempty"`
-	Id              string   `json:"id"`
-	InTxHashes      []string `json:"inTxHashes"`
-
-	// OccurredAt When the transition was recorded, UTC, to the microsecond (whole seconds for transitions recorded before microseconds were kept).
-	OccurredAt  time.Time `json:"occurredAt"`
-	OrderId     string    `json:"orderId"`
-	OutTxHashes []string  `json:"outTxHashes"`
-
-	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
-	PreviousStatus *OrderStatus `json:"previousStatus"`
+	Version string                         `json:"version"`
+	Id      string                         `json:"id"`
+	Type    OrderStatusChangedJSONBodyType `json:"type"`
+	OrderId string                         `json:"orderId"`
 
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
-	Sequence   int        `json:"sequence"`
 
 	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
 	Status OrderStatus `json:"status"`
 
 	// Substatus The substatus when the status changed; absent when there is none.
-	Substatus *Substatus                     `json:"substatus,omitempty"`
-	Type      OrderStatusChangedJSONBodyType `json:"type"`
-	Version   string                         `json:"version"`
+	Substatus *Substatus `json:"substatus,omitempty"`
+
+	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
+	PreviousStatus *OrderStatus `json:"previousStatus"`
+	InTxHashes     []string     `json:"inTxHashes"`
+	OutTxHashes    []string     `json:"outTxHashes"`
+
+	// OccurredAt When the transition was recorded, UTC, to the microsecond (whole seconds for transitions recorded before microseconds were kept).
+	OccurredAt time.Time `json:"occurredAt"`
+	Sequence   int       `json:"sequence"`
+
+	// ClientReference The partner's own id of the order, when it gave one.
+	ClientReference *string `json:"clientReference,omitempty"`
 }
 
 // OrderStatusChangedParams defines parameters for OrderStatusChanged.
@@ -5969,21 +5969,21 @@ type ReceiptKeysResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 }
 
@@ -5995,21 +5995,21 @@ func (r ReceiptKeysResponse) GetJSON200() *JSONWebKeySet {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReceiptKeysResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6085,21 +6085,21 @@ type HealthzResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                         `json:"detail,omitempty"`
-		Error  Healthz500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                         `json:"orderId,omitempty"`
+		Error   Healthz500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 }
 
@@ -6111,21 +6111,21 @@ func (r HealthzResponse) GetJSON200() *Health {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r HealthzResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                         `json:"detail,omitempty"`
-	Error  Healthz500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                         `json:"orderId,omitempty"`
+	Error   Healthz500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6201,21 +6201,21 @@ type ReadyzResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                        `json:"detail,omitempty"`
-		Error  Readyz500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                        `json:"orderId,omitempty"`
+		Error   Readyz500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Health
@@ -6229,21 +6229,21 @@ func (r ReadyzResponse) GetJSON200() *Health {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReadyzResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                        `json:"detail,omitempty"`
-	Error  Readyz500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                        `json:"orderId,omitempty"`
+	Error   Readyz500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6362,97 +6362,97 @@ type ListAssetsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAssetsResponse200Headers
@@ -6476,21 +6476,21 @@ func (r ListAssetsResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListAssetsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -6498,21 +6498,21 @@ func (r ListAssetsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListAssetsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -6520,21 +6520,21 @@ func (r ListAssetsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListAssetsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -6542,21 +6542,21 @@ func (r ListAssetsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAssetsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -6564,21 +6564,21 @@ func (r ListAssetsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAssetsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6741,116 +6741,116 @@ type StreamEventsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *StreamEventsResponse200Headers
@@ -6869,21 +6869,21 @@ type StreamEventsResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r StreamEventsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -6891,21 +6891,21 @@ func (r StreamEventsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StreamEventsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -6913,21 +6913,21 @@ func (r StreamEventsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r StreamEventsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -6935,21 +6935,21 @@ func (r StreamEventsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r StreamEventsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -6957,21 +6957,21 @@ func (r StreamEventsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r StreamEventsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6979,21 +6979,21 @@ func (r StreamEventsResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r StreamEventsResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -7167,116 +7167,116 @@ type CreateEventsTokenResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken413JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateEventsTokenResponse200Headers
@@ -7300,21 +7300,21 @@ func (r CreateEventsTokenResponse) GetJSON200() *EventsToken {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -7322,21 +7322,21 @@ func (r CreateEventsTokenResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -7344,21 +7344,21 @@ func (r CreateEventsTokenResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -7366,21 +7366,21 @@ func (r CreateEventsTokenResponse) GetJSON403() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken413JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -7388,21 +7388,21 @@ func (r CreateEventsTokenResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -7410,21 +7410,21 @@ func (r CreateEventsTokenResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -7466,21 +7466,21 @@ type OpenAPIResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                         `json:"detail,omitempty"`
-		Error  OpenAPI500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                         `json:"orderId,omitempty"`
+		Error   OpenAPI500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 }
 
@@ -7492,21 +7492,21 @@ func (r OpenAPIResponse) GetJSON200() *map[string]interface{} {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r OpenAPIResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                         `json:"detail,omitempty"`
-	Error  OpenAPI500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                         `json:"orderId,omitempty"`
+	Error   OpenAPI500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -7677,230 +7677,230 @@ type CreateOrderResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string `json:"detail,omitempty"`
-		Error  string  `json:"error"`
+		Detail   *string `json:"detail,omitempty"`
+		Upstream *struct {
+			// Status Provider HTTP status, 0 when none was received.
+			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
+		} `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string `json:"orderId,omitempty"`
+		Error   string  `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder409JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder409JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder413JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder413JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder422JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder422JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder502JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder502JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder504JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder504JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateOrderResponse201Headers
@@ -7943,21 +7943,21 @@ func (r CreateOrderResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateOrderResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string `json:"detail,omitempty"`
-	Error  string  `json:"error"`
+	Detail   *string `json:"detail,omitempty"`
+	Upstream *struct {
+		// Status Provider HTTP status, 0 when none was received.
+		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
+	} `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
+	Error   string  `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -7965,21 +7965,21 @@ func (r CreateOrderResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateOrderResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -7987,21 +7987,21 @@ func (r CreateOrderResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateOrderResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -8009,21 +8009,21 @@ func (r CreateOrderResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateOrderResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -8031,21 +8031,21 @@ func (r CreateOrderResponse) GetJSON404() *struct {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateOrderResponse) GetJSON409() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder409JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder409JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON409
 }
@@ -8053,21 +8053,21 @@ func (r CreateOrderResponse) GetJSON409() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateOrderResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder413JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder413JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -8075,21 +8075,21 @@ func (r CreateOrderResponse) GetJSON413() *struct {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateOrderResponse) GetJSON422() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder422JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder422JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON422
 }
@@ -8097,21 +8097,21 @@ func (r CreateOrderResponse) GetJSON422() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateOrderResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -8119,21 +8119,21 @@ func (r CreateOrderResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateOrderResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -8141,21 +8141,21 @@ func (r CreateOrderResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r CreateOrderResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder502JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder502JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -8163,21 +8163,21 @@ func (r CreateOrderResponse) GetJSON502() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateOrderResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -8185,21 +8185,21 @@ func (r CreateOrderResponse) GetJSON503() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r CreateOrderResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder504JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder504JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -8284,116 +8284,116 @@ type GetOrderResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrderResponse200Headers
@@ -8417,21 +8417,21 @@ func (r GetOrderResponse) GetJSON200() *Order {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -8439,21 +8439,21 @@ func (r GetOrderResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetOrderResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -8461,21 +8461,21 @@ func (r GetOrderResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetOrderResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -8483,21 +8483,21 @@ func (r GetOrderResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOrderResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -8505,21 +8505,21 @@ func (r GetOrderResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOrderResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -8527,21 +8527,21 @@ func (r GetOrderResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetOrderResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -8736,173 +8736,173 @@ type SubmitDepositResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON410 the response for an HTTP 410 `application/json` response
 	JSON410 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit410JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit413JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *SubmitDepositResponse202Headers
@@ -8932,21 +8932,21 @@ func (r SubmitDepositResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r SubmitDepositResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -8954,21 +8954,21 @@ func (r SubmitDepositResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SubmitDepositResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -8976,21 +8976,21 @@ func (r SubmitDepositResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SubmitDepositResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -8998,21 +8998,21 @@ func (r SubmitDepositResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SubmitDepositResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -9020,21 +9020,21 @@ func (r SubmitDepositResponse) GetJSON404() *struct {
 // GetJSON410 returns the response for an HTTP 410 `application/json` response
 func (r SubmitDepositResponse) GetJSON410() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit410JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON410
 }
@@ -9042,21 +9042,21 @@ func (r SubmitDepositResponse) GetJSON410() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SubmitDepositResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit413JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -9064,21 +9064,21 @@ func (r SubmitDepositResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SubmitDepositResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -9086,21 +9086,21 @@ func (r SubmitDepositResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SubmitDepositResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -9108,21 +9108,21 @@ func (r SubmitDepositResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SubmitDepositResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -9207,116 +9207,116 @@ type GetOrderReceiptResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrderReceiptResponse200Headers
@@ -9340,21 +9340,21 @@ func (r GetOrderReceiptResponse) GetJSON200() *Receipt {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -9362,21 +9362,21 @@ func (r GetOrderReceiptResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -9384,21 +9384,21 @@ func (r GetOrderReceiptResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -9406,21 +9406,21 @@ func (r GetOrderReceiptResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -9428,21 +9428,21 @@ func (r GetOrderReceiptResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -9450,21 +9450,21 @@ func (r GetOrderReceiptResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -9635,123 +9635,124 @@ type ListOrdersResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		Orders []Order `json:"orders"`
+
 		// NextCursor Pass as cursor for the next page; null on the last page.
 		NextCursor *string `json:"nextCursor"`
-		Orders     []Order `json:"orders"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListOrdersResponse200Headers
@@ -9769,9 +9770,10 @@ type ListOrdersResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListOrdersResponse) GetJSON200() *struct {
+	Orders []Order `json:"orders"`
+
 	// NextCursor Pass as cursor for the next page; null on the last page.
 	NextCursor *string `json:"nextCursor"`
-	Orders     []Order `json:"orders"`
 } {
 	return r.JSON200
 }
@@ -9779,21 +9781,21 @@ func (r ListOrdersResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListOrdersResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -9801,21 +9803,21 @@ func (r ListOrdersResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListOrdersResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -9823,21 +9825,21 @@ func (r ListOrdersResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListOrdersResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -9845,21 +9847,21 @@ func (r ListOrdersResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListOrdersResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -9867,21 +9869,21 @@ func (r ListOrdersResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListOrdersResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -9889,21 +9891,21 @@ func (r ListOrdersResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListOrdersResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -10063,78 +10065,78 @@ type ListProvidersResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListProvidersResponse200Headers
@@ -10154,21 +10156,21 @@ func (r ListProvidersResponse) GetJSON200() *Providers {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListProvidersResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -10176,21 +10178,21 @@ func (r ListProvidersResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListProvidersResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -10198,21 +10200,21 @@ func (r ListProvidersResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListProvidersResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -10220,21 +10222,21 @@ func (r ListProvidersResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListProvidersResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -10451,230 +10453,230 @@ type RequestQuoteResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote409JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote409JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote413JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote413JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote422JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote422JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote502JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote502JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote503JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote503JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote504JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote504JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RequestQuoteResponse200Headers
@@ -10724,21 +10726,21 @@ func (r RequestQuoteResponse) GetJSON202() *QuoteOrderResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r RequestQuoteResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -10746,21 +10748,21 @@ func (r RequestQuoteResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RequestQuoteResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -10768,21 +10770,21 @@ func (r RequestQuoteResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RequestQuoteResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -10790,21 +10792,21 @@ func (r RequestQuoteResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RequestQuoteResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -10812,21 +10814,21 @@ func (r RequestQuoteResponse) GetJSON404() *struct {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RequestQuoteResponse) GetJSON409() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote409JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote409JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON409
 }
@@ -10834,21 +10836,21 @@ func (r RequestQuoteResponse) GetJSON409() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RequestQuoteResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote413JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote413JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -10856,21 +10858,21 @@ func (r RequestQuoteResponse) GetJSON413() *struct {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RequestQuoteResponse) GetJSON422() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote422JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote422JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON422
 }
@@ -10878,21 +10880,21 @@ func (r RequestQuoteResponse) GetJSON422() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RequestQuoteResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -10900,21 +10902,21 @@ func (r RequestQuoteResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RequestQuoteResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -10922,21 +10924,21 @@ func (r RequestQuoteResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r RequestQuoteResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote502JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote502JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -10944,21 +10946,21 @@ func (r RequestQuoteResponse) GetJSON502() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r RequestQuoteResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote503JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote503JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -10966,21 +10968,21 @@ func (r RequestQuoteResponse) GetJSON503() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r RequestQuoteResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote504JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote504JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -11079,154 +11081,154 @@ type GetRatesResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates413JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates413JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates502JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates502JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates504JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates504JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRatesResponse200Headers
@@ -11254,21 +11256,21 @@ func (r GetRatesResponse) GetJSON200() *RatesResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetRatesResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -11276,21 +11278,21 @@ func (r GetRatesResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetRatesResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -11298,21 +11300,21 @@ func (r GetRatesResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetRatesResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -11320,21 +11322,21 @@ func (r GetRatesResponse) GetJSON403() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r GetRatesResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates413JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates413JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -11342,21 +11344,21 @@ func (r GetRatesResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRatesResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -11364,21 +11366,21 @@ func (r GetRatesResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRatesResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -11386,21 +11388,21 @@ func (r GetRatesResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r GetRatesResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates502JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates502JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -11408,21 +11410,21 @@ func (r GetRatesResponse) GetJSON502() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r GetRatesResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates504JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates504JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -11514,135 +11516,135 @@ type SwappableTargetsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets502JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets502JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets504JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets504JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SwappableTargetsResponse200Headers
@@ -11668,21 +11670,21 @@ func (r SwappableTargetsResponse) GetJSON200() *SwappableTargets {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r SwappableTargetsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -11690,21 +11692,21 @@ func (r SwappableTargetsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SwappableTargetsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -11712,21 +11714,21 @@ func (r SwappableTargetsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SwappableTargetsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -11734,21 +11736,21 @@ func (r SwappableTargetsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SwappableTargetsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -11756,21 +11758,21 @@ func (r SwappableTargetsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SwappableTargetsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -11778,21 +11780,21 @@ func (r SwappableTargetsResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r SwappableTargetsResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets502JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets502JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -11800,21 +11802,21 @@ func (r SwappableTargetsResponse) GetJSON502() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r SwappableTargetsResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets504JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets504JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -11983,78 +11985,78 @@ type GetUsageResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetUsageResponse200Headers
@@ -12074,21 +12076,21 @@ func (r GetUsageResponse) GetJSON200() *Usage {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetUsageResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -12096,21 +12098,21 @@ func (r GetUsageResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetUsageResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -12118,21 +12120,21 @@ func (r GetUsageResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetUsageResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -12140,21 +12142,21 @@ func (r GetUsageResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetUsageResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -12315,116 +12317,116 @@ type ListDeliveriesResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDeliveriesResponse200Headers
@@ -12453,21 +12455,21 @@ func (r ListDeliveriesResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListDeliveriesResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -12475,21 +12477,21 @@ func (r ListDeliveriesResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDeliveriesResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -12497,21 +12499,21 @@ func (r ListDeliveriesResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDeliveriesResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -12519,21 +12521,21 @@ func (r ListDeliveriesResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListDeliveriesResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -12541,21 +12543,21 @@ func (r ListDeliveriesResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDeliveriesResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -12563,21 +12565,21 @@ func (r ListDeliveriesResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDeliveriesResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -12758,135 +12760,135 @@ type RedeliverResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver400JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver400JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver401JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver401JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver403JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver403JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver404JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver404JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver413JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver413JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver429JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver429JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver500JSONResponseBodyError `json:"error"`
-
-		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
-
-		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
+		Detail   *string `json:"detail,omitempty"`
 		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
 			// Status Provider HTTP status, 0 when none was received.
 			Status int `json:"status"`
+
+			// Path Provider call, method and path.
+			Path string `json:"path"`
 		} `json:"upstream,omitempty"`
+
+		// OrderId The existing order a 409 `clientReference in use` is about.
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver500JSONResponseBodyError `json:"error"`
+
+		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *RedeliverResponse202Headers
@@ -12912,21 +12914,21 @@ func (r RedeliverResponse) GetJSON202() *Delivery {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r RedeliverResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver400JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver400JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -12934,21 +12936,21 @@ func (r RedeliverResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RedeliverResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver401JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver401JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -12956,21 +12958,21 @@ func (r RedeliverResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RedeliverResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver403JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver403JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -12978,21 +12980,21 @@ func (r RedeliverResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver404JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver404JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -13000,21 +13002,21 @@ func (r RedeliverResponse) GetJSON404() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RedeliverResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver413JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver413JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -13022,21 +13024,21 @@ func (r RedeliverResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RedeliverResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver429JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver429JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -13044,21 +13046,21 @@ func (r RedeliverResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RedeliverResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver500JSONResponseBodyError `json:"error"`
-
-	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
-
-	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
+	Detail   *string `json:"detail,omitempty"`
 	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
 		// Status Provider HTTP status, 0 when none was received.
 		Status int `json:"status"`
+
+		// Path Provider call, method and path.
+		Path string `json:"path"`
 	} `json:"upstream,omitempty"`
+
+	// OrderId The existing order a 409 `clientReference in use` is about.
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver500JSONResponseBodyError `json:"error"`
+
+	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -13656,21 +13658,21 @@ func ParseReceiptKeysResponse(rsp *http.Response) (*ReceiptKeysResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   ReceiptKeys500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13722,21 +13724,21 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                         `json:"detail,omitempty"`
-			Error  Healthz500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                         `json:"orderId,omitempty"`
+			Error   Healthz500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13788,21 +13790,21 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                        `json:"detail,omitempty"`
-			Error  Readyz500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                        `json:"orderId,omitempty"`
+			Error   Readyz500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13863,21 +13865,21 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13887,21 +13889,21 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13911,21 +13913,21 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13935,21 +13937,21 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13959,21 +13961,21 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14278,21 +14280,21 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14302,21 +14304,21 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14326,21 +14328,21 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14350,21 +14352,21 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14374,21 +14376,21 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14398,21 +14400,21 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14772,21 +14774,21 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14796,21 +14798,21 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14820,21 +14822,21 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14844,21 +14846,21 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken413JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14868,21 +14870,21 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14892,21 +14894,21 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15096,21 +15098,21 @@ func ParseOpenAPIResponse(rsp *http.Response) (*OpenAPIResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                         `json:"detail,omitempty"`
-			Error  OpenAPI500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                         `json:"orderId,omitempty"`
+			Error   OpenAPI500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15169,21 +15171,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string `json:"detail,omitempty"`
-			Error  string  `json:"error"`
+			Detail   *string `json:"detail,omitempty"`
+			Upstream *struct {
+				// Status Provider HTTP status, 0 when none was received.
+				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
+			} `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string `json:"orderId,omitempty"`
+			Error   string  `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15193,21 +15195,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15217,21 +15219,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15241,21 +15243,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15265,21 +15267,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder409JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder409JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15289,21 +15291,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder413JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder413JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15313,21 +15315,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder422JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder422JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15337,21 +15339,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15361,21 +15363,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15385,21 +15387,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder502JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder502JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15409,21 +15411,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15433,21 +15435,21 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder504JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder504JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15812,21 +15814,21 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15836,21 +15838,21 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15860,21 +15862,21 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15884,21 +15886,21 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15908,21 +15910,21 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15932,21 +15934,21 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16306,21 +16308,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16330,21 +16332,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16354,21 +16356,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16378,21 +16380,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16402,21 +16404,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit410JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16426,21 +16428,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit413JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16450,21 +16452,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16474,21 +16476,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16498,21 +16500,21 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16774,21 +16776,21 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16798,21 +16800,21 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16822,21 +16824,21 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16846,21 +16848,21 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16870,21 +16872,21 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16894,21 +16896,21 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17260,9 +17262,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			Orders []Order `json:"orders"`
+
 			// NextCursor Pass as cursor for the next page; null on the last page.
 			NextCursor *string `json:"nextCursor"`
-			Orders     []Order `json:"orders"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17272,21 +17275,21 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17296,21 +17299,21 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17320,21 +17323,21 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17344,21 +17347,21 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17368,21 +17371,21 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17392,21 +17395,21 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17766,21 +17769,21 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17790,21 +17793,21 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17814,21 +17817,21 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17838,21 +17841,21 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18130,21 +18133,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18154,21 +18157,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18178,21 +18181,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18202,21 +18205,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18226,21 +18229,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote409JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote409JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18250,21 +18253,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote413JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote413JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18274,21 +18277,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote422JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote422JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18298,21 +18301,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18322,21 +18325,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18346,21 +18349,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote502JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote502JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18370,21 +18373,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote503JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote503JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18394,21 +18397,21 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote504JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote504JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18797,21 +18800,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18821,21 +18824,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18845,21 +18848,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18869,21 +18872,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates413JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates413JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18893,21 +18896,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18917,21 +18920,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18941,21 +18944,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates502JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates502JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18965,21 +18968,21 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates504JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates504JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19217,21 +19220,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19241,21 +19244,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19265,21 +19268,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19289,21 +19292,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19313,21 +19316,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19337,21 +19340,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets502JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets502JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19361,21 +19364,21 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets504JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets504JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19783,21 +19786,21 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19807,21 +19810,21 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19831,21 +19834,21 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19855,21 +19858,21 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20138,21 +20141,21 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20162,21 +20165,21 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20186,21 +20189,21 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20210,21 +20213,21 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20234,21 +20237,21 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20258,21 +20261,21 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20632,21 +20635,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver400JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver400JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20656,21 +20659,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver401JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver401JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20680,21 +20683,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver403JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver403JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20704,21 +20707,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver404JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver404JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20728,21 +20731,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver413JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver413JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20752,21 +20755,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver429JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver429JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20776,21 +20779,21 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver500JSONResponseBodyError `json:"error"`
-
-			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
-
-			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
+			Detail   *string `json:"detail,omitempty"`
 			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
 				// Status Provider HTTP status, 0 when none was received.
 				Status int `json:"status"`
+
+				// Path Provider call, method and path.
+				Path string `json:"path"`
 			} `json:"upstream,omitempty"`
+
+			// OrderId The existing order a 409 `clientReference in use` is about.
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver500JSONResponseBodyError `json:"error"`
+
+			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

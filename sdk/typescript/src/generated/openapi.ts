@@ -587,7 +587,13 @@ export interface components {
              * @enum {string}
              */
             swapType?: "EXACT_INPUT" | "EXACT_OUTPUT";
+            /** Format: int32 */
             slippageToleranceBps?: number;
+            /**
+             * Format: int32
+             * @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+             */
+            feeBps?: number;
             /** @description Required when dry is false. */
             sender?: string;
             /** @description Required when dry is false. */
@@ -600,8 +606,6 @@ export interface components {
             clientReference?: string;
             /** @description quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it. */
             quoteId?: string;
-            /** @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee. */
-            feeBps?: number;
         };
         /** @description `best`: highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId. */
         QuoteResponse: {
@@ -634,7 +638,13 @@ export interface components {
              * @enum {string}
              */
             swapType?: "EXACT_INPUT" | "EXACT_OUTPUT";
+            /** Format: int32 */
             slippageToleranceBps?: number;
+            /**
+             * Format: int32
+             * @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+             */
+            feeBps?: number;
             sender: string;
             recipient: string;
             refundTo?: string;
@@ -643,8 +653,6 @@ export interface components {
             clientReference?: string;
             /** @description quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it. */
             quoteId?: string;
-            /** @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee. */
-            feeBps?: number;
         };
         HistoryEntry: {
             seq: number;
@@ -737,7 +745,10 @@ export interface components {
              * @enum {string}
              */
             swapType?: "EXACT_INPUT" | "EXACT_OUTPUT";
-            /** @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee. */
+            /**
+             * Format: int32
+             * @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+             */
             feeBps?: number;
         };
         RatesResponse: {
