@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -12,27 +13,16 @@ import (
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
-// quoteResponse is the dry quote answer: every candidate, the best, and per-provider failures.
-type quoteResponse struct {
-	Candidates []swapv1.QuoteCandidate `json:"candidates"`
-	Best       *swapv1.QuoteCandidate  `json:"best"`
-	Errors     []providerError         `json:"errors"`
-}
-
-type providerError struct {
-	ProviderID swapv1.ProviderID `json:"providerId"`
-	Error      apierror.Code     `json:"error"`
-	Detail     string            `json:"detail,omitempty"`
-}
-
-func newQuoteResponse(res routing.Result) quoteResponse {
-	out := quoteResponse{Candidates: res.Candidates, Best: res.Best, Errors: []providerError{}}
-	if out.Candidates == nil {
-		out.Candidates = []swapv1.QuoteCandidate{}
+// newQuoteResponse is the dry quote answer: every candidate, the best, and per-provider
+// failures.
+func newQuoteResponse(res routing.Result) wire.QuoteResponse {
+	out := wire.QuoteResponse{Candidates: wireCandidates(res.Candidates), Errors: []wire.ProviderError{}}
+	if res.Best != nil {
+		out.Best = wireCandidate(*res.Best)
 	}
 	for _, pe := range res.Errors {
 		e := apierror.FromProvider(pe.Err)
-		out.Errors = append(out.Errors, providerError{ProviderID: pe.ProviderID, Error: e.Code, Detail: e.Detail})
+		out.Errors = append(out.Errors, wire.ProviderError{ProviderID: string(pe.ProviderID), Error: string(e.Code), Detail: optional(e.Detail)})
 	}
 	return out
 }
@@ -81,10 +71,10 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOrderAnswer(w, order, map[string]any{
-		"order": newOrderRecord(order),
-		"quote": order.Spec.Quote,
-	})
+	if order.Spec.Quote == nil {
+		return fmt.Errorf("order %s from a quote has no quote", order.Spec.OrderID)
+	}
+	return writeOrderAnswer(w, order, wire.QuoteOrderResponse{Order: newOrderRecord(order), Quote: wireCandidate(*order.Spec.Quote)})
 }
 
 // countedQuote asks the router within partner's monthly quota; the quote counts unless no

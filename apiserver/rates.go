@@ -11,18 +11,25 @@ import (
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
-type ratesResponse struct {
-	From     string          `json:"from"`
-	Amount   string          `json:"amount"`
-	SwapType swapv1.SwapType `json:"swapType"`
-	Rates    []rateEntry     `json:"rates"`
+// rateEntry is one target's answer: exactly one of best and error is set.
+type rateEntry struct {
+	To    string
+	Best  *swapv1.QuoteCandidate
+	Error *apierror.Error
 }
 
-// rateEntry has exactly one of best and error set; the other is null.
-type rateEntry struct {
-	To    string                 `json:"to"`
-	Best  *swapv1.QuoteCandidate `json:"best"`
-	Error *apierror.Error        `json:"error"`
+// newRatesResponse is the answer of POST /v1/rates (wire.RatesResponse).
+func newRatesResponse(from, amount string, swapType swapv1.SwapType, entries []rateEntry) wire.RatesResponse {
+	out := wire.RatesResponse{From: from, Amount: amount, SwapType: wire.RatesResponseSwapType(swapType),
+		Rates: make([]wire.RateEntry, 0, len(entries))}
+	for _, e := range entries {
+		rate := wire.RateEntry{To: e.To, Best: optionalCandidate(e.Best)}
+		if e.Error != nil {
+			rate.Error = new(errorBody(e.Error))
+		}
+		out.Rates = append(out.Rates, rate)
+	}
+	return out
 }
 
 // POST /v1/rates → 200 {from, amount, swapType, rates[{to, best|null, error|null}]}. Targets
@@ -91,5 +98,18 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 			entries[i].Error = apierror.FromProvider(res.Failure())
 		}
 	}
-	return writeJSON(w, http.StatusOK, ratesResponse{From: req.From, Amount: req.Amount, SwapType: base.SwapType, Rates: entries})
+	return writeJSON(w, http.StatusOK, newRatesResponse(req.From, req.Amount, base.SwapType, entries))
+}
+
+// errorBody is e as a rate entry carries it: the error answer's body.
+func errorBody(e *apierror.Error) wire.Error {
+	b := wire.Error{Error: wire.ErrorCode(e.Code), Detail: optional(e.Detail), OrderID: optional(e.OrderID),
+		Quote: optionalCandidate(e.Quote)}
+	if u := e.Upstream; u != nil {
+		b.Upstream = &struct {
+			Status int    `json:"status"`
+			Path   string `json:"path"`
+		}{Status: u.Status, Path: u.Path}
+	}
+	return b
 }

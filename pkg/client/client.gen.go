@@ -2097,6 +2097,11 @@ type Asset struct {
 	PriceUsd *float32 `json:"priceUsd,omitempty"`
 }
 
+// AssetList defines model for AssetList.
+type AssetList struct {
+	Assets []Asset `json:"assets"`
+}
+
 // Delivery defines model for Delivery.
 type Delivery struct {
 	Id string `json:"id"`
@@ -2126,6 +2131,14 @@ type Delivery struct {
 
 // DeliveryPhase defines model for Delivery.Phase.
 type DeliveryPhase string
+
+// DeliveryPage defines model for DeliveryPage.
+type DeliveryPage struct {
+	Deliveries []Delivery `json:"deliveries"`
+
+	// NextCursor The cursor of the next page; null on the last.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // DepositRequest defines model for DepositRequest.
 type DepositRequest struct {
@@ -2291,6 +2304,14 @@ type Order struct {
 
 // OrderSwapType defines model for Order.SwapType.
 type OrderSwapType string
+
+// OrderPage defines model for OrderPage.
+type OrderPage struct {
+	Orders []Order `json:"orders"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // OrderRequest defines model for OrderRequest.
 type OrderRequest struct {
@@ -2478,6 +2499,16 @@ type QuoteResponse struct {
 	Errors     []ProviderError  `json:"errors"`
 }
 
+// RateEntry defines model for RateEntry.
+type RateEntry struct {
+	// To CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	To    string          `json:"to"`
+	Best  *QuoteCandidate `json:"best"`
+	Error *Error          `json:"error"`
+}
+
 // RatesRequest defines model for RatesRequest.
 type RatesRequest struct {
 	// From CAIP-19 asset id from GET /v1/assets.
@@ -2513,14 +2544,7 @@ type RatesResponse struct {
 	SwapType RatesResponseSwapType `json:"swapType"`
 
 	// Rates One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429.
-	Rates []struct {
-		// To CAIP-19 asset id from GET /v1/assets.
-		//
-		// Examples: eip155:1/slip44:60
-		To    string          `json:"to"`
-		Best  *QuoteCandidate `json:"best"`
-		Error *Error          `json:"error"`
-	} `json:"rates"`
+	Rates []RateEntry `json:"rates"`
 }
 
 // RatesResponseSwapType defines model for RatesResponse.SwapType.
@@ -6356,9 +6380,7 @@ type ListAssetsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Assets []Asset `json:"assets"`
-	}
+	JSON200 *AssetList
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
@@ -6467,9 +6489,7 @@ type ListAssetsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAssetsResponse) GetJSON200() *struct {
-	Assets []Asset `json:"assets"`
-} {
+func (r ListAssetsResponse) GetJSON200() *AssetList {
 	return r.JSON200
 }
 
@@ -9634,12 +9654,7 @@ type ListOrdersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Orders []Order `json:"orders"`
-
-		// NextCursor Pass as cursor for the next page; null on the last page.
-		NextCursor *string `json:"nextCursor"`
-	}
+	JSON200 *OrderPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
@@ -9769,12 +9784,7 @@ type ListOrdersResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListOrdersResponse) GetJSON200() *struct {
-	Orders []Order `json:"orders"`
-
-	// NextCursor Pass as cursor for the next page; null on the last page.
-	NextCursor *string `json:"nextCursor"`
-} {
+func (r ListOrdersResponse) GetJSON200() *OrderPage {
 	return r.JSON200
 }
 
@@ -12308,12 +12318,7 @@ type ListDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Deliveries []Delivery `json:"deliveries"`
-
-		// NextCursor The cursor of the next page; null on the last.
-		NextCursor *string `json:"nextCursor"`
-	}
+	JSON200 *DeliveryPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
@@ -12443,12 +12448,7 @@ type ListDeliveriesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListDeliveriesResponse) GetJSON200() *struct {
-	Deliveries []Delivery `json:"deliveries"`
-
-	// NextCursor The cursor of the next page; null on the last.
-	NextCursor *string `json:"nextCursor"`
-} {
+func (r ListDeliveriesResponse) GetJSON200() *DeliveryPage {
 	return r.JSON200
 }
 
@@ -13854,9 +13854,7 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Assets []Asset `json:"assets"`
-		}
+		var dest AssetList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17261,12 +17259,7 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Orders []Order `json:"orders"`
-
-			// NextCursor Pass as cursor for the next page; null on the last page.
-			NextCursor *string `json:"nextCursor"`
-		}
+		var dest OrderPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20127,12 +20120,7 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Deliveries []Delivery `json:"deliveries"`
-
-			// NextCursor The cursor of the next page; null on the last.
-			NextCursor *string `json:"nextCursor"`
-		}
+		var dest DeliveryPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -499,6 +499,11 @@ type Asset struct {
 	PriceUsd *float64 `json:"priceUsd,omitempty"`
 }
 
+// AssetList defines model for AssetList.
+type AssetList struct {
+	Assets []Asset `json:"assets"`
+}
+
 // Delivery defines model for Delivery.
 type Delivery struct {
 	ID string `json:"id"`
@@ -528,6 +533,14 @@ type Delivery struct {
 
 // DeliveryPhase defines model for Delivery.Phase.
 type DeliveryPhase string
+
+// DeliveryPage defines model for DeliveryPage.
+type DeliveryPage struct {
+	Deliveries []Delivery `json:"deliveries"`
+
+	// NextCursor The cursor of the next page; null on the last.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // DepositRequest defines model for DepositRequest.
 type DepositRequest struct {
@@ -693,6 +706,14 @@ type Order struct {
 
 // OrderSwapType defines model for Order.SwapType.
 type OrderSwapType string
+
+// OrderPage defines model for OrderPage.
+type OrderPage struct {
+	Orders []Order `json:"orders"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // OrderRequest defines model for OrderRequest.
 type OrderRequest struct {
@@ -880,6 +901,16 @@ type QuoteResponse struct {
 	Errors     []ProviderError  `json:"errors"`
 }
 
+// RateEntry defines model for RateEntry.
+type RateEntry struct {
+	// To CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	To    string          `json:"to"`
+	Best  *QuoteCandidate `json:"best"`
+	Error *Error          `json:"error"`
+}
+
 // RatesRequest defines model for RatesRequest.
 type RatesRequest struct {
 	// From CAIP-19 asset id from GET /v1/assets.
@@ -915,14 +946,7 @@ type RatesResponse struct {
 	SwapType RatesResponseSwapType `json:"swapType"`
 
 	// Rates One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429.
-	Rates []struct {
-		// To CAIP-19 asset id from GET /v1/assets.
-		//
-		// Examples: eip155:1/slip44:60
-		To    string          `json:"to"`
-		Best  *QuoteCandidate `json:"best"`
-		Error *Error          `json:"error"`
-	} `json:"rates"`
+	Rates []RateEntry `json:"rates"`
 }
 
 // RatesResponseSwapType defines model for RatesResponse.SwapType.

@@ -530,6 +530,9 @@ export interface components {
             /** @description The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price. */
             priceUsd?: number;
         };
+        AssetList: {
+            assets: components["schemas"]["Asset"][];
+        };
         Fee: {
             type: string;
             /**
@@ -724,6 +727,11 @@ export interface components {
             /** @description The partner's own id for the order (unique per partner); null when none was given. */
             clientReference: string | null;
         };
+        OrderPage: {
+            orders: components["schemas"]["Order"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         DepositRequest: {
             txHash: string;
             nearSenderAccount?: string;
@@ -768,15 +776,16 @@ export interface components {
              */
             swapType: "EXACT_INPUT" | "EXACT_OUTPUT";
             /** @description One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429. */
-            rates: {
-                /**
-                 * @description CAIP-19 asset id from GET /v1/assets.
-                 * @example eip155:1/slip44:60
-                 */
-                to: string;
-                best: components["schemas"]["QuoteCandidate"] | null;
-                error: components["schemas"]["Error"] | null;
-            }[];
+            rates: components["schemas"]["RateEntry"][];
+        };
+        RateEntry: {
+            /**
+             * @description CAIP-19 asset id from GET /v1/assets.
+             * @example eip155:1/slip44:60
+             */
+            to: string;
+            best: components["schemas"]["QuoteCandidate"] | null;
+            error: components["schemas"]["Error"] | null;
         };
         SwappableTargets: {
             /**
@@ -815,6 +824,11 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             createdAt: string;
+        };
+        DeliveryPage: {
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description The cursor of the next page; null on the last. */
+            nextCursor: string | null;
         };
         Health: {
             status: string;
@@ -1071,9 +1085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        assets: components["schemas"]["Asset"][];
-                    };
+                    "application/json": components["schemas"]["AssetList"];
                 };
             };
             /** @description Bad request. */
@@ -2206,11 +2218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        orders: components["schemas"]["Order"][];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["OrderPage"];
                 };
             };
             /** @description Invalid filter, limit or cursor. */
@@ -3028,11 +3036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveries: components["schemas"]["Delivery"][];
-                        /** @description The cursor of the next page; null on the last. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
             /** @description Bad request. */
