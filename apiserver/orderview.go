@@ -90,10 +90,7 @@ func wireCandidate(q swapv1.QuoteCandidate) wire.QuoteCandidate {
 		c.EstimatedTimeSeconds = new(int(q.EstimatedTimeSeconds))
 	}
 	if l := q.Limits; l != nil {
-		c.Limits = &struct {
-			MinAmountIn *string `json:"minAmountIn,omitempty"`
-			MaxAmountIn *string `json:"maxAmountIn,omitempty"`
-		}{MinAmountIn: optional(l.MinAmountIn), MaxAmountIn: optional(l.MaxAmountIn)}
+		c.Limits = &wire.QuoteLimits{MinAmountIn: optional(l.MinAmountIn), MaxAmountIn: optional(l.MaxAmountIn)}
 	}
 	return c
 }

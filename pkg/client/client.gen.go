@@ -2107,23 +2107,17 @@ type Delivery struct {
 	Id string `json:"id"`
 
 	// EventId Sent as webhook-id; the same for every redelivery.
-	EventId      string        `json:"eventId"`
-	OrderId      string        `json:"orderId"`
-	Sequence     int           `json:"sequence"`
-	Redelivery   int           `json:"redelivery"`
-	Phase        DeliveryPhase `json:"phase"`
-	AttemptCount int           `json:"attemptCount"`
-	Attempts     []struct {
-		// At ISO 8601, UTC.
-		At             time.Time `json:"at"`
-		Code           *int      `json:"code"`
-		Error          *string   `json:"error"`
-		DurationMillis int       `json:"durationMillis"`
-	} `json:"attempts"`
-	LastCode      *int       `json:"lastCode"`
-	NextAttemptAt *time.Time `json:"nextAttemptAt"`
-	CompletedAt   *time.Time `json:"completedAt"`
-	Reason        *string    `json:"reason"`
+	EventId       string            `json:"eventId"`
+	OrderId       string            `json:"orderId"`
+	Sequence      int               `json:"sequence"`
+	Redelivery    int               `json:"redelivery"`
+	Phase         DeliveryPhase     `json:"phase"`
+	AttemptCount  int               `json:"attemptCount"`
+	Attempts      []DeliveryAttempt `json:"attempts"`
+	LastCode      *int              `json:"lastCode"`
+	NextAttemptAt *time.Time        `json:"nextAttemptAt"`
+	CompletedAt   *time.Time        `json:"completedAt"`
+	Reason        *string           `json:"reason"`
 
 	// CreatedAt ISO 8601, UTC.
 	CreatedAt time.Time `json:"createdAt"`
@@ -2131,6 +2125,15 @@ type Delivery struct {
 
 // DeliveryPhase defines model for Delivery.Phase.
 type DeliveryPhase string
+
+// DeliveryAttempt defines model for DeliveryAttempt.
+type DeliveryAttempt struct {
+	// At ISO 8601, UTC.
+	At             time.Time `json:"at"`
+	Code           *int      `json:"code"`
+	Error          *string   `json:"error"`
+	DurationMillis int       `json:"durationMillis"`
+}
 
 // DeliveryPage defines model for DeliveryPage.
 type DeliveryPage struct {
@@ -2436,11 +2439,14 @@ type QuoteCandidate struct {
 	EstimatedTimeSeconds *int    `json:"estimatedTimeSeconds,omitempty"`
 
 	// ExpiresAt ISO 8601, UTC.
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	Limits    *struct {
-		MinAmountIn *string `json:"minAmountIn,omitempty"`
-		MaxAmountIn *string `json:"maxAmountIn,omitempty"`
-	} `json:"limits,omitempty"`
+	ExpiresAt *time.Time   `json:"expiresAt,omitempty"`
+	Limits    *QuoteLimits `json:"limits,omitempty"`
+}
+
+// QuoteLimits defines model for QuoteLimits.
+type QuoteLimits struct {
+	MinAmountIn *string `json:"minAmountIn,omitempty"`
+	MaxAmountIn *string `json:"maxAmountIn,omitempty"`
 }
 
 // QuoteOrderResponse defines model for QuoteOrderResponse.
@@ -2497,6 +2503,23 @@ type QuoteResponse struct {
 	Candidates []QuoteCandidate `json:"candidates"`
 	Best       QuoteCandidate   `json:"best"`
 	Errors     []ProviderError  `json:"errors"`
+}
+
+// QuotesUsage defines model for QuotesUsage.
+type QuotesUsage struct {
+	// Month The UTC month counted (YYYY-MM).
+	//
+	// Examples: 2026-03
+	Month string `json:"month"`
+
+	// Used Quotes counted this month.
+	Used int64 `json:"used"`
+
+	// Limit The monthly cap; null when there is none.
+	Limit *int64 `json:"limit"`
+
+	// ResetAt Start of the next UTC month, when the count starts again.
+	ResetAt time.Time `json:"resetAt"`
 }
 
 // RateEntry defines model for RateEntry.
@@ -2556,6 +2579,18 @@ type Receipt struct {
 	Receipt string `json:"receipt"`
 }
 
+// RequestsUsage defines model for RequestsUsage.
+type RequestsUsage struct {
+	// Limit Requests per minute of the key.
+	Limit int `json:"limit"`
+
+	// Remaining Requests left now.
+	Remaining int `json:"remaining"`
+
+	// ResetAt When the bucket is full again.
+	ResetAt time.Time `json:"resetAt"`
+}
+
 // Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. DELAYED: PROCESSING that the provider reports as delayed; nothing to do, it is still being filled. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
 type Substatus string
 
@@ -2570,31 +2605,8 @@ type SwappableTargets struct {
 
 // Usage defines model for Usage.
 type Usage struct {
-	RequestsPerMinute struct {
-		// Limit Requests per minute of the key.
-		Limit int `json:"limit"`
-
-		// Remaining Requests left now.
-		Remaining int `json:"remaining"`
-
-		// ResetAt When the bucket is full again.
-		ResetAt time.Time `json:"resetAt"`
-	} `json:"requestsPerMinute"`
-	Quotes struct {
-		// Month The UTC month counted (YYYY-MM).
-		//
-		// Examples: 2026-03
-		Month string `json:"month"`
-
-		// Used Quotes counted this month.
-		Used int `json:"used"`
-
-		// Limit The monthly cap; null when there is none.
-		Limit *int `json:"limit"`
-
-		// ResetAt Start of the next UTC month, when the count starts again.
-		ResetAt time.Time `json:"resetAt"`
-	} `json:"quotes"`
+	RequestsPerMinute RequestsUsage `json:"requestsPerMinute"`
+	Quotes            QuotesUsage   `json:"quotes"`
 }
 
 // ReceiptKeys500JSONResponseBodyError defines parameters for ReceiptKeys.

@@ -559,10 +559,11 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             expiresAt?: string;
-            limits?: {
-                minAmountIn?: string;
-                maxAmountIn?: string;
-            };
+            limits?: components["schemas"]["QuoteLimits"];
+        };
+        QuoteLimits: {
+            minAmountIn?: string;
+            maxAmountIn?: string;
         };
         ProviderError: {
             providerId: components["schemas"]["ProviderId"];
@@ -805,16 +806,7 @@ export interface components {
             /** @enum {string} */
             phase: "Pending" | "Delivered" | "Failed";
             attemptCount: number;
-            attempts: {
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC.
-                 */
-                at: string;
-                code: number | null;
-                error: string | null;
-                durationMillis: number;
-            }[];
+            attempts: components["schemas"]["DeliveryAttempt"][];
             lastCode: number | null;
             nextAttemptAt: string | null;
             completedAt: string | null;
@@ -824,6 +816,16 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             createdAt: string;
+        };
+        DeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+            code: number | null;
+            error: string | null;
+            durationMillis: number;
         };
         DeliveryPage: {
             deliveries: components["schemas"]["Delivery"][];
@@ -839,33 +841,41 @@ export interface components {
          */
         Substatus: "AWAITING_DEPOSIT" | "DEPOSIT_SEEN" | "INCOMPLETE_DEPOSIT" | "SWAPPING" | "DELAYED" | "SENDING" | "SETTLED" | "PARTIAL_REFUND" | "PARTIAL_DEPOSIT" | "REFUNDING" | "REFUNDED" | "DEPOSIT_WINDOW_CLOSED" | "DEPOSIT_REJECTED" | "PROVIDER_FAILED" | "HELD_FOR_REVIEW";
         Usage: {
-            requestsPerMinute: {
-                /** @description Requests per minute of the key. */
-                limit: number;
-                /** @description Requests left now. */
-                remaining: number;
-                /**
-                 * Format: date-time
-                 * @description When the bucket is full again.
-                 */
-                resetAt: string;
-            };
-            quotes: {
-                /**
-                 * @description The UTC month counted (YYYY-MM).
-                 * @example 2026-03
-                 */
-                month: string;
-                /** @description Quotes counted this month. */
-                used: number;
-                /** @description The monthly cap; null when there is none. */
-                limit: number | null;
-                /**
-                 * Format: date-time
-                 * @description Start of the next UTC month, when the count starts again.
-                 */
-                resetAt: string;
-            };
+            requestsPerMinute: components["schemas"]["RequestsUsage"];
+            quotes: components["schemas"]["QuotesUsage"];
+        };
+        RequestsUsage: {
+            /** @description Requests per minute of the key. */
+            limit: number;
+            /** @description Requests left now. */
+            remaining: number;
+            /**
+             * Format: date-time
+             * @description When the bucket is full again.
+             */
+            resetAt: string;
+        };
+        QuotesUsage: {
+            /**
+             * @description The UTC month counted (YYYY-MM).
+             * @example 2026-03
+             */
+            month: string;
+            /**
+             * Format: int64
+             * @description Quotes counted this month.
+             */
+            used: number;
+            /**
+             * Format: int64
+             * @description The monthly cap; null when there is none.
+             */
+            limit: number | null;
+            /**
+             * Format: date-time
+             * @description Start of the next UTC month, when the count starts again.
+             */
+            resetAt: string;
         };
         Receipt: {
             /** @description Compact JWS; its payload (base64url JSON) is a ReceiptPayload. */
