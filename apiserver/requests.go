@@ -198,7 +198,7 @@ func validateQuote(q *wire.QuoteRequest) (swapFields, *apierror.Error) {
 	if err := f.validate(); err != nil {
 		return f, err
 	}
-	q.SwapType = enumOf[wire.QuoteRequestSwapType](f.SwapType)
+	q.SwapType = optionalEnum[wire.QuoteRequestSwapType](f.SwapType)
 	for _, p := range []**string{&q.Sender, &q.Recipient, &q.RefundTo, &q.ClientReference, &q.QuoteID} {
 		*p = optional(deref(*p))
 	}
@@ -226,7 +226,7 @@ func validateOrder(o *wire.OrderRequest) (swapFields, *apierror.Error) {
 	if err := f.validate(); err != nil {
 		return f, err
 	}
-	o.SwapType = enumOf[wire.OrderRequestSwapType](f.SwapType)
+	o.SwapType = optionalEnum[wire.OrderRequestSwapType](f.SwapType)
 	for _, p := range []**string{&o.RefundTo, &o.ClientReference, &o.QuoteID} {
 		*p = optional(deref(*p))
 	}
@@ -293,12 +293,6 @@ func swapType[T ~string](v *T) swapv1.SwapType {
 		return ""
 	}
 	return swapv1.SwapType(*v)
-}
-
-// enumOf is the wire form of a swap type.
-func enumOf[T ~string](v swapv1.SwapType) *T {
-	t := T(v)
-	return &t
 }
 
 func deref(s *string) string {
