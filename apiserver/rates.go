@@ -106,10 +106,7 @@ func errorBody(e *apierror.Error) wire.Error {
 	b := wire.Error{Error: wire.ErrorCode(e.Code), Detail: optional(e.Detail), OrderID: optional(e.OrderID),
 		Quote: optionalCandidate(e.Quote)}
 	if u := e.Upstream; u != nil {
-		b.Upstream = &struct {
-			Status int    `json:"status"`
-			Path   string `json:"path"`
-		}{Status: u.Status, Path: u.Path}
+		b.Upstream = &wire.Upstream{Status: u.Status, Path: u.Path}
 	}
 	return b
 }

@@ -2155,14 +2155,10 @@ type Error struct {
 	Error ErrorCode `json:"error"`
 
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
@@ -2601,6 +2597,15 @@ type SwappableTargets struct {
 	// Examples: eip155:1/slip44:60
 	From    string   `json:"from"`
 	Targets []string `json:"targets"`
+}
+
+// Upstream The provider's failure behind an error.
+type Upstream struct {
+	// Status Provider HTTP status, 0 when none was received.
+	Status int `json:"status"`
+
+	// Path Provider call, method and path.
+	Path string `json:"path"`
 }
 
 // Usage defines model for Usage.
@@ -6005,14 +6010,10 @@ type ReceiptKeysResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -6031,14 +6032,10 @@ func (r ReceiptKeysResponse) GetJSON200() *JSONWebKeySet {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReceiptKeysResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -6121,14 +6118,10 @@ type HealthzResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                         `json:"orderId,omitempty"`
@@ -6147,14 +6140,10 @@ func (r HealthzResponse) GetJSON200() *Health {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r HealthzResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                         `json:"orderId,omitempty"`
@@ -6237,14 +6226,10 @@ type ReadyzResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                        `json:"orderId,omitempty"`
@@ -6265,14 +6250,10 @@ func (r ReadyzResponse) GetJSON200() *Health {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReadyzResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                        `json:"orderId,omitempty"`
@@ -6396,14 +6377,10 @@ type ListAssetsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -6415,14 +6392,10 @@ type ListAssetsResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -6434,14 +6407,10 @@ type ListAssetsResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -6453,14 +6422,10 @@ type ListAssetsResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -6472,14 +6437,10 @@ type ListAssetsResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -6508,14 +6469,10 @@ func (r ListAssetsResponse) GetJSON200() *AssetList {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListAssetsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -6530,14 +6487,10 @@ func (r ListAssetsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListAssetsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -6552,14 +6505,10 @@ func (r ListAssetsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListAssetsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -6574,14 +6523,10 @@ func (r ListAssetsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAssetsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -6596,14 +6541,10 @@ func (r ListAssetsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAssetsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -6773,14 +6714,10 @@ type StreamEventsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -6792,14 +6729,10 @@ type StreamEventsResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -6811,14 +6744,10 @@ type StreamEventsResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -6830,14 +6759,10 @@ type StreamEventsResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -6849,14 +6774,10 @@ type StreamEventsResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -6868,14 +6789,10 @@ type StreamEventsResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -6901,14 +6818,10 @@ type StreamEventsResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r StreamEventsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -6923,14 +6836,10 @@ func (r StreamEventsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StreamEventsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -6945,14 +6854,10 @@ func (r StreamEventsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r StreamEventsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -6967,14 +6872,10 @@ func (r StreamEventsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r StreamEventsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -6989,14 +6890,10 @@ func (r StreamEventsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r StreamEventsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -7011,14 +6908,10 @@ func (r StreamEventsResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r StreamEventsResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -7199,14 +7092,10 @@ type CreateEventsTokenResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                   `json:"orderId,omitempty"`
@@ -7218,14 +7107,10 @@ type CreateEventsTokenResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                   `json:"orderId,omitempty"`
@@ -7237,14 +7122,10 @@ type CreateEventsTokenResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                   `json:"orderId,omitempty"`
@@ -7256,14 +7137,10 @@ type CreateEventsTokenResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                   `json:"orderId,omitempty"`
@@ -7275,14 +7152,10 @@ type CreateEventsTokenResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                   `json:"orderId,omitempty"`
@@ -7294,14 +7167,10 @@ type CreateEventsTokenResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                   `json:"orderId,omitempty"`
@@ -7332,14 +7201,10 @@ func (r CreateEventsTokenResponse) GetJSON200() *EventsToken {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                   `json:"orderId,omitempty"`
@@ -7354,14 +7219,10 @@ func (r CreateEventsTokenResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                   `json:"orderId,omitempty"`
@@ -7376,14 +7237,10 @@ func (r CreateEventsTokenResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                   `json:"orderId,omitempty"`
@@ -7398,14 +7255,10 @@ func (r CreateEventsTokenResponse) GetJSON403() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                   `json:"orderId,omitempty"`
@@ -7420,14 +7273,10 @@ func (r CreateEventsTokenResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                   `json:"orderId,omitempty"`
@@ -7442,14 +7291,10 @@ func (r CreateEventsTokenResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                   `json:"orderId,omitempty"`
@@ -7498,14 +7343,10 @@ type OpenAPIResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                         `json:"orderId,omitempty"`
@@ -7524,14 +7365,10 @@ func (r OpenAPIResponse) GetJSON200() *map[string]interface{} {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r OpenAPIResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                         `json:"orderId,omitempty"`
@@ -7709,14 +7546,10 @@ type CreateOrderResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string `json:"orderId,omitempty"`
@@ -7728,14 +7561,10 @@ type CreateOrderResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7747,14 +7576,10 @@ type CreateOrderResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7766,14 +7591,10 @@ type CreateOrderResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7785,14 +7606,10 @@ type CreateOrderResponse struct {
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7804,14 +7621,10 @@ type CreateOrderResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7823,14 +7636,10 @@ type CreateOrderResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7842,14 +7651,10 @@ type CreateOrderResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7861,14 +7666,10 @@ type CreateOrderResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7880,14 +7681,10 @@ type CreateOrderResponse struct {
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7899,14 +7696,10 @@ type CreateOrderResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7918,14 +7711,10 @@ type CreateOrderResponse struct {
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                             `json:"orderId,omitempty"`
@@ -7975,14 +7764,10 @@ func (r CreateOrderResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateOrderResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
@@ -7997,14 +7782,10 @@ func (r CreateOrderResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateOrderResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8019,14 +7800,10 @@ func (r CreateOrderResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateOrderResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8041,14 +7818,10 @@ func (r CreateOrderResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateOrderResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8063,14 +7836,10 @@ func (r CreateOrderResponse) GetJSON404() *struct {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateOrderResponse) GetJSON409() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8085,14 +7854,10 @@ func (r CreateOrderResponse) GetJSON409() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateOrderResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8107,14 +7872,10 @@ func (r CreateOrderResponse) GetJSON413() *struct {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateOrderResponse) GetJSON422() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8129,14 +7890,10 @@ func (r CreateOrderResponse) GetJSON422() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateOrderResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8151,14 +7908,10 @@ func (r CreateOrderResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateOrderResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8173,14 +7926,10 @@ func (r CreateOrderResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r CreateOrderResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8195,14 +7944,10 @@ func (r CreateOrderResponse) GetJSON502() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateOrderResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8217,14 +7962,10 @@ func (r CreateOrderResponse) GetJSON503() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r CreateOrderResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                             `json:"orderId,omitempty"`
@@ -8316,14 +8057,10 @@ type GetOrderResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -8335,14 +8072,10 @@ type GetOrderResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -8354,14 +8087,10 @@ type GetOrderResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -8373,14 +8102,10 @@ type GetOrderResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -8392,14 +8117,10 @@ type GetOrderResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -8411,14 +8132,10 @@ type GetOrderResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -8449,14 +8166,10 @@ func (r GetOrderResponse) GetJSON200() *Order {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -8471,14 +8184,10 @@ func (r GetOrderResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetOrderResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -8493,14 +8202,10 @@ func (r GetOrderResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetOrderResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -8515,14 +8220,10 @@ func (r GetOrderResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOrderResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -8537,14 +8238,10 @@ func (r GetOrderResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOrderResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -8559,14 +8256,10 @@ func (r GetOrderResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetOrderResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -8768,14 +8461,10 @@ type SubmitDepositResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8787,14 +8476,10 @@ type SubmitDepositResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8806,14 +8491,10 @@ type SubmitDepositResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8825,14 +8506,10 @@ type SubmitDepositResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8844,14 +8521,10 @@ type SubmitDepositResponse struct {
 	// JSON410 the response for an HTTP 410 `application/json` response
 	JSON410 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8863,14 +8536,10 @@ type SubmitDepositResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8882,14 +8551,10 @@ type SubmitDepositResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8901,14 +8566,10 @@ type SubmitDepositResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8920,14 +8581,10 @@ type SubmitDepositResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -8964,14 +8621,10 @@ func (r SubmitDepositResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r SubmitDepositResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -8986,14 +8639,10 @@ func (r SubmitDepositResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SubmitDepositResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9008,14 +8657,10 @@ func (r SubmitDepositResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SubmitDepositResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9030,14 +8675,10 @@ func (r SubmitDepositResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SubmitDepositResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9052,14 +8693,10 @@ func (r SubmitDepositResponse) GetJSON404() *struct {
 // GetJSON410 returns the response for an HTTP 410 `application/json` response
 func (r SubmitDepositResponse) GetJSON410() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9074,14 +8711,10 @@ func (r SubmitDepositResponse) GetJSON410() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SubmitDepositResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9096,14 +8729,10 @@ func (r SubmitDepositResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SubmitDepositResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9118,14 +8747,10 @@ func (r SubmitDepositResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SubmitDepositResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9140,14 +8765,10 @@ func (r SubmitDepositResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SubmitDepositResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -9239,14 +8860,10 @@ type GetOrderReceiptResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                 `json:"orderId,omitempty"`
@@ -9258,14 +8875,10 @@ type GetOrderReceiptResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                 `json:"orderId,omitempty"`
@@ -9277,14 +8890,10 @@ type GetOrderReceiptResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                 `json:"orderId,omitempty"`
@@ -9296,14 +8905,10 @@ type GetOrderReceiptResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                 `json:"orderId,omitempty"`
@@ -9315,14 +8920,10 @@ type GetOrderReceiptResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                 `json:"orderId,omitempty"`
@@ -9334,14 +8935,10 @@ type GetOrderReceiptResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                 `json:"orderId,omitempty"`
@@ -9372,14 +8969,10 @@ func (r GetOrderReceiptResponse) GetJSON200() *Receipt {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                 `json:"orderId,omitempty"`
@@ -9394,14 +8987,10 @@ func (r GetOrderReceiptResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                 `json:"orderId,omitempty"`
@@ -9416,14 +9005,10 @@ func (r GetOrderReceiptResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                 `json:"orderId,omitempty"`
@@ -9438,14 +9023,10 @@ func (r GetOrderReceiptResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                 `json:"orderId,omitempty"`
@@ -9460,14 +9041,10 @@ func (r GetOrderReceiptResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                 `json:"orderId,omitempty"`
@@ -9482,14 +9059,10 @@ func (r GetOrderReceiptResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                 `json:"orderId,omitempty"`
@@ -9670,14 +9243,10 @@ type ListOrdersResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -9689,14 +9258,10 @@ type ListOrdersResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -9708,14 +9273,10 @@ type ListOrdersResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -9727,14 +9288,10 @@ type ListOrdersResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -9746,14 +9303,10 @@ type ListOrdersResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -9765,14 +9318,10 @@ type ListOrdersResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                            `json:"orderId,omitempty"`
@@ -9803,14 +9352,10 @@ func (r ListOrdersResponse) GetJSON200() *OrderPage {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListOrdersResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -9825,14 +9370,10 @@ func (r ListOrdersResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListOrdersResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -9847,14 +9388,10 @@ func (r ListOrdersResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListOrdersResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -9869,14 +9406,10 @@ func (r ListOrdersResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListOrdersResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -9891,14 +9424,10 @@ func (r ListOrdersResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListOrdersResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -9913,14 +9442,10 @@ func (r ListOrdersResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListOrdersResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                            `json:"orderId,omitempty"`
@@ -10087,14 +9612,10 @@ type ListProvidersResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -10106,14 +9627,10 @@ type ListProvidersResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -10125,14 +9642,10 @@ type ListProvidersResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -10144,14 +9657,10 @@ type ListProvidersResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                               `json:"orderId,omitempty"`
@@ -10178,14 +9687,10 @@ func (r ListProvidersResponse) GetJSON200() *Providers {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListProvidersResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -10200,14 +9705,10 @@ func (r ListProvidersResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListProvidersResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -10222,14 +9723,10 @@ func (r ListProvidersResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListProvidersResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -10244,14 +9741,10 @@ func (r ListProvidersResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListProvidersResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                               `json:"orderId,omitempty"`
@@ -10475,14 +9968,10 @@ type RequestQuoteResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10494,14 +9983,10 @@ type RequestQuoteResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10513,14 +9998,10 @@ type RequestQuoteResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10532,14 +10013,10 @@ type RequestQuoteResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10551,14 +10028,10 @@ type RequestQuoteResponse struct {
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10570,14 +10043,10 @@ type RequestQuoteResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10589,14 +10058,10 @@ type RequestQuoteResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10608,14 +10073,10 @@ type RequestQuoteResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10627,14 +10088,10 @@ type RequestQuoteResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10646,14 +10103,10 @@ type RequestQuoteResponse struct {
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10665,14 +10118,10 @@ type RequestQuoteResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10684,14 +10133,10 @@ type RequestQuoteResponse struct {
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                              `json:"orderId,omitempty"`
@@ -10748,14 +10193,10 @@ func (r RequestQuoteResponse) GetJSON202() *QuoteOrderResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r RequestQuoteResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10770,14 +10211,10 @@ func (r RequestQuoteResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RequestQuoteResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10792,14 +10229,10 @@ func (r RequestQuoteResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RequestQuoteResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10814,14 +10247,10 @@ func (r RequestQuoteResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RequestQuoteResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10836,14 +10265,10 @@ func (r RequestQuoteResponse) GetJSON404() *struct {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RequestQuoteResponse) GetJSON409() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10858,14 +10283,10 @@ func (r RequestQuoteResponse) GetJSON409() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RequestQuoteResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10880,14 +10301,10 @@ func (r RequestQuoteResponse) GetJSON413() *struct {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RequestQuoteResponse) GetJSON422() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10902,14 +10319,10 @@ func (r RequestQuoteResponse) GetJSON422() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RequestQuoteResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10924,14 +10337,10 @@ func (r RequestQuoteResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RequestQuoteResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10946,14 +10355,10 @@ func (r RequestQuoteResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r RequestQuoteResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10968,14 +10373,10 @@ func (r RequestQuoteResponse) GetJSON502() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r RequestQuoteResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -10990,14 +10391,10 @@ func (r RequestQuoteResponse) GetJSON503() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r RequestQuoteResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                              `json:"orderId,omitempty"`
@@ -11103,14 +10500,10 @@ type GetRatesResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11122,14 +10515,10 @@ type GetRatesResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11141,14 +10530,10 @@ type GetRatesResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11160,14 +10545,10 @@ type GetRatesResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11179,14 +10560,10 @@ type GetRatesResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11198,14 +10575,10 @@ type GetRatesResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11217,14 +10590,10 @@ type GetRatesResponse struct {
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11236,14 +10605,10 @@ type GetRatesResponse struct {
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -11278,14 +10643,10 @@ func (r GetRatesResponse) GetJSON200() *RatesResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetRatesResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11300,14 +10661,10 @@ func (r GetRatesResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetRatesResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11322,14 +10679,10 @@ func (r GetRatesResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetRatesResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11344,14 +10697,10 @@ func (r GetRatesResponse) GetJSON403() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r GetRatesResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11366,14 +10715,10 @@ func (r GetRatesResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRatesResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11388,14 +10733,10 @@ func (r GetRatesResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRatesResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11410,14 +10751,10 @@ func (r GetRatesResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r GetRatesResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11432,14 +10769,10 @@ func (r GetRatesResponse) GetJSON502() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r GetRatesResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -11538,14 +10871,10 @@ type SwappableTargetsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11557,14 +10886,10 @@ type SwappableTargetsResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11576,14 +10901,10 @@ type SwappableTargetsResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11595,14 +10916,10 @@ type SwappableTargetsResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11614,14 +10931,10 @@ type SwappableTargetsResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11633,14 +10946,10 @@ type SwappableTargetsResponse struct {
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11652,14 +10961,10 @@ type SwappableTargetsResponse struct {
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                  `json:"orderId,omitempty"`
@@ -11692,14 +10997,10 @@ func (r SwappableTargetsResponse) GetJSON200() *SwappableTargets {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r SwappableTargetsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -11714,14 +11015,10 @@ func (r SwappableTargetsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SwappableTargetsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -11736,14 +11033,10 @@ func (r SwappableTargetsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SwappableTargetsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -11758,14 +11051,10 @@ func (r SwappableTargetsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SwappableTargetsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -11780,14 +11069,10 @@ func (r SwappableTargetsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SwappableTargetsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -11802,14 +11087,10 @@ func (r SwappableTargetsResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r SwappableTargetsResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -11824,14 +11105,10 @@ func (r SwappableTargetsResponse) GetJSON502() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r SwappableTargetsResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                  `json:"orderId,omitempty"`
@@ -12007,14 +11284,10 @@ type GetUsageResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -12026,14 +11299,10 @@ type GetUsageResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -12045,14 +11314,10 @@ type GetUsageResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -12064,14 +11329,10 @@ type GetUsageResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                          `json:"orderId,omitempty"`
@@ -12098,14 +11359,10 @@ func (r GetUsageResponse) GetJSON200() *Usage {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetUsageResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -12120,14 +11377,10 @@ func (r GetUsageResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetUsageResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -12142,14 +11395,10 @@ func (r GetUsageResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetUsageResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -12164,14 +11413,10 @@ func (r GetUsageResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetUsageResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                          `json:"orderId,omitempty"`
@@ -12334,14 +11579,10 @@ type ListDeliveriesResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                `json:"orderId,omitempty"`
@@ -12353,14 +11594,10 @@ type ListDeliveriesResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                `json:"orderId,omitempty"`
@@ -12372,14 +11609,10 @@ type ListDeliveriesResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                `json:"orderId,omitempty"`
@@ -12391,14 +11624,10 @@ type ListDeliveriesResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                `json:"orderId,omitempty"`
@@ -12410,14 +11639,10 @@ type ListDeliveriesResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                `json:"orderId,omitempty"`
@@ -12429,14 +11654,10 @@ type ListDeliveriesResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                                `json:"orderId,omitempty"`
@@ -12467,14 +11688,10 @@ func (r ListDeliveriesResponse) GetJSON200() *DeliveryPage {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListDeliveriesResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                `json:"orderId,omitempty"`
@@ -12489,14 +11706,10 @@ func (r ListDeliveriesResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDeliveriesResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                `json:"orderId,omitempty"`
@@ -12511,14 +11724,10 @@ func (r ListDeliveriesResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDeliveriesResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                `json:"orderId,omitempty"`
@@ -12533,14 +11742,10 @@ func (r ListDeliveriesResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListDeliveriesResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                `json:"orderId,omitempty"`
@@ -12555,14 +11760,10 @@ func (r ListDeliveriesResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDeliveriesResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                `json:"orderId,omitempty"`
@@ -12577,14 +11778,10 @@ func (r ListDeliveriesResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDeliveriesResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                                `json:"orderId,omitempty"`
@@ -12772,14 +11969,10 @@ type RedeliverResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12791,14 +11984,10 @@ type RedeliverResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12810,14 +11999,10 @@ type RedeliverResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12829,14 +12014,10 @@ type RedeliverResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12848,14 +12029,10 @@ type RedeliverResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12867,14 +12044,10 @@ type RedeliverResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12886,14 +12059,10 @@ type RedeliverResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail   *string `json:"detail,omitempty"`
-		Upstream *struct {
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
+		Detail *string `json:"detail,omitempty"`
 
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-		} `json:"upstream,omitempty"`
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string                           `json:"orderId,omitempty"`
@@ -12926,14 +12095,10 @@ func (r RedeliverResponse) GetJSON202() *Delivery {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r RedeliverResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -12948,14 +12113,10 @@ func (r RedeliverResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RedeliverResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -12970,14 +12131,10 @@ func (r RedeliverResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RedeliverResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -12992,14 +12149,10 @@ func (r RedeliverResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -13014,14 +12167,10 @@ func (r RedeliverResponse) GetJSON404() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RedeliverResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -13036,14 +12185,10 @@ func (r RedeliverResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RedeliverResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -13058,14 +12203,10 @@ func (r RedeliverResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RedeliverResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string                           `json:"orderId,omitempty"`
@@ -13670,14 +12811,10 @@ func ParseReceiptKeysResponse(rsp *http.Response) (*ReceiptKeysResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -13736,14 +12873,10 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                         `json:"orderId,omitempty"`
@@ -13802,14 +12935,10 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                        `json:"orderId,omitempty"`
@@ -13875,14 +13004,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -13899,14 +13024,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -13923,14 +13044,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -13947,14 +13064,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -13971,14 +13084,10 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -14290,14 +13399,10 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -14314,14 +13419,10 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -14338,14 +13439,10 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -14362,14 +13459,10 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -14386,14 +13479,10 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -14410,14 +13499,10 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -14784,14 +13869,10 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                   `json:"orderId,omitempty"`
@@ -14808,14 +13889,10 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                   `json:"orderId,omitempty"`
@@ -14832,14 +13909,10 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                   `json:"orderId,omitempty"`
@@ -14856,14 +13929,10 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                   `json:"orderId,omitempty"`
@@ -14880,14 +13949,10 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                   `json:"orderId,omitempty"`
@@ -14904,14 +13969,10 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                   `json:"orderId,omitempty"`
@@ -15108,14 +14169,10 @@ func ParseOpenAPIResponse(rsp *http.Response) (*OpenAPIResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                         `json:"orderId,omitempty"`
@@ -15181,14 +14238,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string `json:"orderId,omitempty"`
@@ -15205,14 +14258,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15229,14 +14278,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15253,14 +14298,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15277,14 +14318,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15301,14 +14338,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15325,14 +14358,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15349,14 +14378,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15373,14 +14398,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15397,14 +14418,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15421,14 +14438,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15445,14 +14458,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                             `json:"orderId,omitempty"`
@@ -15824,14 +14833,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -15848,14 +14853,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -15872,14 +14873,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -15896,14 +14893,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -15920,14 +14913,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -15944,14 +14933,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -16318,14 +15303,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16342,14 +15323,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16366,14 +15343,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16390,14 +15363,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16414,14 +15383,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16438,14 +15403,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16462,14 +15423,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16486,14 +15443,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16510,14 +15463,10 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -16786,14 +15735,10 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                 `json:"orderId,omitempty"`
@@ -16810,14 +15755,10 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                 `json:"orderId,omitempty"`
@@ -16834,14 +15775,10 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                 `json:"orderId,omitempty"`
@@ -16858,14 +15795,10 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                 `json:"orderId,omitempty"`
@@ -16882,14 +15815,10 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                 `json:"orderId,omitempty"`
@@ -16906,14 +15835,10 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                 `json:"orderId,omitempty"`
@@ -17280,14 +16205,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -17304,14 +16225,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -17328,14 +16245,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -17352,14 +16265,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -17376,14 +16285,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -17400,14 +16305,10 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                            `json:"orderId,omitempty"`
@@ -17774,14 +16675,10 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -17798,14 +16695,10 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -17822,14 +16715,10 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -17846,14 +16735,10 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                               `json:"orderId,omitempty"`
@@ -18138,14 +17023,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18162,14 +17043,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18186,14 +17063,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18210,14 +17083,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18234,14 +17103,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18258,14 +17123,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18282,14 +17143,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18306,14 +17163,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18330,14 +17183,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18354,14 +17203,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18378,14 +17223,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18402,14 +17243,10 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                              `json:"orderId,omitempty"`
@@ -18805,14 +17642,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18829,14 +17662,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18853,14 +17682,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18877,14 +17702,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18901,14 +17722,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18925,14 +17742,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18949,14 +17762,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -18973,14 +17782,10 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -19225,14 +18030,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19249,14 +18050,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19273,14 +18070,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19297,14 +18090,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19321,14 +18110,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19345,14 +18130,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19369,14 +18150,10 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                  `json:"orderId,omitempty"`
@@ -19791,14 +18568,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -19815,14 +18588,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -19839,14 +18608,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -19863,14 +18628,10 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                          `json:"orderId,omitempty"`
@@ -20141,14 +18902,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                `json:"orderId,omitempty"`
@@ -20165,14 +18922,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                `json:"orderId,omitempty"`
@@ -20189,14 +18942,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                `json:"orderId,omitempty"`
@@ -20213,14 +18962,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                `json:"orderId,omitempty"`
@@ -20237,14 +18982,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                `json:"orderId,omitempty"`
@@ -20261,14 +19002,10 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                                `json:"orderId,omitempty"`
@@ -20635,14 +19372,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`
@@ -20659,14 +19392,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`
@@ -20683,14 +19412,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`
@@ -20707,14 +19432,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`
@@ -20731,14 +19452,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`
@@ -20755,14 +19472,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`
@@ -20779,14 +19492,10 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail   *string `json:"detail,omitempty"`
-			Upstream *struct {
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
+			Detail *string `json:"detail,omitempty"`
 
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-			} `json:"upstream,omitempty"`
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string                           `json:"orderId,omitempty"`

@@ -557,14 +557,10 @@ type Error struct {
 	Error ErrorCode `json:"error"`
 
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderID The existing order a 409 `clientReference in use` is about.
 	OrderID *string `json:"orderId,omitempty"`
@@ -1054,6 +1050,15 @@ type SwappableTargets struct {
 	Targets []string `json:"targets"`
 }
 
+// Upstream The provider's failure behind an error.
+type Upstream struct {
+	// Status Provider HTTP status, 0 when none was received.
+	Status int `json:"status"`
+
+	// Path Provider call, method and path.
+	Path string `json:"path"`
+}
+
 // Usage defines model for Usage.
 type Usage struct {
 	RequestsPerMinute RequestsUsage `json:"requestsPerMinute"`
@@ -1072,14 +1077,10 @@ type Origin = string
 // InternalError defines model for InternalError.
 type InternalError struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderID The existing order a 409 `clientReference in use` is about.
 	OrderID *string            `json:"orderId,omitempty"`
@@ -1095,14 +1096,10 @@ type InternalErrorError string
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderID The existing order a 409 `clientReference in use` is about.
 	OrderID *string               `json:"orderId,omitempty"`
@@ -1118,14 +1115,10 @@ type MethodNotAllowedError string
 // NotFound defines model for NotFound.
 type NotFound struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderID The existing order a 409 `clientReference in use` is about.
 	OrderID *string       `json:"orderId,omitempty"`
@@ -1141,14 +1134,10 @@ type NotFoundError string
 // PreflightRefused defines model for PreflightRefused.
 type PreflightRefused struct {
 	// Detail Human-readable explanation.
-	Detail   *string `json:"detail,omitempty"`
-	Upstream *struct {
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
+	Detail *string `json:"detail,omitempty"`
 
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-	} `json:"upstream,omitempty"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderID The existing order a 409 `clientReference in use` is about.
 	OrderID *string               `json:"orderId,omitempty"`

@@ -503,16 +503,18 @@ export interface components {
             error: components["schemas"]["ErrorCode"] | components["schemas"]["ProviderIdRequiredCode"];
             /** @description Human-readable explanation. */
             detail?: string;
-            upstream?: {
-                /** @description Provider HTTP status, 0 when none was received. */
-                status: number;
-                /** @description Provider call, method and path. */
-                path: string;
-            };
+            upstream?: components["schemas"]["Upstream"];
             /** @description The existing order a 409 `clientReference in use` is about. */
             orderId?: string;
             /** @description 409 `quote changed`: the provider's fresh candidate, with its own quoteId. */
             quote?: components["schemas"]["QuoteCandidate"];
+        };
+        /** @description The provider's failure behind an error. */
+        Upstream: {
+            /** @description Provider HTTP status, 0 when none was received. */
+            status: number;
+            /** @description Provider call, method and path. */
+            path: string;
         };
         Asset: {
             /**
