@@ -25,10 +25,11 @@ help: ## Show the targets.
 
 ##@ Development
 .PHONY: generate
-generate: ## Generate deepcopy code from the API markers, apiserver/openapi.json from apiserver/openapi-source.yaml, and from that the /v1 Go client (pkg/client) and the TypeScript SDK's types (sdk/typescript/src/generated).
+generate: ## Generate deepcopy code from the API markers, apiserver/openapi.json and the routes' error lists from apiserver/openapi-source.yaml, and from that the server's wire types (apiserver/internal/wire), the /v1 Go client (pkg/client) and the TypeScript SDK's types (sdk/typescript/src/generated).
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
-	go run ./hack/openapigen apiserver/openapi-source.yaml apiserver/openapi.json
+	go run ./hack/openapigen apiserver/openapi-source.yaml apiserver/openapi.json apiserver/zz_generated.errors.go
 	go tool oapi-codegen -config pkg/client/oapi-codegen.yaml apiserver/openapi.json
+	go tool oapi-codegen -config apiserver/internal/wire/oapi-codegen.yaml apiserver/openapi.json
 	cd sdk/typescript && { test node_modules/.package-lock.json -nt package-lock.json || npm ci --no-audit --no-fund --loglevel=error; } \
 		&& npm run --silent generate >/dev/null
 

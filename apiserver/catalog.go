@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -21,10 +22,27 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) error {
 		return apierror.Invalid("search", "too long")
 	}
 	assets := s.opts.Catalog.List(chain, search)
-	if assets == nil {
-		assets = []catalog.Asset{}
+	out := wire.AssetList{Assets: make([]wire.Asset, 0, len(assets))}
+	for _, a := range assets {
+		out.Assets = append(out.Assets, wireAsset(a))
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"assets": assets})
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// wireAsset is a as /v1 shows it: stale and priceUsd only when they say something.
+func wireAsset(a catalog.Asset) wire.Asset {
+	out := wire.Asset{AssetID: a.AssetID, Chain: a.Chain, Symbol: a.Symbol, Name: a.Name, Decimals: a.Decimals,
+		Providers: make([]wire.ProviderID, len(a.Providers))}
+	for i, id := range a.Providers {
+		out.Providers[i] = string(id)
+	}
+	if a.Stale {
+		out.Stale = new(true)
+	}
+	if a.PriceUSD != 0 {
+		out.PriceUsd = new(a.PriceUSD)
+	}
+	return out
 }
 
 // GET /v1/swappable-targets?from= → {from, targets}.
@@ -36,11 +54,7 @@ func (s *Server) swappableTargets(w http.ResponseWriter, r *http.Request) error 
 	if _, ok := s.opts.Catalog.Lookup(from); !ok {
 		return s.unknownAsset("from", from)
 	}
-	targets := s.opts.Catalog.SwappableTargets(from)
-	if targets == nil {
-		targets = []string{}
-	}
-	return writeJSON(w, http.StatusOK, map[string]any{"from": from, "targets": targets})
+	return writeJSON(w, http.StatusOK, wire.SwappableTargets{From: from, Targets: nonNil(s.opts.Catalog.SwappableTargets(from))})
 }
 
 // checkPair answers `unknown originAsset/destinationAsset` for ids the asset list lacks.

@@ -112,8 +112,7 @@ func decodeError(err error) *apierror.Error {
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return apierror.Invalid("body", "malformed JSON")
 	case errors.As(err, &wrongType):
-		// Fields of embedded structs come with the Go type's name in front.
-		field := strings.TrimPrefix(wrongType.Field, "swapFields.")
+		field := wrongType.Field
 		if field == "" {
 			return apierror.Invalid("body", "must be a JSON object")
 		}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,65 +15,43 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/index"
 )
 
-// deliveryRecord is one webhook delivery as partners see it.
-type deliveryRecord struct {
-	ID            string            `json:"id"`
-	EventID       string            `json:"eventId"`
-	OrderID       string            `json:"orderId"`
-	Sequence      int64             `json:"sequence"`
-	Redelivery    int32             `json:"redelivery"`
-	Phase         string            `json:"phase"`
-	AttemptCount  int32             `json:"attemptCount"`
-	Attempts      []deliveryAttempt `json:"attempts"`
-	LastCode      *int32            `json:"lastCode"`
-	NextAttemptAt *string           `json:"nextAttemptAt"`
-	CompletedAt   *string           `json:"completedAt"`
-	Reason        *string           `json:"reason"`
-	CreatedAt     string            `json:"createdAt"`
-}
-
-type deliveryAttempt struct {
-	At             string  `json:"at"`
-	Code           *int32  `json:"code"`
-	Error          *string `json:"error"`
-	DurationMillis int64   `json:"durationMillis"`
-}
-
-func newDeliveryRecord(d *swapv1.WebhookDelivery) deliveryRecord {
+// newDeliveryRecord is one webhook delivery as partners see it (wire.Delivery).
+func newDeliveryRecord(d *swapv1.WebhookDelivery) wire.Delivery {
 	st := &d.Status
-	rec := deliveryRecord{
+	rec := wire.Delivery{
 		ID:            d.Name,
 		EventID:       d.Spec.EventID,
 		OrderID:       d.Spec.OrderID,
-		Sequence:      d.Spec.Sequence,
-		Redelivery:    d.Spec.Redelivery,
-		Phase:         string(st.Phase),
-		AttemptCount:  st.AttemptCount,
-		Attempts:      make([]deliveryAttempt, 0, len(st.Attempts)),
+		Sequence:      int(d.Spec.Sequence),
+		Redelivery:    int(d.Spec.Redelivery),
+		Phase:         wire.DeliveryPhase(cmp.Or(st.Phase, swapv1.DeliveryPending)),
+		AttemptCount:  int(st.AttemptCount),
+		Attempts:      make([]wire.DeliveryAttempt, 0, len(st.Attempts)),
+		LastCode:      optionalCode(st.LastCode),
 		NextAttemptAt: optionalTime(st.NextAttemptAt),
 		CompletedAt:   optionalTime(st.CompletedAt),
 		Reason:        optional(st.Reason),
 		CreatedAt:     timestamp(d.CreationTimestamp.Time),
 	}
-	if rec.Phase == "" {
-		rec.Phase = string(swapv1.DeliveryPending)
-	}
-	if st.LastCode != 0 {
-		rec.LastCode = &st.LastCode
-	}
 	for _, a := range st.Attempts {
-		att := deliveryAttempt{At: timestamp(a.At.Time), Error: optional(a.Error), DurationMillis: a.DurationMillis}
-		if a.Code != 0 {
-			att.Code = &a.Code
-		}
-		rec.Attempts = append(rec.Attempts, att)
+		rec.Attempts = append(rec.Attempts, wire.DeliveryAttempt{At: timestamp(a.At.Time), Code: optionalCode(a.Code),
+			Error: optional(a.Error), DurationMillis: int(a.DurationMillis)})
 	}
 	return rec
+}
+
+// optionalCode is an HTTP status that may not have been received (0).
+func optionalCode(code int32) *int {
+	if code == 0 {
+		return nil
+	}
+	return new(int(code))
 }
 
 // GET /v1/webhooks/deliveries?orderId=&limit=&cursor= → {deliveries, nextCursor}: the
@@ -96,16 +75,14 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	items, next := pageOfDeliveries(ownDeliveries(all, partner), page)
-	out := make([]deliveryRecord, 0, len(items))
+	out := wire.DeliveryPage{Deliveries: make([]wire.Delivery, 0, len(items))}
 	for i := range items {
-		out = append(out, newDeliveryRecord(&items[i]))
+		out.Deliveries = append(out.Deliveries, newDeliveryRecord(&items[i]))
 	}
-	var cursor *string
 	if next != nil {
-		c := encodeCursor(s.cursors, *next)
-		cursor = &c
+		out.NextCursor = new(encodeCursor(s.cursors, *next))
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "nextCursor": cursor})
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // POST /v1/webhooks/deliveries/{eventId}/redeliver → 202 with the new delivery: the same event

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/delivery"
 	"github.com/swaprouter/swaprouter/internal/orderid"
@@ -45,7 +46,7 @@ func TestDeliveries(t *testing.T) {
 		storedDelivery("globex", globexOrder, 1))
 
 	type list struct {
-		Deliveries []deliveryRecord `json:"deliveries"`
+		Deliveries []wire.Delivery `json:"deliveries"`
 	}
 	all := decode[list](t, h.do(req{method: "GET", path: "/v1/webhooks/deliveries"}), 200)
 	if len(all.Deliveries) != 3 {
@@ -69,8 +70,8 @@ func TestDeliveries(t *testing.T) {
 	event := d.EventID
 	original := storedDelivery("acme", acmeOrder, 1)
 	for want := int32(1); want <= 2; want++ {
-		got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
-		if got.EventID != event || got.Redelivery != want || got.Phase != "Pending" || got.OrderID != acmeOrder || got.Sequence != 1 {
+		got := decode[wire.Delivery](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
+		if got.EventID != event || int32(got.Redelivery) != want || got.Phase != "Pending" || got.OrderID != acmeOrder || got.Sequence != 1 {
 			t.Errorf("redelivery %d: %+v", want, got)
 		}
 		var rq swapv1.RedeliveryRequest
@@ -97,7 +98,7 @@ func TestDeliveries(t *testing.T) {
 	if err := h.client.Delete(context.Background(), &swapv1.WebhookDelivery{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: d.ID}}); err != nil {
 		t.Fatal(err)
 	}
-	got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
+	got := decode[wire.Delivery](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202)
 	if got.Redelivery != 3 || got.ID != delivery.DeliveryName(event, 3) {
 		t.Errorf("redelivery after the first expired: %+v", got)
 	}
@@ -108,7 +109,7 @@ func TestDeliveries(t *testing.T) {
 	if err := h.client.Create(context.Background(), delivery.NewRedeliveryRequest(testNS, "acme", acmeOrder, event, 4)); err != nil {
 		t.Fatal(err)
 	}
-	if got := decode[deliveryRecord](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202); got.Redelivery != 6 {
+	if got := decode[wire.Delivery](t, h.do(req{method: "POST", path: "/v1/webhooks/deliveries/" + event + "/redeliver"}), 202); got.Redelivery != 6 {
 		t.Errorf("redelivery past two pending requests: %+v", got)
 	}
 

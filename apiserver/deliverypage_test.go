@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
@@ -68,8 +69,8 @@ func TestDeliveryPaging(t *testing.T) {
 		}
 	}
 	type page struct {
-		Deliveries []deliveryRecord `json:"deliveries"`
-		NextCursor *string          `json:"nextCursor"`
+		Deliveries []wire.Delivery `json:"deliveries"`
+		NextCursor *string         `json:"nextCursor"`
 	}
 	var seen []string
 	path := "/v1/webhooks/deliveries?limit=3"

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/auth"
 )
 
@@ -20,18 +21,13 @@ type eventToken struct {
 	Expires int64  `json:"e"`
 }
 
-type eventTokenAnswer struct {
-	Token     string `json:"token"`
-	ExpiresAt string `json:"expiresAt"`
-}
-
 // POST /v1/events/token → a token for GET /v1/events?token=, for EventSource, which cannot
 // send the key's headers.
 func (s *Server) issueEventToken(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r.Context())
 	expires := s.opts.Now().Add(eventTokenTTL).Truncate(time.Second)
 	raw, _ := json.Marshal(eventToken{KeyID: p.KeyID, Partner: p.Partner.Name, Expires: expires.Unix()})
-	return writeJSON(w, http.StatusOK, eventTokenAnswer{Token: s.eventTokens.Seal(raw), ExpiresAt: timestamp(expires)})
+	return writeJSON(w, http.StatusOK, wire.EventsToken{Token: s.eventTokens.Seal(raw), ExpiresAt: timestamp(expires)})
 }
 
 // tokenHolder is the caller a stream token stands for: auth.ErrUnauthorized when it is not

@@ -10,13 +10,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
 func TestEventTokenOpensOnlyTheStreamUntilItExpires(t *testing.T) {
 	h := newHarness(t)
 	rec := h.do(req{method: http.MethodPost, path: "/v1/events/token"})
-	tok := decode[eventTokenAnswer](t, rec, http.StatusOK)
+	tok := decode[wire.EventsToken](t, rec, http.StatusOK)
 	if want := timestamp(h.now.Add(5 * time.Minute)); tok.ExpiresAt != want {
 		t.Errorf("expiresAt %s, want %s", tok.ExpiresAt, want)
 	}
@@ -42,7 +43,7 @@ func TestEventTokenOpensOnlyTheStreamUntilItExpires(t *testing.T) {
 
 func TestEventTokenEndsWithItsKey(t *testing.T) {
 	h := newHarness(t)
-	tok := decode[eventTokenAnswer](t, h.do(req{method: http.MethodPost, path: "/v1/events/token"}), http.StatusOK)
+	tok := decode[wire.EventsToken](t, h.do(req{method: http.MethodPost, path: "/v1/events/token"}), http.StatusOK)
 	stream := "/v1/events?token=" + url.QueryEscape(tok.Token)
 	expectError(t, h.do(req{method: http.MethodGet, path: stream, noAuth: true}), apierror.Unavailable)
 

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/orderid"
@@ -203,11 +204,11 @@ func TestKeyReusedAfterArchive(t *testing.T) {
 	keyed := func(body map[string]any) req {
 		return req{method: "POST", path: "/v1/order", body: body, headers: map[string]string{"Idempotency-Key": "checkout-7"}}
 	}
-	first := decode[orderRecord](t, h.do(keyed(orderBody())), http.StatusCreated)
+	first := decode[wire.Order](t, h.do(keyed(orderBody())), http.StatusCreated)
 	h.leaveEtcd(arch, first.ID, swapv1.OrderSuccess)
 
-	again := decode[orderRecord](t, h.do(keyed(orderBody())), http.StatusCreated)
-	if again.ID != first.ID || *again.DepositAddress != *first.DepositAddress || again.Status != swapv1.OrderSuccess {
+	again := decode[wire.Order](t, h.do(keyed(orderBody())), http.StatusCreated)
+	if again.ID != first.ID || *again.DepositAddress != *first.DepositAddress || again.Status != wire.OrderStatusSUCCESS {
 		t.Errorf("reused key answered %+v, want the archived order %s", again, first.ID)
 	}
 	if n := h.orderCount(); n != 0 {
@@ -221,24 +222,24 @@ func TestKeyReusedAfterArchive(t *testing.T) {
 		t.Errorf("%d SwapOrders created while the archive was down, want none", n)
 	}
 	// An order with neither key nor reference needs no history: unaffected.
-	decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 }
 
 // Archived orders read as live ones did; another partner's archived order is a 404; while
 // the archive is down its orders answer 503 and live ones are unaffected.
 func TestArchivedOrderReads(t *testing.T) {
 	h, arch := archiveHarness(t)
-	ended := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
-	live := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	ended := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	live := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	h.leaveEtcd(arch, ended.ID, swapv1.OrderRefunded)
 
-	got := decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + ended.ID}), http.StatusOK)
-	if got.ID != ended.ID || got.Status != swapv1.OrderRefunded || *got.DepositAddress != *ended.DepositAddress {
+	got := decode[wire.Order](t, h.do(req{method: "GET", path: "/v1/order/" + ended.ID}), http.StatusOK)
+	if got.ID != ended.ID || got.Status != wire.OrderStatusREFUNDED || *got.DepositAddress != *ended.DepositAddress {
 		t.Errorf("archived order read as %+v", got)
 	}
 	expectError(t, h.do(req{method: "GET", path: "/v1/order/" + ended.ID, keyID: globexKey, secret: globexSec}), apierror.OrderNotFound)
 	expectError(t, h.do(req{method: "GET", path: "/v1/order/" + orderid.New()}), apierror.OrderNotFound)
-	page := decode[orderPage](t, h.do(req{method: "GET", path: "/v1/orders"}), http.StatusOK)
+	page := decode[wire.OrderPage](t, h.do(req{method: "GET", path: "/v1/orders"}), http.StatusOK)
 	if len(page.Orders) != 2 {
 		t.Errorf("listing has %d orders, want the live and the archived one", len(page.Orders))
 	}
@@ -249,10 +250,10 @@ func TestArchivedOrderReads(t *testing.T) {
 		t.Error("503 without a detail")
 	}
 	expectError(t, h.do(req{method: "GET", path: "/v1/orders"}), apierror.ArchiveUnavailable)
-	decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + live.ID}), http.StatusOK)
+	decode[wire.Order](t, h.do(req{method: "GET", path: "/v1/order/" + live.ID}), http.StatusOK)
 
 	arch.setDown(false)
-	decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + ended.ID}), http.StatusOK)
+	decode[wire.Order](t, h.do(req{method: "GET", path: "/v1/order/" + ended.ID}), http.StatusOK)
 }
 
 // A clientReference belongs to one order of the partner, live or archived: a second order
@@ -260,7 +261,7 @@ func TestArchivedOrderReads(t *testing.T) {
 func TestClientReferenceTaken(t *testing.T) {
 	h, arch := archiveHarness(t)
 	withRef := with(orderBody(), "clientReference", "invoice-9")
-	first := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: withRef}), http.StatusCreated)
+	first := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: withRef}), http.StatusCreated)
 	if first.ClientReference == nil || *first.ClientReference != "invoice-9" {
 		t.Fatalf("clientReference not returned: %+v", first)
 	}
@@ -278,5 +279,5 @@ func TestClientReferenceTaken(t *testing.T) {
 	if n := h.orderCount(); n != 0 {
 		t.Errorf("%d SwapOrders after the refused duplicates, want none", n)
 	}
-	decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: withRef, keyID: globexKey, secret: globexSec}), http.StatusCreated)
+	decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: withRef, keyID: globexKey, secret: globexSec}), http.StatusCreated)
 }

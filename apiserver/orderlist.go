@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/tokenkeys"
@@ -20,12 +21,6 @@ const (
 	defaultListLimit = 20
 	maxListLimit     = 100
 )
-
-// orderPage is the answer of GET /v1/orders.
-type orderPage struct {
-	Orders     []orderRecord `json:"orders"`
-	NextCursor *string       `json:"nextCursor"`
-}
 
 // GET /v1/orders → the caller's orders, live (cache) and archived alike, newest first.
 func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
@@ -45,7 +40,7 @@ func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	orders, next := archive.MergePage(newest, archived, q)
-	page := orderPage{Orders: make([]orderRecord, 0, len(orders))}
+	page := wire.OrderPage{Orders: make([]wire.Order, 0, len(orders))}
 	for _, o := range orders {
 		page.Orders = append(page.Orders, newOrderRecord(o))
 	}

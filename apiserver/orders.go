@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/orderdisplay"
@@ -22,26 +23,28 @@ import (
 // POST /v1/order → 201 with the order record once the provider issued the deposit address, 202
 // with it (no address yet, a Location to poll) when the bounded wait ends first.
 func (s *Server) createOrder(w http.ResponseWriter, r *http.Request) error {
-	var req orderRequest
+	var req wire.OrderRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if err := req.validate(); err != nil {
+	f, verr := validateOrder(&req)
+	if verr != nil {
+		return verr
+	}
+	if err := s.checkProvider(r.Context(), swapv1.ProviderID(req.ProviderID)); err != nil {
 		return err
 	}
-	if err := s.checkProvider(r.Context(), req.ProviderID); err != nil {
+	if err := s.checkPair(f.OriginAsset, f.DestinationAsset); err != nil {
 		return err
 	}
-	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
+	if err := f.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
 		return err
 	}
-	if err := req.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
-		return err
-	}
+	req.FeeBps = f.FeeBps // canonical form: the fee charged
 	canonical, _ := json.Marshal(req)
 	order, err := s.openOrder(r, newOrder{
-		swapFields: req.swapFields, sender: req.Sender, recipient: req.Recipient, refundTo: req.RefundTo,
-		providerID: req.ProviderID, clientReference: req.ClientReference, quoteID: req.QuoteID,
+		swapFields: f, sender: req.Sender, recipient: req.Recipient, refundTo: deref(req.RefundTo),
+		providerID: swapv1.ProviderID(req.ProviderID), clientReference: deref(req.ClientReference), quoteID: deref(req.QuoteID),
 		canonical: append([]byte("POST /v1/order\n"), canonical...),
 	})
 	if err != nil {
@@ -311,11 +314,11 @@ func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) error {
 
 // POST /v1/order/{id}/deposit → 202 with the order; the reconciler forwards the hash.
 func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) error {
-	var req depositRequest
+	var req wire.DepositRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if err := req.validate(); err != nil {
+	if err := validateDeposit(&req); err != nil {
 		return err
 	}
 	o, err := s.findOrder(r, r.PathValue("id"))
@@ -326,7 +329,7 @@ func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) error {
 		return apierror.Newf(apierror.OrderTerminal, "the order is %s", o.Status.Status)
 	}
 	patch := client.MergeFrom(o.DeepCopy())
-	o.Spec.DepositHint = &swapv1.DepositHint{TxHash: req.TxHash, NearSenderAccount: req.NearSenderAccount}
+	o.Spec.DepositHint = &swapv1.DepositHint{TxHash: req.TxHash, NearSenderAccount: deref(req.NearSenderAccount)}
 	if err := s.opts.Client.Patch(r.Context(), o, patch); err != nil {
 		if apierrors.IsNotFound(err) {
 			return orderNotFound()

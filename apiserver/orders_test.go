@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/orders"
@@ -65,10 +66,10 @@ func TestCreateOrder(t *testing.T) {
 	if len(raw) != len(fields) {
 		t.Errorf("order record has %d fields, want %d: %s", len(raw), len(fields), rec.Body)
 	}
-	var got orderRecord
+	var got wire.Order
 	_ = json.Unmarshal(rec.Body.Bytes(), &got)
-	if !orderid.Valid(got.ID) || got.Status != swapv1.OrderPending || got.DepositAddress == nil || got.ProviderID != "route_B" ||
-		*got.SlippageToleranceBps != 50 || got.SwapType != swapv1.ExactInput || got.RefundTo != nil ||
+	if !orderid.Valid(got.ID) || got.Status != wire.OrderStatusPENDING || got.DepositAddress == nil || got.ProviderID != "route_B" ||
+		*got.SlippageToleranceBps != 50 || got.SwapType != wire.OrderSwapTypeEXACTINPUT || got.RefundTo != nil ||
 		*got.DepositDeadline != "2026-03-10T13:00:00Z" || got.UpdatedAt != "2026-03-10T12:00:05.000000Z" || got.CreatedAt != "2026-03-10T12:00:00.000000Z" || len(got.History) != 1 {
 		t.Errorf("record %s", rec.Body)
 	}
@@ -119,6 +120,14 @@ func TestCreateOrderRefusals(t *testing.T) {
 		headers: map[string]string{"Idempotency-Key": "has space"}}), apierror.InvalidRequest)
 }
 
+// An installation of three providers names them all in the providerId-required code, and the
+// document (which every answer is validated against) allows it.
+func TestCreateOrderWithoutProviderListsTheInstallations(t *testing.T) {
+	h := newHarness(t, routingProvider("route_A"), routingProvider("route_B"), routingProvider("relay"))
+	expectError(t, h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), "providerId", nil)}),
+		"providerId required (relay | route_A | route_B)")
+}
+
 func TestCreateOrderFailedByProvider(t *testing.T) {
 	tests := []struct {
 		reason string
@@ -162,14 +171,14 @@ func TestCreateOrderIdempotency(t *testing.T) {
 	withKey := func(body map[string]any) req {
 		return req{method: "POST", path: "/v1/order", body: body, headers: map[string]string{"Idempotency-Key": "k-1"}}
 	}
-	first := decode[orderRecord](t, h.do(withKey(orderBody())), 201)
+	first := decode[wire.Order](t, h.do(withKey(orderBody())), 201)
 	if first.ID != orderid.ForIdempotencyKey(testNS, "acme", "k-1") {
 		t.Errorf("id %s is not derived from the key", first.ID)
 	}
 	// Same body, differently encoded: same order.
 	reordered := `{"recipient":"0x2222222222222222222222222222222222222222","providerId":"route_B","amount":"5000","sender":"0x1111111111111111111111111111111111111111",` +
 		`"destinationAsset":"` + usdc + `","originAsset":"` + eth + `", "swapType":"EXACT_INPUT"}`
-	again := decode[orderRecord](t, h.do(withKey(map[string]any{}).withBody(reordered)), 201)
+	again := decode[wire.Order](t, h.do(withKey(map[string]any{}).withBody(reordered)), 201)
 	if again.ID != first.ID || *again.DepositAddress != *first.DepositAddress {
 		t.Errorf("retry got %s, first %s", again.ID, first.ID)
 	}
@@ -177,7 +186,7 @@ func TestCreateOrderIdempotency(t *testing.T) {
 	// The same key of another partner is another order.
 	other := withKey(orderBody())
 	other.keyID, other.secret = globexKey, globexSec
-	if o := decode[orderRecord](t, h.do(other), 201); o.ID == first.ID {
+	if o := decode[wire.Order](t, h.do(other), 201); o.ID == first.ID {
 		t.Error("partners share idempotency keys")
 	}
 	if n := h.orderCount(); n != 2 {
@@ -212,8 +221,8 @@ func TestCreateOrderWaitEndsWith202(t *testing.T) {
 			h := newHarness(t)
 			h.setReconcile(nil) // the provider has not issued an address
 			rec := contractClient(h, req{method: "POST", path: "/v1/order", body: orderBody(), headers: tc.headers})
-			got := decode[orderRecord](t, rec, 202)
-			if got.DepositAddress != nil || got.Status != swapv1.OrderPending || !orderid.Valid(got.ID) {
+			got := decode[wire.Order](t, rec, 202)
+			if got.DepositAddress != nil || got.Status != wire.OrderStatusPENDING || !orderid.Valid(got.ID) {
 				t.Errorf("202 body: %+v", got)
 			}
 			if loc := rec.Header().Get("Location"); loc != "/v1/order/"+got.ID {
@@ -227,13 +236,13 @@ func TestCreateOrderWaitEndsWith202(t *testing.T) {
 			}
 			// Polling the Location shows the address once the reconciler answers.
 			h.writeStatus(orderid.ObjectName(got.ID), issueAddress)
-			polled := decode[orderRecord](t, h.do(req{method: "GET", path: rec.Header().Get("Location")}), 200)
+			polled := decode[wire.Order](t, h.do(req{method: "GET", path: rec.Header().Get("Location")}), 200)
 			if polled.DepositAddress == nil {
 				t.Errorf("polled order has no address: %+v", polled)
 			}
 			// A retry with the same key returns the same order, now 201 with its address.
 			if tc.headers != nil {
-				again := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: tc.headers}), 201)
+				again := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: tc.headers}), 201)
 				if again.ID != got.ID || again.DepositAddress == nil || h.orderCount() != 1 {
 					t.Errorf("retry: %+v, %d orders", again, h.orderCount())
 				}
@@ -248,7 +257,7 @@ func TestQuoteOrderWaitEndsWith202(t *testing.T) {
 	h.setReconcile(nil)
 	rec := contractClient(h, req{method: "POST", path: "/v1/quote", body: quoteBody(false)})
 	got := decode[struct {
-		Order orderRecord            `json:"order"`
+		Order wire.Order             `json:"order"`
 		Quote *swapv1.QuoteCandidate `json:"quote"`
 	}](t, rec, 202)
 	if got.Order.DepositAddress != nil || got.Quote == nil || rec.Header().Get("Location") != "/v1/order/"+got.Order.ID {
@@ -264,9 +273,9 @@ func TestCreateOrderWakesOnStatus(t *testing.T) {
 	h.srv.opts.WaitTimeout = 30 * time.Second // the status write must end the wait, not the timeout
 	h.setReconcile(nil)
 	h.created = make(chan string, 1)
-	done := make(chan orderRecord)
+	done := make(chan wire.Order)
 	go func() {
-		done <- decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+		done <- decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
 	}()
 	// Play the reconciler once the order exists.
 	h.writeStatus(<-h.created, issueAddress)
@@ -306,8 +315,8 @@ func TestCreateOrderAPIServerUnavailable(t *testing.T) {
 
 func TestGetOrder(t *testing.T) {
 	h := newHarness(t)
-	created := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
-	got := decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + created.ID}), 200)
+	created := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	got := decode[wire.Order](t, h.do(req{method: "GET", path: "/v1/order/" + created.ID}), 200)
 	if got.ID != created.ID || *got.DepositAddress != *created.DepositAddress {
 		t.Errorf("got %+v", got)
 	}
@@ -325,7 +334,7 @@ func TestGetOrder(t *testing.T) {
 
 func TestSubmitDeposit(t *testing.T) {
 	h := newHarness(t)
-	created := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	created := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
 	path := "/v1/order/" + created.ID + "/deposit"
 
 	expectError(t, h.do(req{method: "POST", path: path, body: map[string]any{}}), apierror.MissingTxHash)
@@ -336,7 +345,7 @@ func TestSubmitDeposit(t *testing.T) {
 	expectError(t, h.do(req{method: "POST", path: "/v1/order/" + orderid.New() + "/deposit", body: map[string]any{"txHash": "0xabc"}}),
 		apierror.OrderNotFound)
 
-	got := decode[orderRecord](t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": "0xabc", "nearSenderAccount": "alice.near"}}), 202)
+	got := decode[wire.Order](t, h.do(req{method: "POST", path: path, body: map[string]any{"txHash": "0xabc", "nearSenderAccount": "alice.near"}}), 202)
 	if got.ID != created.ID {
 		t.Errorf("got %+v", got)
 	}
@@ -358,7 +367,7 @@ func TestSubmitDeposit(t *testing.T) {
 
 func TestOrderRecordHistory(t *testing.T) {
 	h := newHarness(t)
-	created := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	created := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
 	h.writeStatus(orderid.ObjectName(created.ID), func(o *swapv1.SwapOrder) {
 		o.Status.Status = swapv1.OrderSuccess
 		o.Status.InTxHashes, o.Status.OutTxHashes = []string{"0xin"}, []string{"0xout"}
@@ -367,8 +376,8 @@ func TestOrderRecordHistory(t *testing.T) {
 			swapv1.StatusTransition{Seq: 2, Status: swapv1.OrderSuccess, PreviousStatus: swapv1.OrderPending, Reason: "Settled",
 				At: o.Status.History[0].At})
 	})
-	got := decode[orderRecord](t, h.do(req{method: "GET", path: "/v1/order/" + created.ID}), 200)
-	if got.Status != swapv1.OrderSuccess || !slices.Equal(got.InTxHashes, []string{"0xin"}) || *got.AmountOut != "949" ||
+	got := decode[wire.Order](t, h.do(req{method: "GET", path: "/v1/order/" + created.ID}), 200)
+	if got.Status != wire.OrderStatusSUCCESS || !slices.Equal(got.InTxHashes, []string{"0xin"}) || *got.AmountOut != "949" ||
 		len(got.History) != 2 || *got.History[1].PreviousStatus != "PENDING" || got.History[0].PreviousStatus != nil {
 		t.Errorf("record %+v", got)
 	}

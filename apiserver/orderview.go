@@ -6,66 +6,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 )
 
-// orderRecord is the order as /v1 shows it. Every field is always present; what the order
-// does not have yet is null (or [] for lists), so clients never need to probe for keys.
-type orderRecord struct {
-	ID                   string                 `json:"id"`
-	Status               swapv1.OrderStatus     `json:"status"`
-	StatusReason         *string                `json:"statusReason"`
-	Substatus            *string                `json:"substatus"`
-	ProviderStatus       *string                `json:"providerStatus"`
-	ProviderID           swapv1.ProviderID      `json:"providerId"`
-	OriginAsset          string                 `json:"originAsset"`
-	DestinationAsset     string                 `json:"destinationAsset"`
-	Amount               string                 `json:"amount"`
-	SwapType             swapv1.SwapType        `json:"swapType"`
-	SlippageToleranceBps *int32                 `json:"slippageToleranceBps"`
-	Sender               string                 `json:"sender"`
-	Recipient            string                 `json:"recipient"`
-	RefundTo             *string                `json:"refundTo"`
-	DepositAddress       *string                `json:"depositAddress"`
-	DepositMemo          *string                `json:"depositMemo"`
-	Quote                *swapv1.QuoteCandidate `json:"quote"`
-	DepositDeadline      *string                `json:"depositDeadline"`
-	InTxHashes           []string               `json:"inTxHashes"`
-	OutTxHashes          []string               `json:"outTxHashes"`
-	AmountIn             *string                `json:"amountIn"`
-	AmountOut            *string                `json:"amountOut"`
-	DepositedAmount      *string                `json:"depositedAmount"`
-	RefundedAmount       *string                `json:"refundedAmount"`
-	CreatedAt            string                 `json:"createdAt"`
-	UpdatedAt            string                 `json:"updatedAt"`
-	History              []historyEntry         `json:"history"`
-	ClientReference      *string                `json:"clientReference"`
-}
-
-type historyEntry struct {
-	Seq            int64              `json:"seq"`
-	Status         swapv1.OrderStatus `json:"status"`
-	PreviousStatus *string            `json:"previousStatus"`
-	Reason         *string            `json:"reason"`
-	Substatus      *string            `json:"substatus"`
-	At             string             `json:"at"`
-}
-
-// newOrderRecord renders o for partners.
-func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
+// newOrderRecord renders o for partners (wire.Order). Every field is always present; what the
+// order does not have yet is null (or [] for lists), so clients never need to probe for keys.
+func newOrderRecord(o *swapv1.SwapOrder) wire.Order {
 	st := &o.Status
 	created := o.CreatedAt()
-	rec := orderRecord{
+	rec := wire.Order{
 		ID:                   o.Spec.OrderID,
-		Status:               st.Status,
+		Status:               wire.OrderStatus(st.Status),
 		StatusReason:         optional(st.StatusReason),
-		Substatus:            optional(string(st.Substatus)),
+		Substatus:            optionalEnum[wire.Substatus](st.Substatus),
 		ProviderStatus:       optional(st.ProviderStatus),
-		ProviderID:           o.Spec.ProviderID,
+		ProviderID:           string(o.Spec.ProviderID),
 		OriginAsset:          o.Spec.OriginAsset,
 		DestinationAsset:     o.Spec.DestinationAsset,
 		Amount:               o.Spec.Amount,
-		SwapType:             o.Spec.SwapType,
-		SlippageToleranceBps: o.Spec.SlippageToleranceBps,
+		SwapType:             wire.OrderSwapType(o.Spec.SwapType),
+		SlippageToleranceBps: optionalInt(o.Spec.SlippageToleranceBps),
 		Sender:               o.Spec.Sender,
 		Recipient:            o.Spec.Recipient,
 		RefundTo:             optional(o.Spec.RefundTo),
@@ -73,7 +33,7 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		DepositMemo:          optional(st.DepositMemo),
 		// The provider's binding quote once it issued the address; until then the candidate
 		// the partner accepted (orders from a quote).
-		Quote:           firstNonNil(st.Quote, o.Spec.Quote),
+		Quote:           optionalCandidate(firstNonNil(st.Quote, o.Spec.Quote)),
 		DepositDeadline: optionalTime(st.DepositDeadline),
 		InTxHashes:      nonNil(st.InTxHashes),
 		OutTxHashes:     nonNil(st.OutTxHashes),
@@ -83,24 +43,24 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		RefundedAmount:  optional(st.RefundedAmount),
 		CreatedAt:       preciseTimestamp(created),
 		UpdatedAt:       preciseTimestamp(created),
-		History:         make([]historyEntry, 0, len(st.History)),
+		History:         make([]wire.HistoryEntry, 0, len(st.History)),
 		ClientReference: optional(o.Spec.ClientReference),
 	}
 	// Before the reconciler's first word the order is waiting for its deposit address, which
 	// partners know as PENDING (with depositAddress still null).
 	if rec.Status == "" {
-		rec.Status = swapv1.OrderPending
+		rec.Status = wire.OrderStatus(swapv1.OrderPending)
 	}
 	if rec.SwapType == "" {
-		rec.SwapType = swapv1.ExactInput
+		rec.SwapType = wire.OrderSwapType(swapv1.ExactInput)
 	}
 	for _, h := range st.History {
-		rec.History = append(rec.History, historyEntry{
-			Seq:            h.Seq,
-			Status:         h.Status,
-			PreviousStatus: optional(string(h.PreviousStatus)),
+		rec.History = append(rec.History, wire.HistoryEntry{
+			Seq:            int(h.Seq),
+			Status:         wire.OrderStatus(h.Status),
+			PreviousStatus: optionalEnum[wire.OrderStatus](h.PreviousStatus),
 			Reason:         optional(h.Reason),
-			Substatus:      optional(string(h.Substatus)),
+			Substatus:      optionalEnum[wire.Substatus](h.Substatus),
 			At:             preciseTimestamp(h.At.Time),
 		})
 		if h.At.After(created) {
@@ -108,6 +68,72 @@ func newOrderRecord(o *swapv1.SwapOrder) orderRecord {
 		}
 	}
 	return rec
+}
+
+// wireCandidate is a quote candidate as /v1 shows it (wire.QuoteCandidate): what the candidate
+// does not have is left out.
+func wireCandidate(q swapv1.QuoteCandidate) wire.QuoteCandidate {
+	c := wire.QuoteCandidate{
+		ProviderID:   string(q.ProviderID),
+		QuoteID:      optional(q.QuoteID),
+		AmountIn:     q.AmountIn,
+		AmountOut:    q.AmountOut,
+		MinAmountOut: optional(q.MinAmountOut),
+		MaxAmountIn:  optional(q.MaxAmountIn),
+		ExpiresAt:    optionalTime(q.ExpiresAt),
+	}
+	if len(q.Fees) > 0 {
+		fees := wireFees(q.Fees)
+		c.Fees = &fees
+	}
+	if q.EstimatedTimeSeconds != 0 {
+		c.EstimatedTimeSeconds = new(int(q.EstimatedTimeSeconds))
+	}
+	if l := q.Limits; l != nil {
+		c.Limits = &wire.QuoteLimits{MinAmountIn: optional(l.MinAmountIn), MaxAmountIn: optional(l.MaxAmountIn)}
+	}
+	return c
+}
+
+func optionalCandidate(q *swapv1.QuoteCandidate) *wire.QuoteCandidate {
+	if q == nil {
+		return nil
+	}
+	c := wireCandidate(*q)
+	return &c
+}
+
+func wireCandidates(qs []swapv1.QuoteCandidate) []wire.QuoteCandidate {
+	out := make([]wire.QuoteCandidate, len(qs))
+	for i, q := range qs {
+		out[i] = wireCandidate(q)
+	}
+	return out
+}
+
+// wireFees are fees as /v1 shows them; [] for none.
+func wireFees(fees []swapv1.Fee) []wire.Fee {
+	out := make([]wire.Fee, len(fees))
+	for i, f := range fees {
+		out[i] = wire.Fee{Type: f.Type, Asset: f.Asset, Amount: f.Amount}
+	}
+	return out
+}
+
+// optionalEnum is an optional string enum value in its wire type: nil for "".
+func optionalEnum[T ~string, V ~string](v V) *T {
+	if v == "" {
+		return nil
+	}
+	t := T(v)
+	return &t
+}
+
+func optionalInt(v *int32) *int {
+	if v == nil {
+		return nil
+	}
+	return new(int(*v))
 }
 
 // timestamp is ISO 8601 in UTC with second precision, as the API's timestamps that are not

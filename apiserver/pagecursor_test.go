@@ -11,6 +11,7 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/tokenkeys"
@@ -99,23 +100,23 @@ func TestForgedListingCursorsAre400(t *testing.T) {
 	arch := &countingArchive{memArchive: newMemArchive()}
 	h.srv.opts.Archive = arch
 	for range 3 {
-		decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+		decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	}
-	first := decode[orderPage](t, h.do(req{method: "GET", path: "/v1/orders?limit=1"}), http.StatusOK)
+	first := decode[wire.OrderPage](t, h.do(req{method: "GET", path: "/v1/orders?limit=1"}), http.StatusOK)
 	if first.NextCursor == nil {
 		t.Fatal("no nextCursor after the first of 3 orders")
 	}
 	issued := *first.NextCursor
-	decode[orderPage](t, h.do(req{method: "GET", path: "/v1/orders?limit=1&cursor=" + url.QueryEscape(issued)}), http.StatusOK)
+	decode[wire.OrderPage](t, h.do(req{method: "GET", path: "/v1/orders?limit=1&cursor=" + url.QueryEscape(issued)}), http.StatusOK)
 
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	flip := []byte(issued)
 	flip[len(flip)/2] ^= 1
 	other := newHarness(t)
 	for range 2 {
-		decode[orderRecord](t, other.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+		decode[wire.Order](t, other.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	}
-	foreign := decode[orderPage](t, other.do(req{method: "GET", path: "/v1/orders?limit=1"}), http.StatusOK).NextCursor
+	foreign := decode[wire.OrderPage](t, other.do(req{method: "GET", path: "/v1/orders?limit=1"}), http.StatusOK).NextCursor
 	forged := map[string]string{
 		"year 300000":       b64(`{"t":9999999999999,"id":"ord_x"}`),
 		"NUL in the id":     b64("{\"t\":1700000000,\"id\":\"ord\\u0000x\"}"),

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
@@ -37,21 +38,6 @@ const (
 	reasonNotProbedYet    = "NotProbedYet"
 )
 
-// providerHealth is one provider of GET /v1/providers.
-type providerHealth struct {
-	ProviderID              swapv1.ProviderID          `json:"providerId"`
-	DisplayName             string                     `json:"displayName"`
-	SignsQuotes             bool                       `json:"signsQuotes"`
-	Status                  string                     `json:"status"`
-	Reason                  *string                    `json:"reason"`
-	Since                   *string                    `json:"since"`
-	AssetsUpdatedAt         *string                    `json:"assetsUpdatedAt"`
-	QuoteLatencyMs          *swapv1.LatencyPercentiles `json:"quoteLatencyMs"`
-	DepositAddressLatencyMs *swapv1.LatencyPercentiles `json:"depositAddressLatencyMs"`
-	SuccessRate             *float64                   `json:"successRate"`
-	Window                  string                     `json:"window"`
-}
-
 // GET /v1/providers → every provider with what this installation measured of it in the last
 // hour: the breaker's judgement and probe (RoutingProvider conditions), the controllers' order
 // calls (status.calls) and this replica's quotes.
@@ -60,14 +46,12 @@ func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
 	if err := s.opts.Client.List(r.Context(), &list, client.InNamespace(s.opts.Namespace)); err != nil {
 		return err
 	}
-	out := []providerHealth{}
+	out := wire.Providers{Providers: []wire.ProviderHealth{}}
 	for _, rp := range servingProviders(list.Items) {
 		quotes := s.opts.Calls.Tally(rp.Spec.ProviderID, providermetrics.CallQuote)
-		out = append(out, judgeProvider(rp, quotes))
+		out.Providers = append(out.Providers, judgeProvider(rp, quotes))
 	}
-	return writeJSON(w, http.StatusOK, struct {
-		Providers []providerHealth `json:"providers"`
-	}{out})
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // checkProvider refuses an order naming no provider; the code lists this installation's
@@ -124,18 +108,18 @@ func servesBefore(a, b *swapv1.RoutingProvider) bool {
 // judgeProvider is rp's entry: UNAVAILABLE while it is disabled, not probed, failing its probe
 // or held back by its breaker; DEGRADED while it answers but fewer than degradedBelow of the
 // last hour's calls (the controllers' and this replica's quotes) succeeded; else AVAILABLE.
-func judgeProvider(rp *swapv1.RoutingProvider, quotes callstats.Tally) providerHealth {
-	h := providerHealth{
-		ProviderID:      rp.Spec.ProviderID,
+func judgeProvider(rp *swapv1.RoutingProvider, quotes callstats.Tally) wire.ProviderHealth {
+	h := wire.ProviderHealth{
+		ProviderID:      string(rp.Spec.ProviderID),
 		DisplayName:     cmp.Or(rp.Spec.DisplayName, string(rp.Spec.ProviderID)),
 		SignsQuotes:     registry.SignsQuotes(rp.Spec.Protocol),
 		AssetsUpdatedAt: optionalTime(rp.Status.LastRefresh),
-		QuoteLatencyMs:  callstats.Latency(quotes),
+		QuoteLatencyMs:  wireLatency(callstats.Latency(quotes)),
 		Window:          "1h",
 	}
 	all := quotes
 	if c := rp.Status.Calls; c != nil {
-		h.DepositAddressLatencyMs = c.DepositAddressLatency
+		h.DepositAddressLatencyMs = wireLatency(c.DepositAddressLatency)
 		all.Calls += c.Calls
 		all.Failed += c.Failed
 		if c.FirstFailure != nil && (all.FirstFailure.IsZero() || c.FirstFailure.Time.Before(all.FirstFailure)) {
@@ -168,4 +152,11 @@ func judgeProvider(rp *swapv1.RoutingProvider, quotes callstats.Tally) providerH
 		}
 	}
 	return h
+}
+
+func wireLatency(l *swapv1.LatencyPercentiles) *wire.LatencyPercentiles {
+	if l == nil {
+		return nil
+	}
+	return &wire.LatencyPercentiles{P50: l.P50, P95: l.P95}
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 )
 
@@ -59,7 +60,7 @@ func TestJudgeProvider(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := judgeProvider(tt.rp, tt.quotes)
-			if got.Status != tt.status || deref(got.Reason) != tt.reason || deref(got.Since) != tt.since {
+			if string(got.Status) != tt.status || deref(got.Reason) != tt.reason || deref(got.Since) != tt.since {
 				t.Errorf("status %s reason %q since %q, want %s %q %q", got.Status, deref(got.Reason), deref(got.Since), tt.status, tt.reason, tt.since)
 			}
 			if rate := got.SuccessRate; (rate == nil) != (tt.successRate < 0) || (rate != nil && *rate != tt.successRate) {
@@ -67,13 +68,6 @@ func TestJudgeProvider(t *testing.T) {
 			}
 		})
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func TestProvidersListsEachProviderOnceWithItsMeasurements(t *testing.T) {
@@ -88,7 +82,7 @@ func TestProvidersListsEachProviderOnceWithItsMeasurements(t *testing.T) {
 	h := newHarness(t, b, a, duplicate)
 	h.srv.opts.Calls.Record("route_A", "quote", 40*time.Millisecond, false)
 
-	got := decode[struct{ Providers []providerHealth }](t, h.do(req{method: "GET", path: "/v1/providers"}), http.StatusOK).Providers
+	got := decode[struct{ Providers []wire.ProviderHealth }](t, h.do(req{method: "GET", path: "/v1/providers"}), http.StatusOK).Providers
 	if len(got) != 2 || got[0].ProviderID != "route_A" || got[1].ProviderID != "route_B" {
 		t.Fatalf("providers %+v, want route_A and route_B once each", got)
 	}

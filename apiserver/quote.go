@@ -3,35 +3,26 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
-// quoteResponse is the dry quote answer: every candidate, the best, and per-provider failures.
-type quoteResponse struct {
-	Candidates []swapv1.QuoteCandidate `json:"candidates"`
-	Best       *swapv1.QuoteCandidate  `json:"best"`
-	Errors     []providerError         `json:"errors"`
-}
-
-type providerError struct {
-	ProviderID swapv1.ProviderID `json:"providerId"`
-	Error      apierror.Code     `json:"error"`
-	Detail     string            `json:"detail,omitempty"`
-}
-
-func newQuoteResponse(res routing.Result) quoteResponse {
-	out := quoteResponse{Candidates: res.Candidates, Best: res.Best, Errors: []providerError{}}
-	if out.Candidates == nil {
-		out.Candidates = []swapv1.QuoteCandidate{}
+// newQuoteResponse is the dry quote answer: every candidate, the best, and per-provider
+// failures.
+func newQuoteResponse(res routing.Result) wire.QuoteResponse {
+	out := wire.QuoteResponse{Candidates: wireCandidates(res.Candidates), Errors: []wire.ProviderError{}}
+	if res.Best != nil {
+		out.Best = wireCandidate(*res.Best)
 	}
 	for _, pe := range res.Errors {
 		e := apierror.FromProvider(pe.Err)
-		out.Errors = append(out.Errors, providerError{ProviderID: pe.ProviderID, Error: e.Code, Detail: e.Detail})
+		out.Errors = append(out.Errors, wire.ProviderError{ProviderID: string(pe.ProviderID), Error: string(e.Code), Detail: optional(e.Detail)})
 	}
 	return out
 }
@@ -43,46 +34,47 @@ func newQuoteResponse(res routing.Result) quoteResponse {
 // Both count one quote against the monthly quota when a provider answered (an idempotent
 // replay of a dry:false quote does not: it quotes nothing).
 func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
-	var req quoteRequest
+	var req wire.QuoteRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if err := req.validate(); err != nil {
-		return err
+	f, verr := validateQuote(&req)
+	if verr != nil {
+		return verr
 	}
-	if err := s.checkPair(req.OriginAsset, req.DestinationAsset); err != nil {
+	if err := s.checkPair(f.OriginAsset, f.DestinationAsset); err != nil {
 		return err
 	}
 	p := principal(r.Context())
-	if err := req.resolveFee(p.Partner.Spec.Fees); err != nil {
+	if err := f.resolveFee(p.Partner.Spec.Fees); err != nil {
 		return err
 	}
-	if req.dry() {
-		res, err := s.countedQuote(r.Context(), p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
+	if dryQuote(&req) {
+		res, err := s.countedQuote(r.Context(), p.Partner, f.providerRequest(deref(req.Sender), deref(req.Recipient), deref(req.RefundTo)))
 		if err != nil {
 			return err
 		}
 		if res.Best == nil {
 			return apierror.FromProvider(res.Failure())
 		}
-		s.bindCandidates(p.Partner.Name, req.swapFields, &res)
+		s.bindCandidates(p.Partner.Name, f, &res)
 		return writeJSON(w, http.StatusOK, newQuoteResponse(res))
 	}
 
-	req.Dry = new(bool) // canonical form: explicit false
+	req.FeeBps, req.Dry = f.FeeBps, new(bool) // canonical form: the fee charged, explicit dry:false
 	canonical, _ := json.Marshal(req)
 	order, err := s.openOrder(r, newOrder{
-		swapFields: req.swapFields, sender: req.Sender, recipient: req.Recipient, refundTo: req.RefundTo,
-		clientReference: req.ClientReference, quoteID: req.QuoteID,
+		swapFields: f, sender: deref(req.Sender), recipient: deref(req.Recipient), refundTo: deref(req.RefundTo),
+		clientReference: deref(req.ClientReference), quoteID: deref(req.QuoteID),
 		canonical: append([]byte("POST /v1/quote\n"), canonical...),
 	})
 	if err != nil {
 		return err
 	}
-	return writeOrderAnswer(w, order, map[string]any{
-		"order": newOrderRecord(order),
-		"quote": order.Spec.Quote,
-	})
+	if order.Spec.Quote == nil {
+		return fmt.Errorf("order %s from a quote has no quote", order.Spec.OrderID)
+	}
+	return writeOrderAnswer(w, order, wire.QuoteOrderResponse{Order: newOrderRecord(order), Quote: wireCandidate(*order.Spec.Quote)})
 }
 
 // countedQuote asks the router within partner's monthly quota; the quote counts unless no

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
@@ -147,13 +148,13 @@ func TestQuoteCreatesOrder(t *testing.T) {
 	rec := h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "refundTo", "0x3333333333333333333333333333333333333333"),
 		headers: map[string]string{"Idempotency-Key": "q-1"}})
 	got := decode[struct {
-		Order orderRecord           `json:"order"`
+		Order wire.Order            `json:"order"`
 		Quote swapv1.QuoteCandidate `json:"quote"`
 	}](t, rec, 201)
-	if got.Order.ProviderID != swapv1.ProviderRouteB || got.Quote.ProviderID != swapv1.ProviderRouteB || got.Quote.AmountOut != "950" {
+	if got.Order.ProviderID != string(swapv1.ProviderRouteB) || got.Quote.ProviderID != swapv1.ProviderRouteB || got.Quote.AmountOut != "950" {
 		t.Fatalf("got %+v", got)
 	}
-	if got.Order.DepositAddress == nil || got.Order.Status != swapv1.OrderPending || *got.Order.RefundTo != "0x3333333333333333333333333333333333333333" {
+	if got.Order.DepositAddress == nil || got.Order.Status != wire.OrderStatusPENDING || *got.Order.RefundTo != "0x3333333333333333333333333333333333333333" {
 		t.Errorf("order %+v", got.Order)
 	}
 	var o swapv1.SwapOrder
@@ -167,7 +168,7 @@ func TestQuoteCreatesOrder(t *testing.T) {
 	// The replay returns the same order without quoting again.
 	calls := h.router.callCount()
 	again := decode[struct {
-		Order orderRecord `json:"order"`
+		Order wire.Order `json:"order"`
 	}](t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(false), "refundTo", "0x3333333333333333333333333333333333333333"),
 		headers: map[string]string{"Idempotency-Key": "q-1"}}), 201)
 	if again.Order.ID != got.Order.ID || *again.Order.DepositAddress != *got.Order.DepositAddress || h.router.callCount() != calls {

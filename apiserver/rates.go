@@ -6,22 +6,30 @@ import (
 	"slices"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
-type ratesResponse struct {
-	From     string          `json:"from"`
-	Amount   string          `json:"amount"`
-	SwapType swapv1.SwapType `json:"swapType"`
-	Rates    []rateEntry     `json:"rates"`
+// rateEntry is one target's answer: exactly one of best and error is set.
+type rateEntry struct {
+	To    string
+	Best  *swapv1.QuoteCandidate
+	Error *apierror.Error
 }
 
-// rateEntry has exactly one of best and error set; the other is null.
-type rateEntry struct {
-	To    string                 `json:"to"`
-	Best  *swapv1.QuoteCandidate `json:"best"`
-	Error *apierror.Error        `json:"error"`
+// newRatesResponse is the answer of POST /v1/rates (wire.RatesResponse).
+func newRatesResponse(from, amount string, swapType swapv1.SwapType, entries []rateEntry) wire.RatesResponse {
+	out := wire.RatesResponse{From: from, Amount: amount, SwapType: wire.RatesResponseSwapType(swapType),
+		Rates: make([]wire.RateEntry, 0, len(entries))}
+	for _, e := range entries {
+		rate := wire.RateEntry{To: e.To, Best: optionalCandidate(e.Best)}
+		if e.Error != nil {
+			rate.Error = new(errorBody(e.Error))
+		}
+		out.Rates = append(out.Rates, rate)
+	}
+	return out
 }
 
 // POST /v1/rates → 200 {from, amount, swapType, rates[{to, best|null, error|null}]}. Targets
@@ -30,17 +38,17 @@ type rateEntry struct {
 // a provider fan-out like a quote, unless no provider answered it (502/504). Targets beyond
 // the month's remaining quotes answer error `quota exceeded` (best null) in their entry.
 func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
-	var req ratesRequest
+	var req wire.RatesRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if err := req.validate(); err != nil {
-		return err
+	base, verr := validateRates(&req)
+	if verr != nil {
+		return verr
 	}
 	if _, ok := s.opts.Catalog.Lookup(req.From); !ok {
 		return s.unknownAsset("from", req.From)
 	}
-	base := swapFields{OriginAsset: req.From, Amount: req.Amount, SwapType: req.SwapType, FeeBps: req.FeeBps}
 	if err := base.resolveFee(principal(r.Context()).Partner.Spec.Fees); err != nil {
 		return err
 	}
@@ -90,5 +98,15 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 			entries[i].Error = apierror.FromProvider(res.Failure())
 		}
 	}
-	return writeJSON(w, http.StatusOK, ratesResponse{From: req.From, Amount: req.Amount, SwapType: req.SwapType, Rates: entries})
+	return writeJSON(w, http.StatusOK, newRatesResponse(req.From, req.Amount, base.SwapType, entries))
+}
+
+// errorBody is e as a rate entry carries it: the error answer's body.
+func errorBody(e *apierror.Error) wire.Error {
+	b := wire.Error{Error: wire.ErrorCode(e.Code), Detail: optional(e.Detail), OrderID: optional(e.OrderID),
+		Quote: optionalCandidate(e.Quote)}
+	if u := e.Upstream; u != nil {
+		b.Upstream = &wire.Upstream{Status: u.Status, Path: u.Path}
+	}
+	return b
 }

@@ -7,6 +7,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/receipt"
 )
@@ -30,9 +31,7 @@ func (s *Server) orderReceipt(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, struct {
-		Receipt string `json:"receipt"`
-	}{signed})
+	return writeJSON(w, http.StatusOK, wire.Receipt{Receipt: signed})
 }
 
 // GET /.well-known/jwks.json → the public keys receipts verify with (empty before the first

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/orderid"
@@ -38,14 +39,14 @@ func (h *harness) receipt(id string) string {
 
 // verified checks r against the published key set (fetched without a key) and returns its
 // payload and kid.
-func (h *harness) verified(r string) (receiptPayload, string) {
+func (h *harness) verified(r string) (wire.ReceiptPayload, string) {
 	h.t.Helper()
 	set := decode[jose.JSONWebKeySet](h.t, h.do(req{method: "GET", path: "/.well-known/jwks.json", noAuth: true}), http.StatusOK)
 	raw, err := receipt.Verify(r, set)
 	if err != nil {
 		h.t.Fatalf("the receipt does not verify with the published keys: %v", err)
 	}
-	var p receiptPayload
+	var p wire.ReceiptPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
 		h.t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func settle(o *swapv1.SwapOrder) {
 
 func TestReceiptOfALiveOrderVerifiesAndStatesIt(t *testing.T) {
 	h, _ := receiptHarness(t)
-	o := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	o := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 
 	p, _ := h.verified(h.receipt(o.ID))
 	if p.OrderID != o.ID || p.Partner != "acme" || p.ProviderID != "route_B" || p.Amount != "5000" ||
@@ -83,7 +84,7 @@ func TestReceiptOfALiveOrderVerifiesAndStatesIt(t *testing.T) {
 
 func TestFinalReceiptIsTheSameBytesAlsoFromTheArchive(t *testing.T) {
 	h, arch := receiptHarness(t)
-	o := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	o := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	h.writeStatus(orderid.ObjectName(o.ID), settle)
 
 	first := h.receipt(o.ID)
@@ -107,7 +108,7 @@ func TestFinalReceiptIsTheSameBytesAlsoFromTheArchive(t *testing.T) {
 
 func TestReceiptOfAnotherPartnersOrderIsNotFound(t *testing.T) {
 	h, _ := receiptHarness(t)
-	o := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	o := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	expectError(t, h.do(req{method: "GET", path: "/v1/order/" + o.ID + "/receipt", keyID: globexKey, secret: globexSec}),
 		apierror.OrderNotFound)
 	expectError(t, h.do(req{method: "GET", path: "/v1/order/ord_aaaaaaaaaaaaaaaaaaaaaaaaaa/receipt"}), apierror.OrderNotFound)
@@ -115,7 +116,7 @@ func TestReceiptOfAnotherPartnersOrderIsNotFound(t *testing.T) {
 
 func TestRotatedReceiptKeySignsWhileTheOldOneStillVerifies(t *testing.T) {
 	h, _ := receiptHarness(t)
-	o := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	o := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	before := h.receipt(o.ID)
 	_, oldKid := h.verified(before)
 
@@ -133,7 +134,7 @@ func TestRotatedReceiptKeySignsWhileTheOldOneStillVerifies(t *testing.T) {
 
 func TestReceiptWithoutSigningKeysIsUnavailable(t *testing.T) {
 	h, _ := archiveHarness(t)
-	o := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
+	o := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), http.StatusCreated)
 	expectError(t, h.do(req{method: "GET", path: "/v1/order/" + o.ID + "/receipt"}), apierror.Unavailable)
 	keys := decode[jose.JSONWebKeySet](t, h.do(req{method: "GET", path: "/.well-known/jwks.json", noAuth: true}), http.StatusOK)
 	if len(keys.Keys) != 0 {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/orderid"
@@ -24,9 +25,9 @@ import (
 func createdID(t *testing.T, path string, rec *httptest.ResponseRecorder) string {
 	t.Helper()
 	if path == "/v1/quote" {
-		return decode[struct{ Order orderRecord }](t, rec, http.StatusCreated).Order.ID
+		return decode[struct{ Order wire.Order }](t, rec, http.StatusCreated).Order.ID
 	}
-	return decode[orderRecord](t, rec, http.StatusCreated).ID
+	return decode[wire.Order](t, rec, http.StatusCreated).ID
 }
 
 // A request refused before its order exists reserves neither its clientReference nor its
@@ -124,7 +125,7 @@ func TestAbandonedReservationIsTakenOver(t *testing.T) {
 		t.Fatalf("a fresh reservation answered %v, want 409 naming %s", body, crashed)
 	}
 	arch.age(crashed)
-	id := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: withRef}), http.StatusCreated).ID
+	id := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: withRef}), http.StatusCreated).ID
 	if held := arch.holding("acme", "inv-1"); held.OrderID != id {
 		t.Errorf("the reference is held by %+v, want the new order %s", held, id)
 	}
@@ -160,7 +161,7 @@ func TestAbandonedReservationIsTakenOver(t *testing.T) {
 	idem := map[string]string{"Idempotency-Key": "k-crash"}
 	expectError(t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: idem}), apierror.IdempotencyKeyReused)
 	arch.age(keyed)
-	if got := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: idem}), http.StatusCreated); got.ID != keyed {
+	if got := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody(), headers: idem}), http.StatusCreated); got.ID != keyed {
 		t.Errorf("order %s, want the key's %s", got.ID, keyed)
 	}
 	if n := testutil.ToFloat64(h.srv.metrics.reservationsReleased.WithLabelValues("abandoned")); n != 3 {
@@ -210,7 +211,7 @@ func TestRefusedCreateReleasesItsReservation(t *testing.T) {
 		t.Fatalf("a create that may have succeeded released its reservation: %+v", held)
 	}
 	// Its retry goes on under the reservation; another order cannot take the reference.
-	decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: withRef, headers: idem}), http.StatusCreated)
+	decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: withRef, headers: idem}), http.StatusCreated)
 	decode[map[string]any](t, h.do(req{method: "POST", path: "/v1/order", body: withRef}), http.StatusConflict)
 }
 

@@ -5,24 +5,28 @@ import (
 	"regexp"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider"
 )
 
-// Request bodies and their validation. Validation is pure: it checks shapes and fills
-// defaults; whether an asset is routable is the catalog's question, asked by the handlers.
+// Request bodies and their validation. The bodies are the types generated from the OpenAPI
+// document (package wire); validation reads their shared swap fields out, checks shapes and
+// normalizes the body to the canonical form an Idempotency-Key binds (defaults filled, empty
+// optional fields nil). Validation is pure; whether an asset is routable is the catalog's
+// question, asked by the handlers.
 
-// swapFields are the fields quote, order and rates requests share.
+// swapFields are the fields quote, order and rates requests share, validated.
 type swapFields struct {
-	OriginAsset          string          `json:"originAsset"`
-	DestinationAsset     string          `json:"destinationAsset"`
-	Amount               string          `json:"amount"`
-	SwapType             swapv1.SwapType `json:"swapType,omitempty"`
-	SlippageToleranceBps *int32          `json:"slippageToleranceBps,omitempty"`
+	OriginAsset          string
+	DestinationAsset     string
+	Amount               string
+	SwapType             swapv1.SwapType
+	SlippageToleranceBps *int32
 	// FeeBps is the partner fee of this request in basis points, at most Partner.spec.fees'
 	// maximum; nil takes the partner's configured fee.
-	FeeBps *int32 `json:"feeBps,omitempty"`
+	FeeBps *int32
 	// appFee is the fee resolved against the Partner (resolveFee), nil when none.
 	appFee *provider.AppFee
 }
@@ -79,49 +83,6 @@ func (f *swapFields) resolveFee(fees *swapv1.PartnerFees) *apierror.Error {
 		f.appFee = &provider.AppFee{Bps: bps, Recipient: fees.Recipient}
 	}
 	return nil
-}
-
-// quoteRequest is the body of POST /v1/quote. refundTo is accepted because dry:false creates
-// an order, whose body has it.
-type quoteRequest struct {
-	swapFields
-	Sender    string `json:"sender,omitempty"`
-	Recipient string `json:"recipient,omitempty"`
-	RefundTo  string `json:"refundTo,omitempty"`
-	// Dry defaults to true: without an explicit false the request only previews.
-	Dry *bool `json:"dry,omitempty"`
-	// ClientReference is the partner's own id of the order dry:false creates.
-	ClientReference string `json:"clientReference,omitempty"`
-	// QuoteID binds dry:false to a candidate of an earlier dry quote (its provider and bound).
-	QuoteID string `json:"quoteId,omitempty"`
-}
-
-// orderRequest is the body of POST /v1/order.
-type orderRequest struct {
-	swapFields
-	Sender     string            `json:"sender"`
-	Recipient  string            `json:"recipient"`
-	RefundTo   string            `json:"refundTo,omitempty"`
-	ProviderID swapv1.ProviderID `json:"providerId"`
-	// ClientReference is the partner's own id for the order, unique per partner.
-	ClientReference string `json:"clientReference,omitempty"`
-	// QuoteID binds the order to the dry quote's candidate the user accepted.
-	QuoteID string `json:"quoteId,omitempty"`
-}
-
-// depositRequest is the body of POST /v1/order/{id}/deposit.
-type depositRequest struct {
-	TxHash            string `json:"txHash"`
-	NearSenderAccount string `json:"nearSenderAccount,omitempty"`
-}
-
-// ratesRequest is the body of POST /v1/rates.
-type ratesRequest struct {
-	From     string          `json:"from"`
-	Amount   string          `json:"amount"`
-	Targets  []string        `json:"targets"`
-	SwapType swapv1.SwapType `json:"swapType,omitempty"`
-	FeeBps   *int32          `json:"feeBps,omitempty"`
 }
 
 const (
@@ -227,86 +188,118 @@ func (f *swapFields) validate() *apierror.Error {
 	return nil
 }
 
-// dry reports whether the quote only previews.
-func (q *quoteRequest) dry() bool { return q.Dry == nil || *q.Dry }
+// dryQuote reports whether a quote only previews: dry defaults to true.
+func dryQuote(q *wire.QuoteRequest) bool { return q.Dry == nil || *q.Dry }
 
-func (q *quoteRequest) validate() *apierror.Error {
-	if err := q.swapFields.validate(); err != nil {
-		return err
+// validateQuote checks a POST /v1/quote body, normalizes it and returns its swap fields.
+func validateQuote(q *wire.QuoteRequest) (swapFields, *apierror.Error) {
+	f := swapFields{OriginAsset: q.OriginAsset, DestinationAsset: q.DestinationAsset, Amount: q.Amount,
+		SwapType: swapType(q.SwapType), SlippageToleranceBps: q.SlippageToleranceBps, FeeBps: q.FeeBps}
+	if err := f.validate(); err != nil {
+		return f, err
+	}
+	q.SwapType = optionalEnum[wire.QuoteRequestSwapType](f.SwapType)
+	for _, p := range []**string{&q.Sender, &q.Recipient, &q.RefundTo, &q.ClientReference, &q.QuoteID} {
+		*p = optional(deref(*p))
 	}
 	// A dry quote takes placeholder addresses; an order needs real ones.
-	required := !q.dry()
-	if q.QuoteID != "" && q.dry() {
-		return apierror.Invalid("quoteId", "only with dry:false (a dry quote answers new quoteIds)")
+	required := !dryQuote(q)
+	if q.QuoteID != nil && dryQuote(q) {
+		return f, apierror.Invalid("quoteId", "only with dry:false (a dry quote answers new quoteIds)")
 	}
-	if err := checkQuoteID(q.QuoteID); err != nil {
-		return err
+	if err := checkQuoteID(deref(q.QuoteID)); err != nil {
+		return f, err
 	}
-	if err := checkText("sender", q.Sender, required, maxAddressLen); err != nil {
-		return err
+	if err := checkText("sender", deref(q.Sender), required, maxAddressLen); err != nil {
+		return f, err
 	}
-	if err := checkText("recipient", q.Recipient, required, maxAddressLen); err != nil {
-		return err
+	if err := checkText("recipient", deref(q.Recipient), required, maxAddressLen); err != nil {
+		return f, err
 	}
-	return checkText("refundTo", q.RefundTo, false, maxAddressLen)
+	return f, checkText("refundTo", deref(q.RefundTo), false, maxAddressLen)
 }
 
-func (o *orderRequest) validate() *apierror.Error {
-	if err := o.swapFields.validate(); err != nil {
-		return err
+// validateOrder checks a POST /v1/order body, normalizes it and returns its swap fields.
+func validateOrder(o *wire.OrderRequest) (swapFields, *apierror.Error) {
+	f := swapFields{OriginAsset: o.OriginAsset, DestinationAsset: o.DestinationAsset, Amount: o.Amount,
+		SwapType: swapType(o.SwapType), SlippageToleranceBps: o.SlippageToleranceBps, FeeBps: o.FeeBps}
+	if err := f.validate(); err != nil {
+		return f, err
 	}
-	if err := checkQuoteID(o.QuoteID); err != nil {
-		return err
+	o.SwapType = optionalEnum[wire.OrderRequestSwapType](f.SwapType)
+	for _, p := range []**string{&o.RefundTo, &o.ClientReference, &o.QuoteID} {
+		*p = optional(deref(*p))
+	}
+	if err := checkQuoteID(deref(o.QuoteID)); err != nil {
+		return f, err
 	}
 	if err := checkText("sender", o.Sender, true, maxAddressLen); err != nil {
-		return err
+		return f, err
 	}
 	if err := checkText("recipient", o.Recipient, true, maxAddressLen); err != nil {
-		return err
+		return f, err
 	}
-	if err := checkText("refundTo", o.RefundTo, false, maxAddressLen); err != nil {
-		return err
+	if err := checkText("refundTo", deref(o.RefundTo), false, maxAddressLen); err != nil {
+		return f, err
 	}
-	if o.ProviderID != "" && !providerIDPattern.MatchString(string(o.ProviderID)) {
-		return apierror.Invalid("providerId", "must be the providerId of a candidate from the dry quote")
+	if o.ProviderID != "" && !providerIDPattern.MatchString(o.ProviderID) {
+		return f, apierror.Invalid("providerId", "must be the providerId of a candidate from the dry quote")
 	}
-	return nil
+	return f, nil
 }
 
 var providerIDPattern = regexp.MustCompile(swapv1.ProviderIDPattern)
 
-func (d *depositRequest) validate() *apierror.Error {
+func validateDeposit(d *wire.DepositRequest) *apierror.Error {
 	if d.TxHash == "" {
 		return apierror.New(apierror.MissingTxHash, "")
 	}
 	if err := checkText("txHash", d.TxHash, true, maxTxHashLen); err != nil {
 		return err
 	}
-	return checkText("nearSenderAccount", d.NearSenderAccount, false, maxNearAcctLen)
+	return checkText("nearSenderAccount", deref(d.NearSenderAccount), false, maxNearAcctLen)
 }
 
-func (q *ratesRequest) validate() *apierror.Error {
+// validateRates checks a POST /v1/rates body and returns its swap fields (no destination:
+// each target is one).
+func validateRates(q *wire.RatesRequest) (swapFields, *apierror.Error) {
+	f := swapFields{OriginAsset: q.From, Amount: q.Amount, SwapType: swapType(q.SwapType), FeeBps: q.FeeBps}
 	if err := checkAssetID("from", q.From); err != nil {
-		return err
+		return f, err
 	}
 	if err := checkAmount("amount", q.Amount); err != nil {
-		return err
+		return f, err
 	}
-	if err := checkSwapType(&q.SwapType); err != nil {
-		return err
+	if err := checkSwapType(&f.SwapType); err != nil {
+		return f, err
 	}
 	if b := q.FeeBps; b != nil && (*b < 0 || *b > maxSlippageBps) {
-		return apierror.Invalid("feeBps", "must be between 0 and 10000")
+		return f, apierror.Invalid("feeBps", "must be between 0 and 10000")
 	}
 	if len(q.Targets) < 1 || len(q.Targets) > maxRateTargets {
-		return apierror.Invalid("targets", "must list 1 to 50 asset ids")
+		return f, apierror.Invalid("targets", "must list 1 to 50 asset ids")
 	}
 	for _, t := range q.Targets {
 		if t == "" {
-			return apierror.Invalid("targets", "must not contain empty asset ids")
+			return f, apierror.Invalid("targets", "must not contain empty asset ids")
 		}
 	}
-	return nil
+	return f, nil
+}
+
+// swapType is a request's optional swapType; "" when absent (checkSwapType fills the default).
+func swapType[T ~string](v *T) swapv1.SwapType {
+	if v == nil {
+		return ""
+	}
+	return swapv1.SwapType(*v)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // maxQuoteIDLen bounds quoteId (the CRD's bound on quote.quoteId).

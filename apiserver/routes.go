@@ -2,13 +2,16 @@ package apiserver
 
 import (
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
 // route is one endpoint. The table below is the single source for the mux, the request log's
-// route label and the OpenAPI completeness test.
+// route label and the OpenAPI completeness test. The error codes a route can answer are its
+// operation's in the OpenAPI source (documentedErrors, generated from x-errors).
 type route struct {
 	method string
 	path   string
@@ -18,62 +21,49 @@ type route struct {
 	// the key's headers.
 	streamToken bool
 	handle      func(s *Server, w http.ResponseWriter, r *http.Request) error
-	// errors are the codes the handler itself can answer; codes every authenticated or POST
-	// route can answer are added by codes().
-	errors []apierror.Code
 }
 
 func (rt route) pattern() string { return rt.method + " " + rt.path }
 
-// codes is every error code the route can answer.
-func (rt route) codes() []apierror.Code {
-	out := []apierror.Code{apierror.Internal}
-	if !rt.public {
-		out = append(out, apierror.Unauthorized, apierror.OriginNotAllowed, apierror.RateLimitExceeded)
+// documentedError is an error the OpenAPI source lists for an operation, with the status of
+// its response: a code, or the pattern of a code whose text depends on the installation.
+type documentedError struct {
+	status  int
+	code    apierror.Code
+	pattern *regexp.Regexp
+}
+
+func (d documentedError) matches(c apierror.Code) bool {
+	if d.pattern != nil {
+		return d.pattern.MatchString(string(c))
 	}
-	if rt.method == http.MethodPost {
-		out = append(out, apierror.BodyTooLarge, apierror.InvalidRequest)
-	}
-	return append(out, rt.errors...)
+	return d.code == c
+}
+
+// documents reports whether the route's operation lists code (under any status).
+func (rt route) documents(code apierror.Code) bool {
+	return slices.ContainsFunc(documentedErrors[rt.pattern()], func(d documentedError) bool { return d.matches(code) })
 }
 
 // routerCodes are answered by the router itself for requests that match no route.
 var routerCodes = []apierror.Code{apierror.NotFound, apierror.MethodNotAllowed}
 
 var routeTable = []route{
-	{method: "GET", path: "/v1/assets", handle: (*Server).listAssets,
-		errors: []apierror.Code{apierror.InvalidRequest}},
-	{method: "POST", path: "/v1/quote", handle: (*Server).quote,
-		errors: []apierror.Code{apierror.UnknownAsset, apierror.UnsupportedPair, apierror.AmountTooLow,
-			apierror.AmountTooHigh, apierror.UpstreamTimeout, apierror.UpstreamError, apierror.QuotaExceeded,
-			apierror.IdempotencyKeyReused, apierror.ClientReferenceInUse, apierror.ArchiveUnavailable,
-			apierror.QuoteExpired, apierror.QuoteChanged, apierror.QuoteMismatch, apierror.Unavailable, apierror.AddressNotAllowed}},
-	{method: "POST", path: "/v1/order", handle: (*Server).createOrder,
-		errors: []apierror.Code{apierror.ProviderIDRequired, apierror.UnknownAsset, apierror.UnsupportedPair,
-			apierror.AmountTooLow, apierror.AmountTooHigh, apierror.UpstreamTimeout, apierror.UpstreamError,
-			apierror.IdempotencyKeyReused, apierror.ClientReferenceInUse, apierror.ArchiveUnavailable,
-			apierror.QuoteExpired, apierror.QuoteChanged, apierror.QuoteMismatch, apierror.Unavailable, apierror.AddressNotAllowed}},
-	{method: "GET", path: "/v1/order/{id}", handle: (*Server).getOrder,
-		errors: []apierror.Code{apierror.OrderNotFound, apierror.ArchiveUnavailable}},
-	{method: "GET", path: "/v1/order/{id}/receipt", handle: (*Server).orderReceipt,
-		errors: []apierror.Code{apierror.OrderNotFound, apierror.ArchiveUnavailable, apierror.Unavailable}},
-	{method: "GET", path: "/v1/orders", handle: (*Server).listOrders,
-		errors: []apierror.Code{apierror.InvalidRequest, apierror.ArchiveUnavailable}},
-	{method: "POST", path: "/v1/order/{id}/deposit", handle: (*Server).submitDeposit,
-		errors: []apierror.Code{apierror.MissingTxHash, apierror.OrderNotFound, apierror.OrderTerminal, apierror.ArchiveUnavailable, apierror.Unavailable}},
-	{method: "POST", path: "/v1/rates", handle: (*Server).rates,
-		errors: []apierror.Code{apierror.UnknownAsset, apierror.QuotaExceeded, apierror.UpstreamTimeout, apierror.UpstreamError}},
-	{method: "GET", path: "/v1/swappable-targets", handle: (*Server).swappableTargets,
-		errors: []apierror.Code{apierror.InvalidRequest, apierror.UnknownAsset, apierror.UpstreamTimeout, apierror.UpstreamError}},
-	{method: "GET", path: "/v1/webhooks/deliveries", handle: (*Server).listDeliveries,
-		errors: []apierror.Code{apierror.InvalidRequest, apierror.OrderNotFound}},
-	{method: "POST", path: "/v1/webhooks/deliveries/{eventId}/redeliver", handle: (*Server).redeliver,
-		errors: []apierror.Code{apierror.NotFound}},
+	{method: "GET", path: "/v1/assets", handle: (*Server).listAssets},
+	{method: "POST", path: "/v1/quote", handle: (*Server).quote},
+	{method: "POST", path: "/v1/order", handle: (*Server).createOrder},
+	{method: "GET", path: "/v1/order/{id}", handle: (*Server).getOrder},
+	{method: "GET", path: "/v1/order/{id}/receipt", handle: (*Server).orderReceipt},
+	{method: "GET", path: "/v1/orders", handle: (*Server).listOrders},
+	{method: "POST", path: "/v1/order/{id}/deposit", handle: (*Server).submitDeposit},
+	{method: "POST", path: "/v1/rates", handle: (*Server).rates},
+	{method: "GET", path: "/v1/swappable-targets", handle: (*Server).swappableTargets},
+	{method: "GET", path: "/v1/webhooks/deliveries", handle: (*Server).listDeliveries},
+	{method: "POST", path: "/v1/webhooks/deliveries/{eventId}/redeliver", handle: (*Server).redeliver},
 	{method: "GET", path: "/v1/usage", handle: (*Server).usage},
 	{method: "GET", path: "/v1/providers", handle: (*Server).listProviders},
 	{method: "GET", path: "/.well-known/jwks.json", public: true, handle: (*Server).receiptKeys},
-	{method: "GET", path: "/v1/events", streamToken: true, handle: (*Server).events,
-		errors: []apierror.Code{apierror.InvalidRequest, apierror.ArchiveUnavailable, apierror.Unavailable}},
+	{method: "GET", path: "/v1/events", streamToken: true, handle: (*Server).events},
 	{method: "POST", path: "/v1/events/token", handle: (*Server).issueEventToken},
 	{method: "GET", path: "/v1/openapi.json", public: true, handle: (*Server).openAPI},
 	{method: "GET", path: "/healthz", public: true, handle: (*Server).healthz},

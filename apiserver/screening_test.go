@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/screening"
 )
@@ -79,7 +80,7 @@ func TestScreeningBlocks(t *testing.T) {
 		t.Fatalf("dry quote with a listed sender: %d %s", rec.Code, rec.Body)
 	}
 	// A clean order goes through and keeps the decision: source and list version.
-	got := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+	got := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
 	rec := h.order(got.ID).Spec.Screening
 	if rec == nil || rec.Outcome != swapv1.ScreeningClear || len(rec.Sources) != 1 || rec.Sources[0].Name != screening.SourceOFAC ||
 		!strings.HasPrefix(rec.Sources[0].Version, "2026-03-01 sha256:") || len(rec.Matches) != 0 {
@@ -96,8 +97,8 @@ func TestScreeningHoldsForReview(t *testing.T) {
 		}
 	})
 	rec := h.do(req{method: "POST", path: "/v1/order", body: with(orderBody(), "refundTo", listedAddress)})
-	got := decode[orderRecord](t, rec, 202)
-	if got.Status != swapv1.OrderPending || got.Substatus == nil || *got.Substatus != "HELD_FOR_REVIEW" || got.DepositAddress != nil {
+	got := decode[wire.Order](t, rec, 202)
+	if got.Status != wire.OrderStatusPENDING || got.Substatus == nil || *got.Substatus != "HELD_FOR_REVIEW" || got.DepositAddress != nil {
 		t.Fatalf("held order answered %s", rec.Body)
 	}
 	if rec.Header().Get("Location") != "/v1/order/"+got.ID {
@@ -154,7 +155,7 @@ func TestScreeningWithoutAUsableList(t *testing.T) {
 			if err := h.client.Update(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}
-			got := decode[orderRecord](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
+			got := decode[wire.Order](t, h.do(req{method: "POST", path: "/v1/order", body: orderBody()}), 201)
 			sc := h.order(got.ID).Spec.Screening
 			if sc == nil || sc.Outcome != swapv1.ScreeningFailedOpen || len(sc.Sources) != 1 ||
 				!strings.HasPrefix(sc.Sources[0].Unavailable, "the sanctions list is "+tt.state) {

@@ -5,39 +5,21 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/apiserver/internal/wire"
 	"github.com/swaprouter/swaprouter/internal/quota"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 )
 
-// usageRecord is GET /v1/usage: where the caller stands against its limits.
-type usageRecord struct {
-	RequestsPerMinute requestsUsage `json:"requestsPerMinute"`
-	Quotes            quotesUsage   `json:"quotes"`
-}
-
-type requestsUsage struct {
-	Limit     int    `json:"limit"`
-	Remaining int    `json:"remaining"`
-	ResetAt   string `json:"resetAt"`
-}
-
-type quotesUsage struct {
-	Month string `json:"month"`
-	Used  int64  `json:"used"`
-	// Limit is null when the partner has no monthly cap.
-	Limit   *int64 `json:"limit"`
-	ResetAt string `json:"resetAt"`
-}
-
-func newUsageRecord(p *swapv1.Partner, rate ratelimit.Decision, quotesUsed int64, now time.Time) usageRecord {
-	rec := usageRecord{
-		RequestsPerMinute: requestsUsage{Limit: rate.Limit, Remaining: rate.Remaining, ResetAt: timestamp(time.Unix(rate.ResetUnix(), 0))},
-		Quotes: quotesUsage{Month: quota.Month(now), Used: quotesUsed,
+// newUsageRecord is GET /v1/usage: where the caller stands against its limits.
+func newUsageRecord(p *swapv1.Partner, rate ratelimit.Decision, quotesUsed int64, now time.Time) wire.Usage {
+	rec := wire.Usage{
+		RequestsPerMinute: wire.RequestsUsage{Limit: rate.Limit, Remaining: rate.Remaining, ResetAt: timestamp(time.Unix(rate.ResetUnix(), 0))},
+		Quotes: wire.QuotesUsage{Month: quota.Month(now), Used: quotesUsed,
 			ResetAt: timestamp(now.Add(quota.UntilNextMonth(now)))},
 	}
 	if p.Spec.MonthlyQuoteQuota > 0 {
-		limit := p.Spec.MonthlyQuoteQuota
-		rec.Quotes.Limit = &limit
+		// Null when the partner has no monthly cap.
+		rec.Quotes.Limit = new(p.Spec.MonthlyQuoteQuota)
 	}
 	return rec
 }

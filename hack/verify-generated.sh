@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when the generated files (deepcopy, CRDs, RBAC, apiserver/openapi.json, the /v1 Go client,
+# Fails when the generated files (deepcopy, CRDs, RBAC, apiserver/openapi.json, the routes' error lists, the server's wire types, the /v1 Go client,
 # the TypeScript SDK's types) differ from what controller-gen, hack/openapigen, oapi-codegen and
 # openapi-typescript make from the current markers and apiserver/openapi-source.yaml, when Go
 # files need gofmt, or when `go mod tidy` would change go.mod or go.sum. Compares against the working tree, so fresh uncommitted changes pass; stale
@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-snapshot() { find api config/crd config/rbac pkg/client apiserver/openapi.json sdk/typescript/src/generated -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum; }
+snapshot() { find api config/crd config/rbac pkg/client apiserver/openapi.json apiserver/zz_generated.errors.go apiserver/internal/wire sdk/typescript/src/generated -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum; }
 
 before="$(snapshot)"
 make --no-print-directory generate manifests >/dev/null

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -20,10 +21,22 @@ const (
 	keyErrors          = "x-errors"           // on a response: the error codes of its JSON error body
 )
 
+// orderHint numbers a schema's properties in the order the source states them: oapi-codegen
+// sorts struct fields by name otherwise, and the server's generated types would write JSON
+// in another order than the document (and than the answers of earlier versions).
+const orderHint = "x-order"
+
+// goTypeHint tells oapi-codegen the Go type of an error field whose codes are a union (a
+// fixed list and patterns): it would make a JSON union type of it otherwise.
+const goTypeHint = "x-go-type"
+
 var directiveKeys = []string{keyStandardHeaders, keyPreflight, keySharedResponses, keyHead, keyErrors}
 
 // errorSchemaRef is the JSON body of every error answer; x-errors narrows its `error` field.
 const errorSchemaRef = "#/components/schemas/Error"
+
+// codeSchemaPrefix is where x-errors finds a code whose text is a pattern (a $ref entry).
+const codeSchemaPrefix = "#/components/schemas/"
 
 // statedMethods are the methods the source writes operations for, in the order that picks the
 // operation a path's preflight is named after. HEAD and OPTIONS are derived.
@@ -44,8 +57,30 @@ func (r headerRule) appliesTo(status string) bool {
 	return !slices.Contains(r.ExceptStatuses, status)
 }
 
+// documentedError is one x-errors entry of a stated operation's response: a code with a fixed
+// text, or the pattern of a code whose text depends on the installation.
+type documentedError struct {
+	Status  int
+	Code    string
+	Pattern string
+}
+
+// operationErrors are the documented errors of one stated operation, named by its route
+// pattern ("POST /v1/order").
+type operationErrors struct {
+	Route  string
+	Errors []documentedError
+}
+
+// expansion is what expand makes: the document, and every stated operation's errors.
+type expansion struct {
+	document   []byte
+	operations []operationErrors
+}
+
 type expander struct {
 	doc             *object
+	operations      []operationErrors
 	standardHeaders []headerRule
 	preflightPrefix string
 	preflight       *object // the CORS preflight (OPTIONS) of every path under preflightPrefix
@@ -56,14 +91,21 @@ type expander struct {
 //   - an operation's responses are written out in full: a $ref (to x-responses or
 //     components.responses) becomes a copy of its target, because the standard headers differ
 //     per operation;
-//   - `x-errors: [codes]` on a response becomes the JSON error body whose `error` is one of codes;
+//   - `x-errors: [codes]` on a response becomes the JSON error body whose `error` is one of codes
+//     (an entry {$ref: #/components/schemas/NAME} names a code schema with a pattern), and the
+//     stated operations' errors are kept for the Go table (goErrorTable);
 //   - each x-standard-headers rule adds its headers, before the response's own, to the responses
 //     of operations that take a key (security not []);
 //   - every GET gets its HEAD twin (headOf) after it, every path under the preflight prefix its
-//     OPTIONS (preflightOf) last.
-func expand(source []byte) ([]byte, error) {
+//     OPTIONS (preflightOf) last;
+//   - every schema property gets x-order, its place in the source (numberProperties).
+func expand(source []byte) (*expansion, error) {
 	doc, err := decode(source)
 	if err != nil {
+		return nil, err
+	}
+	// Before the expansion, which adds error bodies whose one property needs no place.
+	if err := numberProperties(doc); err != nil {
 		return nil, err
 	}
 	e := &expander{doc: doc}
@@ -79,7 +121,11 @@ func expand(source []byte) ([]byte, error) {
 	if where := leftoverDirective(doc, ""); where != "" {
 		return nil, fmt.Errorf("%s: a directive where none is read", where)
 	}
-	return encode(doc)
+	out, err := encode(doc)
+	if err != nil {
+		return nil, err
+	}
+	return &expansion{document: out, operations: e.operations}, nil
 }
 
 func decode(source []byte) (*object, error) {
@@ -179,9 +225,11 @@ func (e *expander) expandPath(path string, item *object) error {
 		if !ok {
 			return fmt.Errorf("%s is not a mapping", method)
 		}
-		if err := e.expandResponses(op); err != nil {
+		documented, err := e.expandResponses(op)
+		if err != nil {
 			return fmt.Errorf("%s: %w", method, err)
 		}
+		e.operations = append(e.operations, operationErrors{Route: strings.ToUpper(method) + " " + path, Errors: documented})
 		if first == nil {
 			first = op
 		}
@@ -207,23 +255,40 @@ func (e *expander) expandPath(path string, item *object) error {
 	return nil
 }
 
-func (e *expander) expandResponses(op *object) error {
+// expandResponses writes out op's responses and returns the errors they document.
+func (e *expander) expandResponses(op *object) ([]documentedError, error) {
 	responses, ok := op.get("responses").(*object)
 	if !ok {
-		return errors.New("no responses")
+		return nil, errors.New("no responses")
 	}
 	keyed := e.takesKey(op)
+	var documented []documentedError
 	for _, status := range responses.keys {
-		resp, err := e.resolve(responses.get(status))
+		resp, errs, err := e.resolve(responses.get(status))
 		if err == nil && keyed {
 			err = e.attachStandardHeaders(resp, status)
 		}
+		if err == nil && len(errs) > 0 {
+			documented, err = appendDocumented(documented, status, errs)
+		}
 		if err != nil {
-			return fmt.Errorf("response %s: %w", status, err)
+			return nil, fmt.Errorf("response %s: %w", status, err)
 		}
 		responses.set(status, resp)
 	}
-	return nil
+	return documented, nil
+}
+
+func appendDocumented(documented []documentedError, status string, errs []documentedError) ([]documentedError, error) {
+	code, err := strconv.Atoi(status)
+	if err != nil {
+		return nil, fmt.Errorf("%s on a response whose status %q is no number", keyErrors, status)
+	}
+	for _, d := range errs {
+		d.Status = code
+		documented = append(documented, d)
+	}
+	return documented, nil
 }
 
 // takesKey reports whether the operation's security (its own, else the document's) asks for a
@@ -237,20 +302,21 @@ func (e *expander) takesKey(op *object) bool {
 	return len(s) > 0
 }
 
-// resolve is the response written out in full.
-func (e *expander) resolve(r any) (*object, error) {
+// resolve is the response written out in full, and the errors its x-errors listed.
+func (e *expander) resolve(r any) (*object, []documentedError, error) {
 	resp, ok := r.(*object)
 	if !ok {
-		return nil, errors.New("not a mapping")
+		return nil, nil, errors.New("not a mapping")
 	}
 	if ref, ok := resp.get("$ref").(string); ok {
 		target, err := e.responseAt(ref)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		resp = clone(target).(*object)
 	}
-	return resp, expandErrors(resp)
+	errs, err := e.expandErrors(resp)
+	return resp, errs, err
 }
 
 func (e *expander) responseAt(ref string) (*object, error) {
@@ -270,24 +336,67 @@ func (e *expander) responseAt(ref string) (*object, error) {
 	return resp, nil
 }
 
-// expandErrors turns `x-errors: [codes]` into the JSON error body whose `error` is one of
-// codes, a typed string enum (code generators make an untyped enum interface{}).
-func expandErrors(resp *object) error {
+// expandErrors turns `x-errors: [codes]` into the JSON error body whose `error` is one of codes,
+// a typed string enum (code generators make an untyped enum interface{}). A {$ref} entry names
+// a code schema whose text is a pattern (the list of an installation's providers, say): then
+// `error` is any of the enum and those schemas, and a Go type hint keeps it a plain string.
+func (e *expander) expandErrors(resp *object) ([]documentedError, error) {
 	if !resp.has(keyErrors) {
-		return nil
+		return nil, nil
 	}
-	codes, _ := resp.get(keyErrors).([]any)
-	if len(codes) == 0 {
-		return fmt.Errorf("%s is not a list of error codes", keyErrors)
+	entries, _ := resp.get(keyErrors).([]any)
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("%s is not a list of error codes", keyErrors)
 	}
 	if resp.has("content") {
-		return fmt.Errorf("both %s and content", keyErrors)
+		return nil, fmt.Errorf("both %s and content", keyErrors)
+	}
+	var (
+		codes, patterns []any
+		documented      []documentedError
+	)
+	for _, entry := range entries {
+		if code, ok := entry.(string); ok {
+			codes = append(codes, code)
+			documented = append(documented, documentedError{Code: code})
+			continue
+		}
+		ref, pattern, err := e.codeSchema(entry)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", keyErrors, err)
+		}
+		patterns = append(patterns, obj("$ref", ref))
+		documented = append(documented, documentedError{Pattern: pattern})
+	}
+	field := obj("type", "string", "enum", codes)
+	switch {
+	case len(patterns) > 0 && len(codes) == 0:
+		field = obj("anyOf", patterns, goTypeHint, "string")
+	case len(patterns) > 0:
+		field = obj("anyOf", append([]any{field}, patterns...), goTypeHint, "string")
 	}
 	resp.replace(keyErrors, "content", obj("application/json", obj("schema", obj(
 		"allOf", []any{obj("$ref", errorSchemaRef)},
-		"properties", obj("error", obj("type", "string", "enum", codes)),
+		"properties", obj("error", field),
 	))))
-	return nil
+	return documented, nil
+}
+
+// codeSchema checks an x-errors entry that is no code: {$ref} to a string schema with a
+// pattern, which it returns.
+func (e *expander) codeSchema(entry any) (ref, pattern string, err error) {
+	o, _ := entry.(*object)
+	ref, _ = o.get("$ref").(string)
+	name, ok := strings.CutPrefix(ref, codeSchemaPrefix)
+	if !ok || len(o.fields()) != 1 {
+		return "", "", fmt.Errorf("%v is neither a code nor {$ref: %sNAME}", entry, codeSchemaPrefix)
+	}
+	schema, _ := lookup(e.doc, "components", "schemas", name).(*object)
+	pattern, _ = schema.get("pattern").(string)
+	if schema.get("type") != "string" || pattern == "" {
+		return "", "", fmt.Errorf("%s is no string schema with a pattern", ref)
+	}
+	return ref, pattern, nil
 }
 
 func (e *expander) attachStandardHeaders(resp *object, status string) error {
@@ -371,8 +480,40 @@ func (e *expander) expandComponentResponses() error {
 		if !ok {
 			return fmt.Errorf("components.responses.%s is not a mapping", name)
 		}
-		if err := expandErrors(resp); err != nil {
+		if _, err := e.expandErrors(resp); err != nil {
 			return fmt.Errorf("components.responses.%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// numberProperties gives every property of every schema its place in the source (x-order,
+// from 1), so that generated types keep the document's field order.
+func numberProperties(v any) error {
+	switch v := v.(type) {
+	case *object:
+		if props, ok := v.get("properties").(*object); ok {
+			for i, name := range props.keys {
+				prop, ok := props.get(name).(*object)
+				if !ok {
+					return fmt.Errorf("property %s is not a schema", name)
+				}
+				if prop.has(orderHint) {
+					return fmt.Errorf("property %s states %s, which the expansion numbers", name, orderHint)
+				}
+				prop.set(orderHint, i+1)
+			}
+		}
+		for _, k := range v.keys {
+			if err := numberProperties(v.get(k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := numberProperties(x); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -90,10 +90,11 @@ components:
 // expandJSON expands the source and reads the JSON back with its key order (JSON is YAML).
 func expandJSON(t *testing.T, source string) *object {
 	t.Helper()
-	out, err := expand([]byte(source))
+	x, err := expand([]byte(source))
 	if err != nil {
 		t.Fatalf("expand: %v", err)
 	}
+	out := x.document
 	if !json.Valid(out) {
 		t.Fatalf("output is no JSON:\n%s", out)
 	}
@@ -160,6 +161,67 @@ func TestExpandWritesOutResponsesWithStandardHeaders(t *testing.T) {
 		"MethodNotAllowed": {"description": "Wrong method.", "content": `+errorBody("method not allowed")+`,
 			"headers": {"Allow": {"schema": {"type": "string"}}}}
 	}`)
+}
+
+// Properties are numbered in the source's order, for generators that would sort them.
+func TestExpandNumbersProperties(t *testing.T) {
+	doc := expandJSON(t, tinySource)
+	assertJSON(t, "Thing", lookup(doc, "components", "schemas", "Thing"), `{"type": "object", "properties": {
+		"zeta": {"type": "string", "x-order": 1}, "alpha": {"type": "string", "x-order": 2}}}`)
+}
+
+// withCodePattern is the tiny source whose 429 also lists a code schema with a pattern.
+var withCodePattern = strings.NewReplacer(
+	"          x-errors: [rate limit exceeded]\n", "          x-errors: [rate limit exceeded, {$ref: '#/components/schemas/Busy'}]\n",
+	"  schemas:\n", "  schemas:\n    Busy: {type: string, pattern: '^busy \\(.+\\)$'}\n",
+).Replace(tinySource)
+
+// A {$ref} entry of x-errors makes `error` any of the codes and the pattern's schema, with a
+// Go type hint so that generators keep it a string.
+func TestExpandErrorsWithACodePattern(t *testing.T) {
+	doc := expandJSON(t, withCodePattern)
+	assertJSON(t, "429 error field", lookup(doc, "paths", "/v1/things/{id}", "get", "responses", "429", "content",
+		"application/json", "schema", "properties", "error"), `{
+		"anyOf": [{"type": "string", "enum": ["rate limit exceeded"]}, {"$ref": "#/components/schemas/Busy"}],
+		"x-go-type": "string"
+	}`)
+}
+
+// Every stated operation's errors are kept, by route pattern and status, in the order the
+// document lists them, and become the Go table.
+func TestExpandKeepsTheOperationsErrors(t *testing.T) {
+	x, err := expand([]byte(withCodePattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []operationErrors{
+		{Route: "GET /v1/things/{id}", Errors: []documentedError{
+			{Status: 401, Code: "unauthorized"},
+			{Status: 429, Code: "rate limit exceeded"},
+			{Status: 429, Pattern: `^busy \(.+\)$`},
+			{Status: 500, Code: "internal error"},
+		}},
+		{Route: "GET /healthz", Errors: []documentedError{{Status: 500, Code: "internal error"}}},
+	}
+	if !reflect.DeepEqual(x.operations, want) {
+		t.Fatalf("operations %+v\nwant %+v", x.operations, want)
+	}
+	table, err := goErrorTable("apiserver", "openapi-source.yaml", x.operations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"package apiserver\n",
+		"import \"regexp\"\n",
+		`	"GET /v1/things/{id}": {` + "\n",
+		"		{status: 429, code: \"rate limit exceeded\"},\n",
+		"		{status: 429, pattern: regexp.MustCompile(\"^busy \\\\(.+\\\\)$\")},\n",
+		`	"GET /healthz": {` + "\n",
+	} {
+		if !strings.Contains(string(table), line) {
+			t.Errorf("the table lacks %q:\n%s", line, table)
+		}
+	}
 }
 
 // HEAD is the GET without bodies: same parameters, tags and response headers, named by rule.
@@ -239,6 +301,10 @@ func TestExpandRejects(t *testing.T) {
 		{"a misspelt rule field", "exceptStatuses:", "exceptStatus:", `unknown field "exceptStatus"`},
 		{"a directive where none is read", "      summary: Liveness\n", "      summary: Liveness\n      x-errors: [oops]\n", ".paths./healthz.get.x-errors"},
 		{"a key stated twice", "      summary: Liveness\n", "      summary: Liveness\n      summary: Alive\n", "summary stated twice"},
+		{"an x-errors entry that is no code", "x-errors: [rate limit exceeded]", "x-errors: [{code: 1}]", "is neither a code nor"},
+		{"an x-errors entry naming a schema without pattern", "x-errors: [rate limit exceeded]",
+			"x-errors: [{$ref: '#/components/schemas/Thing'}]", "#/components/schemas/Thing is no string schema with a pattern"},
+		{"a property with its own x-order", "zeta: {type: string}", "zeta: {type: string, x-order: 9}", "zeta states x-order"},
 		{"both x-errors and content", "          x-errors: [rate limit exceeded]\n",
 			"          x-errors: [rate limit exceeded]\n          content: {}\n", "both x-errors and content"},
 	} {

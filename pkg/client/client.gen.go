@@ -56,7 +56,6 @@ const (
 	ErrorCodeOrderAlreadyInTerminalState        ErrorCode = "order already in terminal state"
 	ErrorCodeOrderNotFound                      ErrorCode = "order not found"
 	ErrorCodeOriginNotAllowed                   ErrorCode = "origin not allowed"
-	ErrorCodeProviderIdRequiredRouteARouteB     ErrorCode = "providerId required (route_A | route_B)"
 	ErrorCodeQuotaExceeded                      ErrorCode = "quota exceeded"
 	ErrorCodeQuoteChanged                       ErrorCode = "quote changed"
 	ErrorCodeQuoteExpired                       ErrorCode = "quote expired"
@@ -104,8 +103,6 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeOriginNotAllowed:
 		return true
-	case ErrorCodeProviderIdRequiredRouteARouteB:
-		return true
 	case ErrorCodeQuotaExceeded:
 		return true
 	case ErrorCodeQuoteChanged:
@@ -131,15 +128,15 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
-// Defines values for JSONWebKeySetKeysAlg.
+// Defines values for JSONWebKeySetKeysKty.
 const (
-	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
+	OKP JSONWebKeySetKeysKty = "OKP"
 )
 
-// Valid indicates whether the value is a known member of the JSONWebKeySetKeysAlg enum.
-func (e JSONWebKeySetKeysAlg) Valid() bool {
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysKty enum.
+func (e JSONWebKeySetKeysKty) Valid() bool {
 	switch e {
-	case EdDSA:
+	case OKP:
 		return true
 	default:
 		return false
@@ -161,15 +158,15 @@ func (e JSONWebKeySetKeysCrv) Valid() bool {
 	}
 }
 
-// Defines values for JSONWebKeySetKeysKty.
+// Defines values for JSONWebKeySetKeysAlg.
 const (
-	OKP JSONWebKeySetKeysKty = "OKP"
+	EdDSA JSONWebKeySetKeysAlg = "EdDSA"
 )
 
-// Valid indicates whether the value is a known member of the JSONWebKeySetKeysKty enum.
-func (e JSONWebKeySetKeysKty) Valid() bool {
+// Valid indicates whether the value is a known member of the JSONWebKeySetKeysAlg enum.
+func (e JSONWebKeySetKeysAlg) Valid() bool {
 	switch e {
-	case OKP:
+	case EdDSA:
 		return true
 	default:
 		return false
@@ -716,39 +713,6 @@ const (
 func (e OpenAPI500JSONResponseBodyError) Valid() bool {
 	switch e {
 	case OpenAPI500JSONResponseBodyErrorInternalError:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateOrder400JSONResponseBodyError.
-const (
-	CreateOrder400JSONResponseBodyErrorAmountTooHigh                      CreateOrder400JSONResponseBodyError = "amount_too_high"
-	CreateOrder400JSONResponseBodyErrorAmountTooLow                       CreateOrder400JSONResponseBodyError = "amount_too_low"
-	CreateOrder400JSONResponseBodyErrorInvalidRequest                     CreateOrder400JSONResponseBodyError = "invalid request"
-	CreateOrder400JSONResponseBodyErrorProviderIdRequiredRouteARouteB     CreateOrder400JSONResponseBodyError = "providerId required (route_A | route_B)"
-	CreateOrder400JSONResponseBodyErrorQuoteExpired                       CreateOrder400JSONResponseBodyError = "quote expired"
-	CreateOrder400JSONResponseBodyErrorQuoteMismatch                      CreateOrder400JSONResponseBodyError = "quote mismatch"
-	CreateOrder400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset CreateOrder400JSONResponseBodyError = "unknown originAsset/destinationAsset"
-)
-
-// Valid indicates whether the value is a known member of the CreateOrder400JSONResponseBodyError enum.
-func (e CreateOrder400JSONResponseBodyError) Valid() bool {
-	switch e {
-	case CreateOrder400JSONResponseBodyErrorAmountTooHigh:
-		return true
-	case CreateOrder400JSONResponseBodyErrorAmountTooLow:
-		return true
-	case CreateOrder400JSONResponseBodyErrorInvalidRequest:
-		return true
-	case CreateOrder400JSONResponseBodyErrorProviderIdRequiredRouteARouteB:
-		return true
-	case CreateOrder400JSONResponseBodyErrorQuoteExpired:
-		return true
-	case CreateOrder400JSONResponseBodyErrorQuoteMismatch:
-		return true
-	case CreateOrder400JSONResponseBodyErrorUnknownOriginAssetdestinationAsset:
 		return true
 	default:
 		return false
@@ -2119,99 +2083,111 @@ type Asset struct {
 	// AssetId CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	AssetId  string `json:"assetId"`
-	Chain    string `json:"chain"`
-	Decimals int    `json:"decimals"`
-	Name     string `json:"name"`
-
-	// PriceUsd The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price.
-	PriceUsd  *float32     `json:"priceUsd,omitempty"`
+	AssetId   string       `json:"assetId"`
+	Chain     string       `json:"chain"`
+	Symbol    string       `json:"symbol"`
+	Name      string       `json:"name"`
+	Decimals  int          `json:"decimals"`
 	Providers []ProviderId `json:"providers"`
 
 	// Stale Present and true when every provider listing the asset failed its last asset refresh: the record is the last known one (the asset stays usable; quotes through a provider that is down answer its per-provider error).
-	Stale  *bool  `json:"stale,omitempty"`
-	Symbol string `json:"symbol"`
+	Stale *bool `json:"stale,omitempty"`
+
+	// PriceUsd The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price.
+	PriceUsd *float32 `json:"priceUsd,omitempty"`
+}
+
+// AssetList defines model for AssetList.
+type AssetList struct {
+	Assets []Asset `json:"assets"`
 }
 
 // Delivery defines model for Delivery.
 type Delivery struct {
-	AttemptCount int `json:"attemptCount"`
-	Attempts     []struct {
-		// At ISO 8601, UTC.
-		At             time.Time `json:"at"`
-		Code           *int      `json:"code"`
-		DurationMillis int       `json:"durationMillis"`
-		Error          *string   `json:"error"`
-	} `json:"attempts"`
-	CompletedAt *time.Time `json:"completedAt"`
+	Id string `json:"id"`
+
+	// EventId Sent as webhook-id; the same for every redelivery.
+	EventId       string            `json:"eventId"`
+	OrderId       string            `json:"orderId"`
+	Sequence      int               `json:"sequence"`
+	Redelivery    int               `json:"redelivery"`
+	Phase         DeliveryPhase     `json:"phase"`
+	AttemptCount  int               `json:"attemptCount"`
+	Attempts      []DeliveryAttempt `json:"attempts"`
+	LastCode      *int              `json:"lastCode"`
+	NextAttemptAt *time.Time        `json:"nextAttemptAt"`
+	CompletedAt   *time.Time        `json:"completedAt"`
+	Reason        *string           `json:"reason"`
 
 	// CreatedAt ISO 8601, UTC.
 	CreatedAt time.Time `json:"createdAt"`
-
-	// EventId Sent as webhook-id; the same for every redelivery.
-	EventId       string        `json:"eventId"`
-	Id            string        `json:"id"`
-	LastCode      *int          `json:"lastCode"`
-	NextAttemptAt *time.Time    `json:"nextAttemptAt"`
-	OrderId       string        `json:"orderId"`
-	Phase         DeliveryPhase `json:"phase"`
-	Reason        *string       `json:"reason"`
-	Redelivery    int           `json:"redelivery"`
-	Sequence      int           `json:"sequence"`
 }
 
 // DeliveryPhase defines model for Delivery.Phase.
 type DeliveryPhase string
 
+// DeliveryAttempt defines model for DeliveryAttempt.
+type DeliveryAttempt struct {
+	// At ISO 8601, UTC.
+	At             time.Time `json:"at"`
+	Code           *int      `json:"code"`
+	Error          *string   `json:"error"`
+	DurationMillis int       `json:"durationMillis"`
+}
+
+// DeliveryPage defines model for DeliveryPage.
+type DeliveryPage struct {
+	Deliveries []Delivery `json:"deliveries"`
+
+	// NextCursor The cursor of the next page; null on the last.
+	NextCursor *string `json:"nextCursor"`
+}
+
 // DepositRequest defines model for DepositRequest.
 type DepositRequest struct {
-	NearSenderAccount *string `json:"nearSenderAccount,omitempty"`
 	TxHash            string  `json:"txHash"`
+	NearSenderAccount *string `json:"nearSenderAccount,omitempty"`
 }
 
 // Error Every error response. `error` is a stable machine handle.
 type Error struct {
+	// Error An ErrorCode, or the ProviderIdRequiredCode.
+	Error ErrorCode `json:"error"`
+
 	// Detail Human-readable explanation.
 	Detail *string `json:"detail,omitempty"`
 
-	// Error Every error code. A response lists the codes it can carry.
-	Error ErrorCode `json:"error"`
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 }
 
-// ErrorCode Every error code. A response lists the codes it can carry.
+// ErrorCode Every error code with a fixed text. A response lists the codes it can carry; beside these, POST /v1/order can answer the ProviderIdRequiredCode, whose text lists the installation's providers.
 type ErrorCode string
 
 // EventsToken defines model for EventsToken.
 type EventsToken struct {
-	// ExpiresAt When the token stops opening streams.
-	ExpiresAt time.Time `json:"expiresAt"`
-
 	// Token Pass as ?token= to GET /v1/events.
 	Token string `json:"token"`
+
+	// ExpiresAt When the token stops opening streams.
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // Fee defines model for Fee.
 type Fee struct {
-	Amount string `json:"amount"`
+	Type string `json:"type"`
 
 	// Asset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	Asset string `json:"asset"`
-	Type  string `json:"type"`
+	Asset  string `json:"asset"`
+	Amount string `json:"amount"`
 }
 
 // Health defines model for Health.
@@ -2221,39 +2197,40 @@ type Health struct {
 
 // HistoryEntry defines model for HistoryEntry.
 type HistoryEntry struct {
-	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
-	At             time.Time    `json:"at"`
-	PreviousStatus *OrderStatus `json:"previousStatus"`
-	Reason         *string      `json:"reason"`
-	Seq            int          `json:"seq"`
+	Seq int `json:"seq"`
 
 	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
-	Status    OrderStatus `json:"status"`
-	Substatus *Substatus  `json:"substatus"`
+	Status         OrderStatus  `json:"status"`
+	PreviousStatus *OrderStatus `json:"previousStatus"`
+	Reason         *string      `json:"reason"`
+	Substatus      *Substatus   `json:"substatus"`
+
+	// At ISO 8601, UTC, with microseconds (transitions recorded before microseconds were kept have `.000000`).
+	At time.Time `json:"at"`
 }
 
 // JSONWebKeySet defines model for JSONWebKeySet.
 type JSONWebKeySet struct {
 	Keys []struct {
-		Alg *JSONWebKeySetKeysAlg `json:"alg,omitempty"`
-		Crv JSONWebKeySetKeysCrv  `json:"crv"`
-		Kid string                `json:"kid"`
-		Kty JSONWebKeySetKeysKty  `json:"kty"`
-		Use *JSONWebKeySetKeysUse `json:"use,omitempty"`
+		Kty JSONWebKeySetKeysKty `json:"kty"`
+		Crv JSONWebKeySetKeysCrv `json:"crv"`
 
 		// X The public key, base64url.
-		X string `json:"x"`
+		X   string                `json:"x"`
+		Kid string                `json:"kid"`
+		Alg *JSONWebKeySetKeysAlg `json:"alg,omitempty"`
+		Use *JSONWebKeySetKeysUse `json:"use,omitempty"`
 	} `json:"keys"`
 }
 
-// JSONWebKeySetKeysAlg defines model for JSONWebKeySet.Keys.Alg.
-type JSONWebKeySetKeysAlg string
+// JSONWebKeySetKeysKty defines model for JSONWebKeySet.Keys.Kty.
+type JSONWebKeySetKeysKty string
 
 // JSONWebKeySetKeysCrv defines model for JSONWebKeySet.Keys.Crv.
 type JSONWebKeySetKeysCrv string
 
-// JSONWebKeySetKeysKty defines model for JSONWebKeySet.Keys.Kty.
-type JSONWebKeySetKeysKty string
+// JSONWebKeySetKeysAlg defines model for JSONWebKeySet.Keys.Alg.
+type JSONWebKeySetKeysAlg string
 
 // JSONWebKeySetKeysUse defines model for JSONWebKeySet.Keys.Use.
 type JSONWebKeySetKeysUse string
@@ -2266,101 +2243,110 @@ type LatencyPercentiles struct {
 
 // Order Every field is always present; what the order does not have yet is null.
 type Order struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount    string  `json:"amount"`
-	AmountIn  *string `json:"amountIn"`
-	AmountOut *string `json:"amountOut"`
+	Id string `json:"id"`
 
-	// ClientReference The partner's own id for the order (unique per partner); null when none was given.
-	ClientReference *string `json:"clientReference"`
+	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
+	Status       OrderStatus `json:"status"`
+	StatusReason *string     `json:"statusReason"`
+	Substatus    *Substatus  `json:"substatus"`
 
-	// CreatedAt ISO 8601, UTC, with microseconds (orders created before microseconds were kept have `.000000`).
-	CreatedAt       time.Time  `json:"createdAt"`
-	DepositAddress  *string    `json:"depositAddress"`
-	DepositDeadline *time.Time `json:"depositDeadline"`
-	DepositMemo     *string    `json:"depositMemo"`
-
-	// DepositedAmount What arrived at the deposit address so far, as the provider saw it.
-	DepositedAmount *string `json:"depositedAmount"`
-
-	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	DestinationAsset string         `json:"destinationAsset"`
-	History          []HistoryEntry `json:"history"`
-	Id               string         `json:"id"`
-	InTxHashes       []string       `json:"inTxHashes"`
-
-	// OriginAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	OriginAsset string   `json:"originAsset"`
-	OutTxHashes []string `json:"outTxHashes"`
+	// ProviderStatus The provider's own status, as it last reported it (e.g. INCOMPLETE_DEPOSIT, COMPLETED).
+	ProviderStatus *string `json:"providerStatus"`
 
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
-
-	// ProviderStatus The provider's own status, as it last reported it (e.g. INCOMPLETE_DEPOSIT, COMPLETED).
-	ProviderStatus       *string         `json:"providerStatus"`
-	Quote                *QuoteCandidate `json:"quote"`
-	Recipient            string          `json:"recipient"`
-	RefundTo             *string         `json:"refundTo"`
-	RefundedAmount       *string         `json:"refundedAmount"`
-	Sender               string          `json:"sender"`
-	SlippageToleranceBps *int            `json:"slippageToleranceBps"`
-
-	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
-	Status       OrderStatus   `json:"status"`
-	StatusReason *string       `json:"statusReason"`
-	Substatus    *Substatus    `json:"substatus"`
-	SwapType     OrderSwapType `json:"swapType"`
-
-	// UpdatedAt ISO 8601, UTC, with microseconds: the latest of createdAt and the history's times.
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-// OrderSwapType defines model for Order.SwapType.
-type OrderSwapType string
-
-// OrderRequest defines model for OrderRequest.
-type OrderRequest struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
-	// ClientReference Your own id for the order (visible ASCII, at most 64), unique per partner: a second order with it is 409 `clientReference in use` naming the existing order. Returned in the order and its webhooks; filter GET /v1/orders by it.
-	ClientReference *string `json:"clientReference,omitempty"`
-
-	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	DestinationAsset string `json:"destinationAsset"`
-
-	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
-	FeeBps *int `json:"feeBps,omitempty"`
 
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	OriginAsset string `json:"originAsset"`
 
+	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	DestinationAsset string `json:"destinationAsset"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount               string          `json:"amount"`
+	SwapType             OrderSwapType   `json:"swapType"`
+	SlippageToleranceBps *int            `json:"slippageToleranceBps"`
+	Sender               string          `json:"sender"`
+	Recipient            string          `json:"recipient"`
+	RefundTo             *string         `json:"refundTo"`
+	DepositAddress       *string         `json:"depositAddress"`
+	DepositMemo          *string         `json:"depositMemo"`
+	Quote                *QuoteCandidate `json:"quote"`
+	DepositDeadline      *time.Time      `json:"depositDeadline"`
+	InTxHashes           []string        `json:"inTxHashes"`
+	OutTxHashes          []string        `json:"outTxHashes"`
+	AmountIn             *string         `json:"amountIn"`
+	AmountOut            *string         `json:"amountOut"`
+
+	// DepositedAmount What arrived at the deposit address so far, as the provider saw it.
+	DepositedAmount *string `json:"depositedAmount"`
+	RefundedAmount  *string `json:"refundedAmount"`
+
+	// CreatedAt ISO 8601, UTC, with microseconds (orders created before microseconds were kept have `.000000`).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// UpdatedAt ISO 8601, UTC, with microseconds: the latest of createdAt and the history's times.
+	UpdatedAt time.Time      `json:"updatedAt"`
+	History   []HistoryEntry `json:"history"`
+
+	// ClientReference The partner's own id for the order (unique per partner); null when none was given.
+	ClientReference *string `json:"clientReference"`
+}
+
+// OrderSwapType defines model for Order.SwapType.
+type OrderSwapType string
+
+// OrderPage defines model for OrderPage.
+type OrderPage struct {
+	Orders []Order `json:"orders"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page.
+	NextCursor *string `json:"nextCursor"`
+}
+
+// OrderRequest defines model for OrderRequest.
+type OrderRequest struct {
+	// OriginAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	OriginAsset string `json:"originAsset"`
+
+	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	DestinationAsset string `json:"destinationAsset"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount               string                `json:"amount"`
+	SwapType             *OrderRequestSwapType `json:"swapType,omitempty"`
+	SlippageToleranceBps *int32                `json:"slippageToleranceBps,omitempty"`
+
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps    *int32  `json:"feeBps,omitempty"`
+	Sender    string  `json:"sender"`
+	Recipient string  `json:"recipient"`
+	RefundTo  *string `json:"refundTo,omitempty"`
+
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
 
+	// ClientReference Your own id for the order (visible ASCII, at most 64), unique per partner: a second order with it is 409 `clientReference in use` naming the existing order. Returned in the order and its webhooks; filter GET /v1/orders by it.
+	ClientReference *string `json:"clientReference,omitempty"`
+
 	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
-	QuoteId              *string               `json:"quoteId,omitempty"`
-	Recipient            string                `json:"recipient"`
-	RefundTo             *string               `json:"refundTo,omitempty"`
-	Sender               string                `json:"sender"`
-	SlippageToleranceBps *int                  `json:"slippageToleranceBps,omitempty"`
-	SwapType             *OrderRequestSwapType `json:"swapType,omitempty"`
+	QuoteId *string `json:"quoteId,omitempty"`
 }
 
 // OrderRequestSwapType defines model for OrderRequest.SwapType.
@@ -2371,37 +2357,36 @@ type OrderStatus string
 
 // ProviderError defines model for ProviderError.
 type ProviderError struct {
-	Detail *string `json:"detail,omitempty"`
-	Error  string  `json:"error"`
-
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
+	Error      string     `json:"error"`
+	Detail     *string    `json:"detail,omitempty"`
 }
 
 // ProviderHealth Every field is always present; what was not measured is null.
 type ProviderHealth struct {
-	// AssetsUpdatedAt When its asset list was last fetched.
-	AssetsUpdatedAt         *time.Time          `json:"assetsUpdatedAt"`
-	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
+	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
+	//
+	// Examples: route_A
+	ProviderId ProviderId `json:"providerId"`
 
 	// DisplayName The provider's name as people read it (RoutingProvider spec.displayName), e.g. NEAR Intents.
 	DisplayName string `json:"displayName"`
 
-	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
-	//
-	// Examples: route_A
-	ProviderId     ProviderId          `json:"providerId"`
-	QuoteLatencyMs *LatencyPercentiles `json:"quoteLatencyMs"`
-
-	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
-	Reason *string `json:"reason"`
-
 	// SignsQuotes Whether the provider signs the quote behind each deposit address: such an address is shown only once its signature verified (1Click does; Chainflip and Relay do not).
 	SignsQuotes bool                 `json:"signsQuotes"`
-	Since       *time.Time           `json:"since"`
 	Status      ProviderHealthStatus `json:"status"`
+
+	// Reason Why it is not AVAILABLE: Disabled, NotProbedYet, a probe failure (ProviderTimeout, ProviderUnavailable, ProviderRefused, CredentialsNotFound, ...), ProviderFailing, CredentialsRejected, CallsFailing.
+	Reason *string    `json:"reason"`
+	Since  *time.Time `json:"since"`
+
+	// AssetsUpdatedAt When its asset list was last fetched.
+	AssetsUpdatedAt         *time.Time          `json:"assetsUpdatedAt"`
+	QuoteLatencyMs          *LatencyPercentiles `json:"quoteLatencyMs"`
+	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
 
 	// SuccessRate Share of the window's calls that did not fail the provider as a whole (a refused order is an answer).
 	SuccessRate *float32             `json:"successRate"`
@@ -2419,6 +2404,11 @@ type ProviderHealthWindow string
 // Examples: route_A
 type ProviderId = string
 
+// ProviderIdRequiredCode The error code of an order without providerId: `providerId required (`, the providerIds of the installation's enabled providers sorted and joined by ` | `, then `)`. An installation of route_A and route_B answers the contract's text; match the code by its `providerId required (` prefix.
+//
+// Examples: providerId required (route_A | route_B)
+type ProviderIdRequiredCode = string
+
 // Providers defines model for Providers.
 type Providers struct {
 	Providers []ProviderHealth `json:"providers"`
@@ -2426,31 +2416,33 @@ type Providers struct {
 
 // QuoteCandidate defines model for QuoteCandidate.
 type QuoteCandidate struct {
-	AmountIn             string `json:"amountIn"`
-	AmountOut            string `json:"amountOut"`
-	EstimatedTimeSeconds *int   `json:"estimatedTimeSeconds,omitempty"`
-
-	// ExpiresAt ISO 8601, UTC.
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	Fees      *[]Fee     `json:"fees,omitempty"`
-	Limits    *struct {
-		MaxAmountIn *string `json:"maxAmountIn,omitempty"`
-		MinAmountIn *string `json:"minAmountIn,omitempty"`
-	} `json:"limits,omitempty"`
-
-	// MaxAmountIn EXACT_OUTPUT: the most the user pays within slippage.
-	MaxAmountIn *string `json:"maxAmountIn,omitempty"`
-
-	// MinAmountOut EXACT_INPUT: the least the recipient gets within slippage.
-	MinAmountOut *string `json:"minAmountOut,omitempty"`
-
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
 
 	// QuoteId Binds an order to this candidate: pass it to POST /v1/order or POST /v1/quote with dry:false. Signed, stored nowhere; accepted until expiresAt. The order then fails with 409 `quote changed` rather than show a deposit address when the provider's binding answer is worse than minAmountOut (EXACT_INPUT) / maxAmountIn (EXACT_OUTPUT).
-	QuoteId *string `json:"quoteId,omitempty"`
+	QuoteId   *string `json:"quoteId,omitempty"`
+	AmountIn  string  `json:"amountIn"`
+	AmountOut string  `json:"amountOut"`
+
+	// MinAmountOut EXACT_INPUT: the least the recipient gets within slippage.
+	MinAmountOut *string `json:"minAmountOut,omitempty"`
+
+	// MaxAmountIn EXACT_OUTPUT: the most the user pays within slippage.
+	MaxAmountIn          *string `json:"maxAmountIn,omitempty"`
+	Fees                 *[]Fee  `json:"fees,omitempty"`
+	EstimatedTimeSeconds *int    `json:"estimatedTimeSeconds,omitempty"`
+
+	// ExpiresAt ISO 8601, UTC.
+	ExpiresAt *time.Time   `json:"expiresAt,omitempty"`
+	Limits    *QuoteLimits `json:"limits,omitempty"`
+}
+
+// QuoteLimits defines model for QuoteLimits.
+type QuoteLimits struct {
+	MinAmountIn *string `json:"minAmountIn,omitempty"`
+	MaxAmountIn *string `json:"maxAmountIn,omitempty"`
 }
 
 // QuoteOrderResponse defines model for QuoteOrderResponse.
@@ -2462,41 +2454,41 @@ type QuoteOrderResponse struct {
 
 // QuoteRequest defines model for QuoteRequest.
 type QuoteRequest struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
-	// ClientReference With dry:false, your own id for the order it creates; see OrderRequest.clientReference.
-	ClientReference *string `json:"clientReference,omitempty"`
-
-	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
-	//
-	// Examples: eip155:1/slip44:60
-	DestinationAsset string `json:"destinationAsset"`
-	Dry              *bool  `json:"dry,omitempty"`
-
-	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
-	FeeBps *int `json:"feeBps,omitempty"`
-
 	// OriginAsset CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	OriginAsset string `json:"originAsset"`
 
-	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
-	QuoteId *string `json:"quoteId,omitempty"`
+	// DestinationAsset CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	DestinationAsset string `json:"destinationAsset"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount               string                `json:"amount"`
+	SwapType             *QuoteRequestSwapType `json:"swapType,omitempty"`
+	SlippageToleranceBps *int32                `json:"slippageToleranceBps,omitempty"`
+
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int32 `json:"feeBps,omitempty"`
+
+	// Sender Required when dry is false.
+	Sender *string `json:"sender,omitempty"`
 
 	// Recipient Required when dry is false.
 	Recipient *string `json:"recipient,omitempty"`
 
 	// RefundTo Used when dry is false; the provider may use the sender when omitted.
 	RefundTo *string `json:"refundTo,omitempty"`
+	Dry      *bool   `json:"dry,omitempty"`
 
-	// Sender Required when dry is false.
-	Sender               *string               `json:"sender,omitempty"`
-	SlippageToleranceBps *int                  `json:"slippageToleranceBps,omitempty"`
-	SwapType             *QuoteRequestSwapType `json:"swapType,omitempty"`
+	// ClientReference With dry:false, your own id for the order it creates; see OrderRequest.clientReference.
+	ClientReference *string `json:"clientReference,omitempty"`
+
+	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
+	QuoteId *string `json:"quoteId,omitempty"`
 }
 
 // QuoteRequestSwapType defines model for QuoteRequest.SwapType.
@@ -2504,27 +2496,54 @@ type QuoteRequestSwapType string
 
 // QuoteResponse `best`: highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId.
 type QuoteResponse struct {
-	Best       QuoteCandidate   `json:"best"`
 	Candidates []QuoteCandidate `json:"candidates"`
+	Best       QuoteCandidate   `json:"best"`
 	Errors     []ProviderError  `json:"errors"`
+}
+
+// QuotesUsage defines model for QuotesUsage.
+type QuotesUsage struct {
+	// Month The UTC month counted (YYYY-MM).
+	//
+	// Examples: 2026-03
+	Month string `json:"month"`
+
+	// Used Quotes counted this month.
+	Used int64 `json:"used"`
+
+	// Limit The monthly cap; null when there is none.
+	Limit *int64 `json:"limit"`
+
+	// ResetAt Start of the next UTC month, when the count starts again.
+	ResetAt time.Time `json:"resetAt"`
+}
+
+// RateEntry defines model for RateEntry.
+type RateEntry struct {
+	// To CAIP-19 asset id from GET /v1/assets.
+	//
+	// Examples: eip155:1/slip44:60
+	To    string          `json:"to"`
+	Best  *QuoteCandidate `json:"best"`
+	Error *Error          `json:"error"`
 }
 
 // RatesRequest defines model for RatesRequest.
 type RatesRequest struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
-	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
-	FeeBps *int `json:"feeBps,omitempty"`
-
 	// From CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
-	From     string                `json:"from"`
-	SwapType *RatesRequestSwapType `json:"swapType,omitempty"`
+	From string `json:"from"`
+
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount   string                `json:"amount"`
 	Targets  []string              `json:"targets"`
+	SwapType *RatesRequestSwapType `json:"swapType,omitempty"`
+
+	// FeeBps Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+	FeeBps *int32 `json:"feeBps,omitempty"`
 }
 
 // RatesRequestSwapType defines model for RatesRequest.SwapType.
@@ -2532,27 +2551,19 @@ type RatesRequestSwapType string
 
 // RatesResponse defines model for RatesResponse.
 type RatesResponse struct {
-	// Amount Positive integer in the smallest unit of the asset.
-	//
-	// Examples: 1000000
-	Amount string `json:"amount"`
-
 	// From CAIP-19 asset id from GET /v1/assets.
 	//
 	// Examples: eip155:1/slip44:60
 	From string `json:"from"`
 
-	// Rates One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429.
-	Rates []struct {
-		Best  *QuoteCandidate `json:"best"`
-		Error *Error          `json:"error"`
-
-		// To CAIP-19 asset id from GET /v1/assets.
-		//
-		// Examples: eip155:1/slip44:60
-		To string `json:"to"`
-	} `json:"rates"`
+	// Amount Positive integer in the smallest unit of the asset.
+	//
+	// Examples: 1000000
+	Amount   string                `json:"amount"`
 	SwapType RatesResponseSwapType `json:"swapType"`
+
+	// Rates One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429.
+	Rates []RateEntry `json:"rates"`
 }
 
 // RatesResponseSwapType defines model for RatesResponse.SwapType.
@@ -2562,6 +2573,18 @@ type RatesResponseSwapType string
 type Receipt struct {
 	// Receipt Compact JWS; its payload (base64url JSON) is a ReceiptPayload.
 	Receipt string `json:"receipt"`
+}
+
+// RequestsUsage defines model for RequestsUsage.
+type RequestsUsage struct {
+	// Limit Requests per minute of the key.
+	Limit int `json:"limit"`
+
+	// Remaining Requests left now.
+	Remaining int `json:"remaining"`
+
+	// ResetAt When the bucket is full again.
+	ResetAt time.Time `json:"resetAt"`
 }
 
 // Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. DELAYED: PROCESSING that the provider reports as delayed; nothing to do, it is still being filled. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
@@ -2576,33 +2599,19 @@ type SwappableTargets struct {
 	Targets []string `json:"targets"`
 }
 
+// Upstream The provider's failure behind an error.
+type Upstream struct {
+	// Status Provider HTTP status, 0 when none was received.
+	Status int `json:"status"`
+
+	// Path Provider call, method and path.
+	Path string `json:"path"`
+}
+
 // Usage defines model for Usage.
 type Usage struct {
-	Quotes struct {
-		// Limit The monthly cap; null when there is none.
-		Limit *int `json:"limit"`
-
-		// Month The UTC month counted (YYYY-MM).
-		//
-		// Examples: 2026-03
-		Month string `json:"month"`
-
-		// ResetAt Start of the next UTC month, when the count starts again.
-		ResetAt time.Time `json:"resetAt"`
-
-		// Used Quotes counted this month.
-		Used int `json:"used"`
-	} `json:"quotes"`
-	RequestsPerMinute struct {
-		// Limit Requests per minute of the key.
-		Limit int `json:"limit"`
-
-		// Remaining Requests left now.
-		Remaining int `json:"remaining"`
-
-		// ResetAt When the bucket is full again.
-		ResetAt time.Time `json:"resetAt"`
-	} `json:"requestsPerMinute"`
+	RequestsPerMinute RequestsUsage `json:"requestsPerMinute"`
+	Quotes            QuotesUsage   `json:"quotes"`
 }
 
 // ReceiptKeys500JSONResponseBodyError defines parameters for ReceiptKeys.
@@ -2721,9 +2730,6 @@ type CreateOrderParams struct {
 	// IdempotencyKey Makes order creation safe to retry: the same key with the same body returns the same order (never a second deposit address); the same key with a different body is 422 `idempotency key reused`. A request refused before its order exists (a 4xx) keeps neither its key nor its clientReference: the request with the fault fixed creates the order under both.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
-
-// CreateOrder400JSONResponseBodyError defines parameters for CreateOrder.
-type CreateOrder400JSONResponseBodyError string
 
 // CreateOrder401JSONResponseBodyError defines parameters for CreateOrder.
 type CreateOrder401JSONResponseBodyError string
@@ -3053,32 +3059,33 @@ type Redeliver500JSONResponseBodyError string
 
 // OrderStatusChangedJSONBody defines parameters for OrderStatusChanged.
 type OrderStatusChangedJSONBody struct {
-	// ClientReference The partner's own id of the order, when it gave one.
-	ClientReference *string  `json:"clientReference,omitempty"`
-	Id              string   `json:"id"`
-	InTxHashes      []string `json:"inTxHashes"`
-
-	// OccurredAt When the transition was recorded, UTC, to the microsecond (whole seconds for transitions recorded before microseconds were kept).
-	OccurredAt  time.Time `json:"occurredAt"`
-	OrderId     string    `json:"orderId"`
-	OutTxHashes []string  `json:"outTxHashes"`
-
-	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
-	PreviousStatus *OrderStatus `json:"previousStatus"`
+	Version string                         `json:"version"`
+	Id      string                         `json:"id"`
+	Type    OrderStatusChangedJSONBodyType `json:"type"`
+	OrderId string                         `json:"orderId"`
 
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
 	//
 	// Examples: route_A
 	ProviderId ProviderId `json:"providerId"`
-	Sequence   int        `json:"sequence"`
 
 	// Status The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
 	Status OrderStatus `json:"status"`
 
 	// Substatus The substatus when the status changed; absent when there is none.
-	Substatus *Substatus                     `json:"substatus,omitempty"`
-	Type      OrderStatusChangedJSONBodyType `json:"type"`
-	Version   string                         `json:"version"`
+	Substatus *Substatus `json:"substatus,omitempty"`
+
+	// PreviousStatus The status before the change; null on the order's first event, as in the order's history.
+	PreviousStatus *OrderStatus `json:"previousStatus"`
+	InTxHashes     []string     `json:"inTxHashes"`
+	OutTxHashes    []string     `json:"outTxHashes"`
+
+	// OccurredAt When the transition was recorded, UTC, to the microsecond (whole seconds for transitions recorded before microseconds were kept).
+	OccurredAt time.Time `json:"occurredAt"`
+	Sequence   int       `json:"sequence"`
+
+	// ClientReference The partner's own id of the order, when it gave one.
+	ClientReference *string `json:"clientReference,omitempty"`
 }
 
 // OrderStatusChangedParams defines parameters for OrderStatusChanged.
@@ -6003,21 +6010,17 @@ type ReceiptKeysResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   ReceiptKeys500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 }
 
@@ -6029,21 +6032,17 @@ func (r ReceiptKeysResponse) GetJSON200() *JSONWebKeySet {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReceiptKeysResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   ReceiptKeys500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6119,21 +6118,17 @@ type HealthzResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                         `json:"detail,omitempty"`
-		Error  Healthz500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                         `json:"orderId,omitempty"`
+		Error   Healthz500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 }
 
@@ -6145,21 +6140,17 @@ func (r HealthzResponse) GetJSON200() *Health {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r HealthzResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                         `json:"detail,omitempty"`
-	Error  Healthz500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                         `json:"orderId,omitempty"`
+	Error   Healthz500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6235,21 +6226,17 @@ type ReadyzResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                        `json:"detail,omitempty"`
-		Error  Readyz500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                        `json:"orderId,omitempty"`
+		Error   Readyz500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Health
@@ -6263,21 +6250,17 @@ func (r ReadyzResponse) GetJSON200() *Health {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReadyzResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                        `json:"detail,omitempty"`
-	Error  Readyz500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                        `json:"orderId,omitempty"`
+	Error   Readyz500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6390,103 +6373,81 @@ type ListAssetsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Assets []Asset `json:"assets"`
-	}
+	JSON200 *AssetList
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListAssets500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListAssets500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAssetsResponse200Headers
@@ -6501,30 +6462,24 @@ type ListAssetsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAssetsResponse) GetJSON200() *struct {
-	Assets []Asset `json:"assets"`
-} {
+func (r ListAssetsResponse) GetJSON200() *AssetList {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListAssetsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -6532,21 +6487,17 @@ func (r ListAssetsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListAssetsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -6554,21 +6505,17 @@ func (r ListAssetsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListAssetsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -6576,21 +6523,17 @@ func (r ListAssetsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAssetsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -6598,21 +6541,17 @@ func (r ListAssetsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAssetsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListAssets500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListAssets500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -6775,116 +6714,92 @@ type StreamEventsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  StreamEvents503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   StreamEvents503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *StreamEventsResponse200Headers
@@ -6903,21 +6818,17 @@ type StreamEventsResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r StreamEventsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -6925,21 +6836,17 @@ func (r StreamEventsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StreamEventsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -6947,21 +6854,17 @@ func (r StreamEventsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r StreamEventsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -6969,21 +6872,17 @@ func (r StreamEventsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r StreamEventsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -6991,21 +6890,17 @@ func (r StreamEventsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r StreamEventsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -7013,21 +6908,17 @@ func (r StreamEventsResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r StreamEventsResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  StreamEvents503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   StreamEvents503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -7201,116 +7092,92 @@ type CreateEventsTokenResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken413JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                   `json:"detail,omitempty"`
-		Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                   `json:"orderId,omitempty"`
+		Error   CreateEventsToken500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateEventsTokenResponse200Headers
@@ -7334,21 +7201,17 @@ func (r CreateEventsTokenResponse) GetJSON200() *EventsToken {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -7356,21 +7219,17 @@ func (r CreateEventsTokenResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -7378,21 +7237,17 @@ func (r CreateEventsTokenResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -7400,21 +7255,17 @@ func (r CreateEventsTokenResponse) GetJSON403() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken413JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -7422,21 +7273,17 @@ func (r CreateEventsTokenResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -7444,21 +7291,17 @@ func (r CreateEventsTokenResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateEventsTokenResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                   `json:"detail,omitempty"`
-	Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                   `json:"orderId,omitempty"`
+	Error   CreateEventsToken500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -7500,21 +7343,17 @@ type OpenAPIResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                         `json:"detail,omitempty"`
-		Error  OpenAPI500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                         `json:"orderId,omitempty"`
+		Error   OpenAPI500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 }
 
@@ -7526,21 +7365,17 @@ func (r OpenAPIResponse) GetJSON200() *map[string]interface{} {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r OpenAPIResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                         `json:"detail,omitempty"`
-	Error  OpenAPI500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                         `json:"orderId,omitempty"`
+	Error   OpenAPI500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -7711,230 +7546,182 @@ type CreateOrderResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
 		OrderId *string `json:"orderId,omitempty"`
+		Error   string  `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder409JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder409JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder413JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder413JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder422JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder422JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder502JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder502JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                             `json:"detail,omitempty"`
-		Error  CreateOrder504JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                             `json:"orderId,omitempty"`
+		Error   CreateOrder504JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateOrderResponse201Headers
@@ -7977,21 +7764,17 @@ func (r CreateOrderResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CreateOrderResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
 	OrderId *string `json:"orderId,omitempty"`
+	Error   string  `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -7999,21 +7782,17 @@ func (r CreateOrderResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateOrderResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -8021,21 +7800,17 @@ func (r CreateOrderResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateOrderResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -8043,21 +7818,17 @@ func (r CreateOrderResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateOrderResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -8065,21 +7836,17 @@ func (r CreateOrderResponse) GetJSON404() *struct {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateOrderResponse) GetJSON409() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder409JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder409JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON409
 }
@@ -8087,21 +7854,17 @@ func (r CreateOrderResponse) GetJSON409() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateOrderResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder413JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder413JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -8109,21 +7872,17 @@ func (r CreateOrderResponse) GetJSON413() *struct {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateOrderResponse) GetJSON422() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder422JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder422JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON422
 }
@@ -8131,21 +7890,17 @@ func (r CreateOrderResponse) GetJSON422() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateOrderResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -8153,21 +7908,17 @@ func (r CreateOrderResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateOrderResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -8175,21 +7926,17 @@ func (r CreateOrderResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r CreateOrderResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder502JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder502JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -8197,21 +7944,17 @@ func (r CreateOrderResponse) GetJSON502() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateOrderResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -8219,21 +7962,17 @@ func (r CreateOrderResponse) GetJSON503() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r CreateOrderResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                             `json:"detail,omitempty"`
-	Error  CreateOrder504JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                             `json:"orderId,omitempty"`
+	Error   CreateOrder504JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -8318,116 +8057,92 @@ type GetOrderResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetOrder503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetOrder503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrderResponse200Headers
@@ -8451,21 +8166,17 @@ func (r GetOrderResponse) GetJSON200() *Order {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -8473,21 +8184,17 @@ func (r GetOrderResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetOrderResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -8495,21 +8202,17 @@ func (r GetOrderResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetOrderResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -8517,21 +8220,17 @@ func (r GetOrderResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOrderResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -8539,21 +8238,17 @@ func (r GetOrderResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOrderResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -8561,21 +8256,17 @@ func (r GetOrderResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetOrderResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetOrder503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetOrder503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -8770,173 +8461,137 @@ type SubmitDepositResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON410 the response for an HTTP 410 `application/json` response
 	JSON410 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit410JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit413JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   SubmitDeposit503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *SubmitDepositResponse202Headers
@@ -8966,21 +8621,17 @@ func (r SubmitDepositResponse) GetJSON202() *Order {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r SubmitDepositResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -8988,21 +8639,17 @@ func (r SubmitDepositResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SubmitDepositResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -9010,21 +8657,17 @@ func (r SubmitDepositResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SubmitDepositResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -9032,21 +8675,17 @@ func (r SubmitDepositResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SubmitDepositResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -9054,21 +8693,17 @@ func (r SubmitDepositResponse) GetJSON404() *struct {
 // GetJSON410 returns the response for an HTTP 410 `application/json` response
 func (r SubmitDepositResponse) GetJSON410() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit410JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON410
 }
@@ -9076,21 +8711,17 @@ func (r SubmitDepositResponse) GetJSON410() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SubmitDepositResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit413JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -9098,21 +8729,17 @@ func (r SubmitDepositResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SubmitDepositResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -9120,21 +8747,17 @@ func (r SubmitDepositResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SubmitDepositResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -9142,21 +8765,17 @@ func (r SubmitDepositResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SubmitDepositResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   SubmitDeposit503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -9241,116 +8860,92 @@ type GetOrderReceiptResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                 `json:"detail,omitempty"`
-		Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                 `json:"orderId,omitempty"`
+		Error   GetOrderReceipt503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrderReceiptResponse200Headers
@@ -9374,21 +8969,17 @@ func (r GetOrderReceiptResponse) GetJSON200() *Receipt {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -9396,21 +8987,17 @@ func (r GetOrderReceiptResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -9418,21 +9005,17 @@ func (r GetOrderReceiptResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -9440,21 +9023,17 @@ func (r GetOrderReceiptResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -9462,21 +9041,17 @@ func (r GetOrderReceiptResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -9484,21 +9059,17 @@ func (r GetOrderReceiptResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetOrderReceiptResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                 `json:"detail,omitempty"`
-	Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                 `json:"orderId,omitempty"`
+	Error   GetOrderReceipt503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -9668,124 +9239,96 @@ type ListOrdersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// NextCursor Pass as cursor for the next page; null on the last page.
-		NextCursor *string `json:"nextCursor"`
-		Orders     []Order `json:"orders"`
-	}
+	JSON200 *OrderPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                            `json:"detail,omitempty"`
-		Error  ListOrders503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                            `json:"orderId,omitempty"`
+		Error   ListOrders503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListOrdersResponse200Headers
@@ -9802,32 +9345,24 @@ type ListOrdersResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListOrdersResponse) GetJSON200() *struct {
-	// NextCursor Pass as cursor for the next page; null on the last page.
-	NextCursor *string `json:"nextCursor"`
-	Orders     []Order `json:"orders"`
-} {
+func (r ListOrdersResponse) GetJSON200() *OrderPage {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListOrdersResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -9835,21 +9370,17 @@ func (r ListOrdersResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListOrdersResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -9857,21 +9388,17 @@ func (r ListOrdersResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListOrdersResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -9879,21 +9406,17 @@ func (r ListOrdersResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListOrdersResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -9901,21 +9424,17 @@ func (r ListOrdersResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListOrdersResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -9923,21 +9442,17 @@ func (r ListOrdersResponse) GetJSON500() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListOrdersResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                            `json:"detail,omitempty"`
-	Error  ListOrders503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                            `json:"orderId,omitempty"`
+	Error   ListOrders503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -10097,78 +9612,62 @@ type ListProvidersResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                               `json:"detail,omitempty"`
-		Error  ListProviders500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                               `json:"orderId,omitempty"`
+		Error   ListProviders500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListProvidersResponse200Headers
@@ -10188,21 +9687,17 @@ func (r ListProvidersResponse) GetJSON200() *Providers {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListProvidersResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -10210,21 +9705,17 @@ func (r ListProvidersResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListProvidersResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -10232,21 +9723,17 @@ func (r ListProvidersResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListProvidersResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -10254,21 +9741,17 @@ func (r ListProvidersResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListProvidersResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                               `json:"detail,omitempty"`
-	Error  ListProviders500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                               `json:"orderId,omitempty"`
+	Error   ListProviders500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -10485,230 +9968,182 @@ type RequestQuoteResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote409JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote409JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote413JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote413JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote422JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote422JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote502JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote502JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote503JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote503JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                              `json:"detail,omitempty"`
-		Error  RequestQuote504JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                              `json:"orderId,omitempty"`
+		Error   RequestQuote504JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RequestQuoteResponse200Headers
@@ -10758,21 +10193,17 @@ func (r RequestQuoteResponse) GetJSON202() *QuoteOrderResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r RequestQuoteResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -10780,21 +10211,17 @@ func (r RequestQuoteResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RequestQuoteResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -10802,21 +10229,17 @@ func (r RequestQuoteResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RequestQuoteResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -10824,21 +10247,17 @@ func (r RequestQuoteResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RequestQuoteResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -10846,21 +10265,17 @@ func (r RequestQuoteResponse) GetJSON404() *struct {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RequestQuoteResponse) GetJSON409() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote409JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote409JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON409
 }
@@ -10868,21 +10283,17 @@ func (r RequestQuoteResponse) GetJSON409() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RequestQuoteResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote413JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote413JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -10890,21 +10301,17 @@ func (r RequestQuoteResponse) GetJSON413() *struct {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RequestQuoteResponse) GetJSON422() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote422JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote422JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON422
 }
@@ -10912,21 +10319,17 @@ func (r RequestQuoteResponse) GetJSON422() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RequestQuoteResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -10934,21 +10337,17 @@ func (r RequestQuoteResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RequestQuoteResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -10956,21 +10355,17 @@ func (r RequestQuoteResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r RequestQuoteResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote502JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote502JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -10978,21 +10373,17 @@ func (r RequestQuoteResponse) GetJSON502() *struct {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r RequestQuoteResponse) GetJSON503() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote503JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote503JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON503
 }
@@ -11000,21 +10391,17 @@ func (r RequestQuoteResponse) GetJSON503() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r RequestQuoteResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                              `json:"detail,omitempty"`
-	Error  RequestQuote504JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                              `json:"orderId,omitempty"`
+	Error   RequestQuote504JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -11113,154 +10500,122 @@ type GetRatesResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates413JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates413JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates502JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates502JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetRates504JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetRates504JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRatesResponse200Headers
@@ -11288,21 +10643,17 @@ func (r GetRatesResponse) GetJSON200() *RatesResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetRatesResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -11310,21 +10661,17 @@ func (r GetRatesResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetRatesResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -11332,21 +10679,17 @@ func (r GetRatesResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetRatesResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -11354,21 +10697,17 @@ func (r GetRatesResponse) GetJSON403() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r GetRatesResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates413JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates413JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -11376,21 +10715,17 @@ func (r GetRatesResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRatesResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -11398,21 +10733,17 @@ func (r GetRatesResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRatesResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -11420,21 +10751,17 @@ func (r GetRatesResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r GetRatesResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates502JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates502JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -11442,21 +10769,17 @@ func (r GetRatesResponse) GetJSON502() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r GetRatesResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetRates504JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetRates504JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -11548,135 +10871,107 @@ type SwappableTargetsResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets502JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets502JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON504 the response for an HTTP 504 `application/json` response
 	JSON504 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                  `json:"detail,omitempty"`
-		Error  SwappableTargets504JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                  `json:"orderId,omitempty"`
+		Error   SwappableTargets504JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SwappableTargetsResponse200Headers
@@ -11702,21 +10997,17 @@ func (r SwappableTargetsResponse) GetJSON200() *SwappableTargets {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r SwappableTargetsResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -11724,21 +11015,17 @@ func (r SwappableTargetsResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SwappableTargetsResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -11746,21 +11033,17 @@ func (r SwappableTargetsResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SwappableTargetsResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -11768,21 +11051,17 @@ func (r SwappableTargetsResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SwappableTargetsResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -11790,21 +11069,17 @@ func (r SwappableTargetsResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SwappableTargetsResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -11812,21 +11087,17 @@ func (r SwappableTargetsResponse) GetJSON500() *struct {
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r SwappableTargetsResponse) GetJSON502() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets502JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets502JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON502
 }
@@ -11834,21 +11105,17 @@ func (r SwappableTargetsResponse) GetJSON502() *struct {
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
 func (r SwappableTargetsResponse) GetJSON504() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                  `json:"detail,omitempty"`
-	Error  SwappableTargets504JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                  `json:"orderId,omitempty"`
+	Error   SwappableTargets504JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON504
 }
@@ -12017,78 +11284,62 @@ type GetUsageResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                          `json:"detail,omitempty"`
-		Error  GetUsage500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                          `json:"orderId,omitempty"`
+		Error   GetUsage500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetUsageResponse200Headers
@@ -12108,21 +11359,17 @@ func (r GetUsageResponse) GetJSON200() *Usage {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetUsageResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -12130,21 +11377,17 @@ func (r GetUsageResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r GetUsageResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -12152,21 +11395,17 @@ func (r GetUsageResponse) GetJSON403() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetUsageResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -12174,21 +11413,17 @@ func (r GetUsageResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetUsageResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                          `json:"detail,omitempty"`
-	Error  GetUsage500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                          `json:"orderId,omitempty"`
+	Error   GetUsage500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -12340,125 +11575,96 @@ type ListDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Deliveries []Delivery `json:"deliveries"`
-
-		// NextCursor The cursor of the next page; null on the last.
-		NextCursor *string `json:"nextCursor"`
-	}
+	JSON200 *DeliveryPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                                `json:"detail,omitempty"`
-		Error  ListDeliveries500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                                `json:"orderId,omitempty"`
+		Error   ListDeliveries500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDeliveriesResponse200Headers
@@ -12475,33 +11681,24 @@ type ListDeliveriesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListDeliveriesResponse) GetJSON200() *struct {
-	Deliveries []Delivery `json:"deliveries"`
-
-	// NextCursor The cursor of the next page; null on the last.
-	NextCursor *string `json:"nextCursor"`
-} {
+func (r ListDeliveriesResponse) GetJSON200() *DeliveryPage {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ListDeliveriesResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -12509,21 +11706,17 @@ func (r ListDeliveriesResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDeliveriesResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -12531,21 +11724,17 @@ func (r ListDeliveriesResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDeliveriesResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -12553,21 +11742,17 @@ func (r ListDeliveriesResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListDeliveriesResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -12575,21 +11760,17 @@ func (r ListDeliveriesResponse) GetJSON404() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDeliveriesResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -12597,21 +11778,17 @@ func (r ListDeliveriesResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDeliveriesResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                                `json:"detail,omitempty"`
-	Error  ListDeliveries500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                                `json:"orderId,omitempty"`
+	Error   ListDeliveries500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -12792,135 +11969,107 @@ type RedeliverResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver400JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver400JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver401JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver401JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver403JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver403JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver404JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver404JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver413JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver413JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver429JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver429JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *struct {
 		// Detail Human-readable explanation.
-		Detail *string                           `json:"detail,omitempty"`
-		Error  Redeliver500JSONResponseBodyError `json:"error"`
+		Detail *string `json:"detail,omitempty"`
+
+		// Upstream The provider's failure behind an error.
+		Upstream *Upstream `json:"upstream,omitempty"`
 
 		// OrderId The existing order a 409 `clientReference in use` is about.
-		OrderId *string `json:"orderId,omitempty"`
+		OrderId *string                           `json:"orderId,omitempty"`
+		Error   Redeliver500JSONResponseBodyError `json:"error"`
 
 		// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-		Quote    *QuoteCandidate `json:"quote,omitempty"`
-		Upstream *struct {
-			// Path Provider call, method and path.
-			Path string `json:"path"`
-
-			// Status Provider HTTP status, 0 when none was received.
-			Status int `json:"status"`
-		} `json:"upstream,omitempty"`
+		Quote *QuoteCandidate `json:"quote,omitempty"`
 	}
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *RedeliverResponse202Headers
@@ -12946,21 +12095,17 @@ func (r RedeliverResponse) GetJSON202() *Delivery {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r RedeliverResponse) GetJSON400() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver400JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver400JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON400
 }
@@ -12968,21 +12113,17 @@ func (r RedeliverResponse) GetJSON400() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RedeliverResponse) GetJSON401() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver401JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver401JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON401
 }
@@ -12990,21 +12131,17 @@ func (r RedeliverResponse) GetJSON401() *struct {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RedeliverResponse) GetJSON403() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver403JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver403JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON403
 }
@@ -13012,21 +12149,17 @@ func (r RedeliverResponse) GetJSON403() *struct {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverResponse) GetJSON404() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver404JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver404JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON404
 }
@@ -13034,21 +12167,17 @@ func (r RedeliverResponse) GetJSON404() *struct {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RedeliverResponse) GetJSON413() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver413JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver413JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON413
 }
@@ -13056,21 +12185,17 @@ func (r RedeliverResponse) GetJSON413() *struct {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RedeliverResponse) GetJSON429() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver429JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver429JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON429
 }
@@ -13078,21 +12203,17 @@ func (r RedeliverResponse) GetJSON429() *struct {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RedeliverResponse) GetJSON500() *struct {
 	// Detail Human-readable explanation.
-	Detail *string                           `json:"detail,omitempty"`
-	Error  Redeliver500JSONResponseBodyError `json:"error"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Upstream The provider's failure behind an error.
+	Upstream *Upstream `json:"upstream,omitempty"`
 
 	// OrderId The existing order a 409 `clientReference in use` is about.
-	OrderId *string `json:"orderId,omitempty"`
+	OrderId *string                           `json:"orderId,omitempty"`
+	Error   Redeliver500JSONResponseBodyError `json:"error"`
 
 	// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-	Quote    *QuoteCandidate `json:"quote,omitempty"`
-	Upstream *struct {
-		// Path Provider call, method and path.
-		Path string `json:"path"`
-
-		// Status Provider HTTP status, 0 when none was received.
-		Status int `json:"status"`
-	} `json:"upstream,omitempty"`
+	Quote *QuoteCandidate `json:"quote,omitempty"`
 } {
 	return r.JSON500
 }
@@ -13690,21 +12811,17 @@ func ParseReceiptKeysResponse(rsp *http.Response) (*ReceiptKeysResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  ReceiptKeys500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   ReceiptKeys500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13756,21 +12873,17 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                         `json:"detail,omitempty"`
-			Error  Healthz500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                         `json:"orderId,omitempty"`
+			Error   Healthz500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13822,21 +12935,17 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                        `json:"detail,omitempty"`
-			Error  Readyz500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                        `json:"orderId,omitempty"`
+			Error   Readyz500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13886,9 +12995,7 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Assets []Asset `json:"assets"`
-		}
+		var dest AssetList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13897,21 +13004,17 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13921,21 +13024,17 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13945,21 +13044,17 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13969,21 +13064,17 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13993,21 +13084,17 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListAssets500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListAssets500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14312,21 +13399,17 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14336,21 +13419,17 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14360,21 +13439,17 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14384,21 +13459,17 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14408,21 +13479,17 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14432,21 +13499,17 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  StreamEvents503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   StreamEvents503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14806,21 +13869,17 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14830,21 +13889,17 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14854,21 +13909,17 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14878,21 +13929,17 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken413JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken413JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14902,21 +13949,17 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -14926,21 +13969,17 @@ func ParseCreateEventsTokenResponse(rsp *http.Response) (*CreateEventsTokenRespo
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                   `json:"detail,omitempty"`
-			Error  CreateEventsToken500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                   `json:"orderId,omitempty"`
+			Error   CreateEventsToken500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15130,21 +14169,17 @@ func ParseOpenAPIResponse(rsp *http.Response) (*OpenAPIResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                         `json:"detail,omitempty"`
-			Error  OpenAPI500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                         `json:"orderId,omitempty"`
+			Error   OpenAPI500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15203,21 +14238,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
 			OrderId *string `json:"orderId,omitempty"`
+			Error   string  `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15227,21 +14258,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15251,21 +14278,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15275,21 +14298,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15299,21 +14318,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder409JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder409JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15323,21 +14338,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder413JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder413JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15347,21 +14358,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder422JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder422JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15371,21 +14378,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15395,21 +14398,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15419,21 +14418,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder502JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder502JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15443,21 +14438,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15467,21 +14458,17 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                             `json:"detail,omitempty"`
-			Error  CreateOrder504JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                             `json:"orderId,omitempty"`
+			Error   CreateOrder504JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15846,21 +14833,17 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15870,21 +14853,17 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15894,21 +14873,17 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15918,21 +14893,17 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15942,21 +14913,17 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15966,21 +14933,17 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetOrder503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetOrder503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16340,21 +15303,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16364,21 +15323,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16388,21 +15343,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16412,21 +15363,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16436,21 +15383,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit410JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit410JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16460,21 +15403,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit413JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit413JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16484,21 +15423,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16508,21 +15443,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16532,21 +15463,17 @@ func ParseSubmitDepositResponse(rsp *http.Response) (*SubmitDepositResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  SubmitDeposit503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   SubmitDeposit503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16808,21 +15735,17 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16832,21 +15755,17 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16856,21 +15775,17 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16880,21 +15795,17 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16904,21 +15815,17 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -16928,21 +15835,17 @@ func ParseGetOrderReceiptResponse(rsp *http.Response) (*GetOrderReceiptResponse,
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                 `json:"detail,omitempty"`
-			Error  GetOrderReceipt503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                 `json:"orderId,omitempty"`
+			Error   GetOrderReceipt503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17293,11 +16196,7 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// NextCursor Pass as cursor for the next page; null on the last page.
-			NextCursor *string `json:"nextCursor"`
-			Orders     []Order `json:"orders"`
-		}
+		var dest OrderPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17306,21 +16205,17 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17330,21 +16225,17 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17354,21 +16245,17 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17378,21 +16265,17 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17402,21 +16285,17 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17426,21 +16305,17 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                            `json:"detail,omitempty"`
-			Error  ListOrders503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                            `json:"orderId,omitempty"`
+			Error   ListOrders503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17800,21 +16675,17 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17824,21 +16695,17 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17848,21 +16715,17 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -17872,21 +16735,17 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                               `json:"detail,omitempty"`
-			Error  ListProviders500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                               `json:"orderId,omitempty"`
+			Error   ListProviders500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18164,21 +17023,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18188,21 +17043,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18212,21 +17063,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18236,21 +17083,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18260,21 +17103,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote409JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote409JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18284,21 +17123,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote413JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote413JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18308,21 +17143,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote422JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote422JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18332,21 +17163,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18356,21 +17183,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18380,21 +17203,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote502JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote502JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18404,21 +17223,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote503JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote503JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18428,21 +17243,17 @@ func ParseRequestQuoteResponse(rsp *http.Response) (*RequestQuoteResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                              `json:"detail,omitempty"`
-			Error  RequestQuote504JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                              `json:"orderId,omitempty"`
+			Error   RequestQuote504JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18831,21 +17642,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18855,21 +17662,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18879,21 +17682,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18903,21 +17702,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates413JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates413JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18927,21 +17722,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18951,21 +17742,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18975,21 +17762,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates502JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates502JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -18999,21 +17782,17 @@ func ParseGetRatesResponse(rsp *http.Response) (*GetRatesResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetRates504JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetRates504JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19251,21 +18030,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19275,21 +18050,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19299,21 +18070,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19323,21 +18090,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19347,21 +18110,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19371,21 +18130,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets502JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets502JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19395,21 +18150,17 @@ func ParseSwappableTargetsResponse(rsp *http.Response) (*SwappableTargetsRespons
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                  `json:"detail,omitempty"`
-			Error  SwappableTargets504JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                  `json:"orderId,omitempty"`
+			Error   SwappableTargets504JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19817,21 +18568,17 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19841,21 +18588,17 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19865,21 +18608,17 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -19889,21 +18628,17 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                          `json:"detail,omitempty"`
-			Error  GetUsage500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                          `json:"orderId,omitempty"`
+			Error   GetUsage500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20158,12 +18893,7 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Deliveries []Delivery `json:"deliveries"`
-
-			// NextCursor The cursor of the next page; null on the last.
-			NextCursor *string `json:"nextCursor"`
-		}
+		var dest DeliveryPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20172,21 +18902,17 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20196,21 +18922,17 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20220,21 +18942,17 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20244,21 +18962,17 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20268,21 +18982,17 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20292,21 +19002,17 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                                `json:"detail,omitempty"`
-			Error  ListDeliveries500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                                `json:"orderId,omitempty"`
+			Error   ListDeliveries500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20666,21 +19372,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver400JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver400JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20690,21 +19392,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver401JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver401JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20714,21 +19412,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver403JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver403JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20738,21 +19432,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver404JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver404JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20762,21 +19452,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver413JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver413JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20786,21 +19472,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver429JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver429JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -20810,21 +19492,17 @@ func ParseRedeliverResponse(rsp *http.Response) (*RedeliverResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest struct {
 			// Detail Human-readable explanation.
-			Detail *string                           `json:"detail,omitempty"`
-			Error  Redeliver500JSONResponseBodyError `json:"error"`
+			Detail *string `json:"detail,omitempty"`
+
+			// Upstream The provider's failure behind an error.
+			Upstream *Upstream `json:"upstream,omitempty"`
 
 			// OrderId The existing order a 409 `clientReference in use` is about.
-			OrderId *string `json:"orderId,omitempty"`
+			OrderId *string                           `json:"orderId,omitempty"`
+			Error   Redeliver500JSONResponseBodyError `json:"error"`
 
 			// Quote 409 `quote changed`: the provider's fresh candidate, with its own quoteId.
-			Quote    *QuoteCandidate `json:"quote,omitempty"`
-			Upstream *struct {
-				// Path Provider call, method and path.
-				Path string `json:"path"`
-
-				// Status Provider HTTP status, 0 when none was received.
-				Status int `json:"status"`
-			} `json:"upstream,omitempty"`
+			Quote *QuoteCandidate `json:"quote,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

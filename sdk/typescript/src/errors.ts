@@ -59,7 +59,7 @@ export class UnsupportedPair extends SwapRouterError {}
 export class AmountTooLow extends SwapRouterError {}
 /** 400: above the liquidity ceiling; detail names it. */
 export class AmountTooHigh extends SwapRouterError {}
-/** 400: the order names no providerId. */
+/** 400: the order names no providerId; the code lists the installation's providers. */
 export class ProviderIdRequired extends SwapRouterError {}
 /** 400: the deposit hint has no txHash. */
 export class MissingTxHash extends SwapRouterError {}
@@ -104,7 +104,9 @@ export class AddressNotAllowed extends SwapRouterError {}
 
 type ErrorClass = new (status: number, body: Partial<ErrorBody>, headers: Headers) => SwapRouterError;
 
-// Keyed by every code of the document: tsc fails here when the document gains a code.
+// Keyed by every code of the document with a fixed text: tsc fails here when the document
+// gains one. The providerId-required code lists the installation's providers and is matched by
+// its prefix (errorFrom).
 const classes: { [C in ErrorCode]: ErrorClass } = {
   "origin not allowed": OriginNotAllowed,
   "body too large": BodyTooLarge,
@@ -112,7 +114,6 @@ const classes: { [C in ErrorCode]: ErrorClass } = {
   "no provider supports this pair": UnsupportedPair,
   amount_too_low: AmountTooLow,
   amount_too_high: AmountTooHigh,
-  "providerId required (route_A | route_B)": ProviderIdRequired,
   "missing txHash": MissingTxHash,
   "order not found": OrderNotFound,
   "order already in terminal state": OrderTerminal,
@@ -135,12 +136,22 @@ const classes: { [C in ErrorCode]: ErrorClass } = {
   "address not allowed": AddressNotAllowed,
 };
 
+const providerIdRequiredPrefix = "providerId required (";
+
 /** The typed error for an answer whose (decoded) body is body. */
 export function errorFrom(status: number, body: unknown, headers: Headers): SwapRouterError {
   const parsed: Partial<ErrorBody> = isErrorBody(body) ? body : {};
-  const code = parsed.error;
-  const Class = code !== undefined && Object.hasOwn(classes, code) ? classes[code] : SwapRouterError;
-  return new Class(status, parsed, headers);
+  return new (classOf(parsed.error))(status, parsed, headers);
+}
+
+function classOf(code: string | undefined): ErrorClass {
+  if (code === undefined) {
+    return SwapRouterError;
+  }
+  if (code.startsWith(providerIdRequiredPrefix)) {
+    return ProviderIdRequired;
+  }
+  return Object.hasOwn(classes, code) ? classes[code as ErrorCode] : SwapRouterError;
 }
 
 function isErrorBody(body: unknown): body is ErrorBody {

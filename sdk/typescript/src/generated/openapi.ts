@@ -488,25 +488,33 @@ export interface components {
          */
         OrderStatus: "PENDING" | "PROCESSING" | "SUCCESS" | "REFUNDED" | "FAILED" | "UNKNOWN";
         /**
-         * @description Every error code. A response lists the codes it can carry.
+         * @description Every error code with a fixed text. A response lists the codes it can carry; beside these, POST /v1/order can answer the ProviderIdRequiredCode, whose text lists the installation's providers.
          * @enum {string}
          */
-        ErrorCode: "origin not allowed" | "body too large" | "unknown originAsset/destinationAsset" | "no provider supports this pair" | "amount_too_low" | "amount_too_high" | "providerId required (route_A | route_B)" | "missing txHash" | "order not found" | "order already in terminal state" | "rate limit exceeded" | "upstream timeout" | "upstream error" | "internal error" | "unauthorized" | "invalid request" | "not found" | "method not allowed" | "idempotency key reused" | "quota exceeded" | "archive unavailable" | "clientReference in use" | "quote expired" | "quote changed" | "quote mismatch" | "service unavailable" | "address not allowed";
+        ErrorCode: "origin not allowed" | "body too large" | "unknown originAsset/destinationAsset" | "no provider supports this pair" | "amount_too_low" | "amount_too_high" | "missing txHash" | "order not found" | "order already in terminal state" | "rate limit exceeded" | "upstream timeout" | "upstream error" | "internal error" | "unauthorized" | "invalid request" | "not found" | "method not allowed" | "idempotency key reused" | "quota exceeded" | "archive unavailable" | "clientReference in use" | "quote expired" | "quote changed" | "quote mismatch" | "service unavailable" | "address not allowed";
+        /**
+         * @description The error code of an order without providerId: `providerId required (`, the providerIds of the installation's enabled providers sorted and joined by ` | `, then `)`. An installation of route_A and route_B answers the contract's text; match the code by its `providerId required (` prefix.
+         * @example providerId required (route_A | route_B)
+         */
+        ProviderIdRequiredCode: string;
         /** @description Every error response. `error` is a stable machine handle. */
         Error: {
-            error: components["schemas"]["ErrorCode"];
+            /** @description An ErrorCode, or the ProviderIdRequiredCode. */
+            error: components["schemas"]["ErrorCode"] | components["schemas"]["ProviderIdRequiredCode"];
             /** @description Human-readable explanation. */
             detail?: string;
-            upstream?: {
-                /** @description Provider HTTP status, 0 when none was received. */
-                status: number;
-                /** @description Provider call, method and path. */
-                path: string;
-            };
+            upstream?: components["schemas"]["Upstream"];
             /** @description The existing order a 409 `clientReference in use` is about. */
             orderId?: string;
             /** @description 409 `quote changed`: the provider's fresh candidate, with its own quoteId. */
             quote?: components["schemas"]["QuoteCandidate"];
+        };
+        /** @description The provider's failure behind an error. */
+        Upstream: {
+            /** @description Provider HTTP status, 0 when none was received. */
+            status: number;
+            /** @description Provider call, method and path. */
+            path: string;
         };
         Asset: {
             /**
@@ -523,6 +531,9 @@ export interface components {
             stale?: boolean;
             /** @description The price of one whole unit (10^decimals smallest units) in US dollars, as a provider listing the asset gave it with its asset list; absent when none gives prices. Indicative only: quotes are the price. */
             priceUsd?: number;
+        };
+        AssetList: {
+            assets: components["schemas"]["Asset"][];
         };
         Fee: {
             type: string;
@@ -550,10 +561,11 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             expiresAt?: string;
-            limits?: {
-                minAmountIn?: string;
-                maxAmountIn?: string;
-            };
+            limits?: components["schemas"]["QuoteLimits"];
+        };
+        QuoteLimits: {
+            minAmountIn?: string;
+            maxAmountIn?: string;
         };
         ProviderError: {
             providerId: components["schemas"]["ProviderId"];
@@ -581,7 +593,13 @@ export interface components {
              * @enum {string}
              */
             swapType?: "EXACT_INPUT" | "EXACT_OUTPUT";
+            /** Format: int32 */
             slippageToleranceBps?: number;
+            /**
+             * Format: int32
+             * @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+             */
+            feeBps?: number;
             /** @description Required when dry is false. */
             sender?: string;
             /** @description Required when dry is false. */
@@ -594,8 +612,6 @@ export interface components {
             clientReference?: string;
             /** @description quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it. */
             quoteId?: string;
-            /** @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee. */
-            feeBps?: number;
         };
         /** @description `best`: highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId. */
         QuoteResponse: {
@@ -628,7 +644,13 @@ export interface components {
              * @enum {string}
              */
             swapType?: "EXACT_INPUT" | "EXACT_OUTPUT";
+            /** Format: int32 */
             slippageToleranceBps?: number;
+            /**
+             * Format: int32
+             * @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+             */
+            feeBps?: number;
             sender: string;
             recipient: string;
             refundTo?: string;
@@ -637,8 +659,6 @@ export interface components {
             clientReference?: string;
             /** @description quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it. */
             quoteId?: string;
-            /** @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee. */
-            feeBps?: number;
         };
         HistoryEntry: {
             seq: number;
@@ -710,6 +730,11 @@ export interface components {
             /** @description The partner's own id for the order (unique per partner); null when none was given. */
             clientReference: string | null;
         };
+        OrderPage: {
+            orders: components["schemas"]["Order"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         DepositRequest: {
             txHash: string;
             nearSenderAccount?: string;
@@ -731,7 +756,10 @@ export interface components {
              * @enum {string}
              */
             swapType?: "EXACT_INPUT" | "EXACT_OUTPUT";
-            /** @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee. */
+            /**
+             * Format: int32
+             * @description Partner fee of this request in basis points, at most the partner's configured maximum (Partner.spec.fees.maxBps); omitted: the partner's configured fee.
+             */
             feeBps?: number;
         };
         RatesResponse: {
@@ -751,15 +779,16 @@ export interface components {
              */
             swapType: "EXACT_INPUT" | "EXACT_OUTPUT";
             /** @description One entry per target, in request order; exactly one of best and error is set. When the monthly quote quota covers only some of the known targets, the first that fit are priced and each of the rest has error `quota exceeded` (best null); when none fits the whole request is 429. */
-            rates: {
-                /**
-                 * @description CAIP-19 asset id from GET /v1/assets.
-                 * @example eip155:1/slip44:60
-                 */
-                to: string;
-                best: components["schemas"]["QuoteCandidate"] | null;
-                error: components["schemas"]["Error"] | null;
-            }[];
+            rates: components["schemas"]["RateEntry"][];
+        };
+        RateEntry: {
+            /**
+             * @description CAIP-19 asset id from GET /v1/assets.
+             * @example eip155:1/slip44:60
+             */
+            to: string;
+            best: components["schemas"]["QuoteCandidate"] | null;
+            error: components["schemas"]["Error"] | null;
         };
         SwappableTargets: {
             /**
@@ -779,16 +808,7 @@ export interface components {
             /** @enum {string} */
             phase: "Pending" | "Delivered" | "Failed";
             attemptCount: number;
-            attempts: {
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC.
-                 */
-                at: string;
-                code: number | null;
-                error: string | null;
-                durationMillis: number;
-            }[];
+            attempts: components["schemas"]["DeliveryAttempt"][];
             lastCode: number | null;
             nextAttemptAt: string | null;
             completedAt: string | null;
@@ -799,6 +819,21 @@ export interface components {
              */
             createdAt: string;
         };
+        DeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+            code: number | null;
+            error: string | null;
+            durationMillis: number;
+        };
+        DeliveryPage: {
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description The cursor of the next page; null on the last. */
+            nextCursor: string | null;
+        };
         Health: {
             status: string;
         };
@@ -808,33 +843,41 @@ export interface components {
          */
         Substatus: "AWAITING_DEPOSIT" | "DEPOSIT_SEEN" | "INCOMPLETE_DEPOSIT" | "SWAPPING" | "DELAYED" | "SENDING" | "SETTLED" | "PARTIAL_REFUND" | "PARTIAL_DEPOSIT" | "REFUNDING" | "REFUNDED" | "DEPOSIT_WINDOW_CLOSED" | "DEPOSIT_REJECTED" | "PROVIDER_FAILED" | "HELD_FOR_REVIEW";
         Usage: {
-            requestsPerMinute: {
-                /** @description Requests per minute of the key. */
-                limit: number;
-                /** @description Requests left now. */
-                remaining: number;
-                /**
-                 * Format: date-time
-                 * @description When the bucket is full again.
-                 */
-                resetAt: string;
-            };
-            quotes: {
-                /**
-                 * @description The UTC month counted (YYYY-MM).
-                 * @example 2026-03
-                 */
-                month: string;
-                /** @description Quotes counted this month. */
-                used: number;
-                /** @description The monthly cap; null when there is none. */
-                limit: number | null;
-                /**
-                 * Format: date-time
-                 * @description Start of the next UTC month, when the count starts again.
-                 */
-                resetAt: string;
-            };
+            requestsPerMinute: components["schemas"]["RequestsUsage"];
+            quotes: components["schemas"]["QuotesUsage"];
+        };
+        RequestsUsage: {
+            /** @description Requests per minute of the key. */
+            limit: number;
+            /** @description Requests left now. */
+            remaining: number;
+            /**
+             * Format: date-time
+             * @description When the bucket is full again.
+             */
+            resetAt: string;
+        };
+        QuotesUsage: {
+            /**
+             * @description The UTC month counted (YYYY-MM).
+             * @example 2026-03
+             */
+            month: string;
+            /**
+             * Format: int64
+             * @description Quotes counted this month.
+             */
+            used: number;
+            /**
+             * Format: int64
+             * @description The monthly cap; null when there is none.
+             */
+            limit: number | null;
+            /**
+             * Format: date-time
+             * @description Start of the next UTC month, when the count starts again.
+             */
+            resetAt: string;
         };
         Receipt: {
             /** @description Compact JWS; its payload (base64url JSON) is a ReceiptPayload. */
@@ -1054,9 +1097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        assets: components["schemas"]["Asset"][];
-                    };
+                    "application/json": components["schemas"]["AssetList"];
                 };
             };
             /** @description Bad request. */
@@ -1536,8 +1577,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        error?: "invalid request" | "providerId required (route_A | route_B)" | "unknown originAsset/destinationAsset" | "amount_too_low" | "amount_too_high" | "quote expired" | "quote mismatch";
+                        error?: ("invalid request" | "unknown originAsset/destinationAsset" | "amount_too_low" | "amount_too_high" | "quote expired" | "quote mismatch") | components["schemas"]["ProviderIdRequiredCode"];
                     } & components["schemas"]["Error"];
                 };
             };
@@ -2190,11 +2230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        orders: components["schemas"]["Order"][];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["OrderPage"];
                 };
             };
             /** @description Invalid filter, limit or cursor. */
@@ -3012,11 +3048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveries: components["schemas"]["Delivery"][];
-                        /** @description The cursor of the next page; null on the last. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
             /** @description Bad request. */

@@ -1,7 +1,7 @@
 import { deepStrictEqual, notStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { test } from "node:test";
 import { SwapRouter, type SwapRouterOptions } from "../../src/client.js";
-import { AddressNotAllowed, InternalError, QuotaExceeded, QuoteChanged, RateLimited, SwapRouterError, UpstreamError } from "../../src/errors.js";
+import { AddressNotAllowed, InternalError, ProviderIdRequired, QuotaExceeded, QuoteChanged, RateLimited, SwapRouterError, UpstreamError } from "../../src/errors.js";
 import type { RetryInfo } from "../../src/retry.js";
 import { json, order, orderRequest, scripted, type Answer } from "./fake.js";
 
@@ -123,6 +123,18 @@ test("errors carry the contract's code, detail, request id and rate limit", asyn
   const page = await sr.getOrder(order.id).catch((e: unknown) => e);
   ok(page instanceof SwapRouterError);
   strictEqual(page.code, "");
+});
+
+test("providerId required is recognised whatever providers the installation lists", async () => {
+  const { sr } = client([
+    json(400, { error: "providerId required (route_A | route_B)" }),
+    json(400, { error: "providerId required (relay | route_A | route_B)" }),
+  ]);
+  for (const code of ["providerId required (route_A | route_B)", "providerId required (relay | route_A | route_B)"]) {
+    const err = await sr.createOrder(orderRequest).catch((e: unknown) => e);
+    ok(err instanceof ProviderIdRequired);
+    strictEqual(err.code, code);
+  }
 });
 
 test("an abort ends the wait for a retry at once", async () => {
