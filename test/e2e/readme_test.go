@@ -53,8 +53,8 @@ var _ = It("runs the README walkthrough as written", func() {
 	Expect(text).To(ContainSubstring("best provider: relay"), "the simulated Relay's fees are the smallest at $300")
 	Expect(text).To(MatchRegexp(`order ord_[a-z2-7]{26}: deposit to \S+`))
 	Expect(text).To(MatchRegexp(`(?m)^SUCCESS$`))
-	Expect(text).To(ContainSubstring(`"amountOut":null,"history":["PENDING","PROCESSING","SUCCESS"]`),
-		"Relay's status names no amounts, and none is guessed")
+	Expect(text).To(MatchRegexp(`"amountOut":null,"history":\["PENDING",("PROCESSING",)?"SUCCESS"\]`),
+		"Relay's status names no amounts, and none is guessed; its fill may pass between two polls")
 	Expect(text).To(MatchRegexp(`(?m)^ord-[a-z2-7]{26}\s+SUCCESS\s+relay\s+0\.1 ETH \(eth\) -> SOL \(sol\)\s`),
 		"kubectl shows the order's swap, without a received amount Relay does not report")
 	Expect(text).To(MatchRegexp(`(?m)^evt-[a-z2-7]{26}\s+ord_[a-z2-7]{26}\s+1\s+Delivered\s+204\s`),

@@ -26,8 +26,8 @@ type Provider struct {
 	Token string
 }
 
-// DefaultProviders are the dev system's three: route_A (1Click), route_B (Chainflip) and relay,
-// with the credentials sim requires.
+// DefaultProviders are the dev system's three, in this order: route_A (1Click), route_B
+// (Chainflip) and relay, with the credentials sim requires.
 func DefaultProviders(sim simulator.Options) []Provider {
 	return []Provider{
 		{Name: "route-a", DisplayName: "NEAR Intents", ID: swapv1.ProviderRouteA, Protocol: swapv1.ProtocolOneClick, Token: sim.RouteAToken},
