@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -49,8 +52,32 @@ func candidateOf(g Gomega, id swapv1.ProviderID) (*swapclient.QuoteCandidate, []
 	return nil, q.JSON200.Candidates
 }
 
+// providerIDRequired is the error code of an order without providerId, read with a plain
+// HTTP client: the OpenAPI document's ErrorCode enum names only the contract's two-provider
+// text, so the validating partner client would refuse any other installation's.
+func providerIDRequired(g Gomega) string {
+	body, err := json.Marshal(map[string]string{"originAsset": ethETH, "destinationAsset": solSOL, "amount": pointOneETH,
+		"sender": sender, "recipient": solDest})
+	g.Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequest(http.MethodPost, env.FrontendURL+"/v1/order", bytes.NewReader(body))
+	g.Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Key-Id", env.KeyID)
+	req.Header.Set("Authorization", "Bearer "+env.Secret)
+	resp, err := http.DefaultClient.Do(req)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	var answer struct{ Error string }
+	g.Expect(json.NewDecoder(resp.Body).Decode(&answer)).To(Succeed())
+	g.Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+	return answer.Error
+}
+
 var _ = Describe("A fourth RoutingProvider, applied to the running system", func() {
 	It("is listed and quoted without a restart, takes an order to SUCCESS, and once disabled leaves the quotes while its orders are still tracked", func(ctx context.Context) {
+		Expect(providerIDRequired(Default)).To(Equal("providerId required (relay | route_A | route_B)"),
+			"the three enabled providers, in the contract's form")
+
 		By("applying a second 1Click account with its own credentials")
 		Expect(env.ApplyProvider(ctx, fourthProvider)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
@@ -71,6 +98,8 @@ var _ = Describe("A fourth RoutingProvider, applied to the running system", func
 			g.Expect(p.SignsQuotes).To(BeTrue())
 			g.Expect(p.Status).To(Equal(swapclient.AVAILABLE))
 		}).Should(Succeed())
+
+		Eventually(providerIDRequired).Should(Equal("providerId required (oneclick_b | relay | route_A | route_B)"))
 
 		By("quotes carry its candidate beside the other three, priced on its own fee")
 		var mine *swapclient.QuoteCandidate
@@ -113,6 +142,7 @@ var _ = Describe("A fourth RoutingProvider, applied to the running system", func
 			g.Expect(mine).To(BeNil(), "a disabled provider is not quoted")
 			g.Expect(all).To(HaveLen(3))
 		}).Should(Succeed())
+		Eventually(providerIDRequired).Should(Equal("providerId required (relay | route_A | route_B)"))
 		Eventually(func(g Gomega) swapclient.ProviderHealthStatus {
 			p := listedProvider(g, fourthProvider.ID)
 			g.Expect(p).NotTo(BeNil())
