@@ -159,7 +159,7 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 		return env, fmt.Errorf("simulator: %w", err)
 	}
 	env.SimulatorURL = "http://" + simAddr
-	fmt.Fprintf(o.Out, "Provider simulator on %s (%s).\n", env.SimulatorURL, describe(o.providers()))
+	fmt.Fprintf(o.Out, "Provider simulator on %s (%s).\n", env.SimulatorURL, describe(o.providers(), o.Simulator.Instances))
 	if o.Manager.ScreeningURL == "" {
 		// The simulator's sanctions screening API (nothing listed until PUT /control/sanctioned).
 		o.Manager.ScreeningURL, o.Manager.ScreeningAPIKey = env.SimulatorURL+"/sanctions", o.Simulator.SanctionsAPIKey

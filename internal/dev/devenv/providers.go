@@ -3,6 +3,7 @@ package devenv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,13 +45,24 @@ func (o EnvOptions) providers() []Provider {
 	return o.Providers
 }
 
-// describe is "route_A: oneclick, route_B: channel, relay: relay".
-func describe(ps []Provider) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = string(p.ID) + ": " + string(p.Protocol)
+// describe is "route_A: oneclick, route_B: channel, relay: relay", then the simulator's
+// accounts no RoutingProvider declares yet ("; also oneclick_b: oneclick, for a RoutingProvider
+// to apply").
+func describe(ps []Provider, instances []simulator.Instance) string {
+	var declared, spare []string
+	for _, p := range ps {
+		declared = append(declared, string(p.ID)+": "+string(p.Protocol))
 	}
-	return strings.Join(parts, ", ")
+	for _, in := range instances {
+		if !slices.ContainsFunc(ps, func(p Provider) bool { return p.ID == in.ID }) {
+			spare = append(spare, string(in.ID)+": "+string(in.Protocol))
+		}
+	}
+	out := strings.Join(declared, ", ")
+	if len(spare) > 0 {
+		out += "; also " + strings.Join(spare, ", ") + ", for a RoutingProvider to apply"
+	}
+	return out
 }
 
 // ApplyProvider declares p as an operator's `kubectl apply` would, pointed at the simulator's
