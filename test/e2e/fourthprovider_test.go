@@ -14,6 +14,8 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/dev/devenv"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
+	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
+	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -98,6 +100,18 @@ var _ = Describe("A fourth RoutingProvider, applied to the running system", func
 			g.Expect(p.SignsQuotes).To(BeTrue())
 			g.Expect(p.Status).To(Equal(swapclient.AVAILABLE))
 		}).Should(Succeed())
+		Eventually(func(g Gomega) []swapclient.ProviderId {
+			chain := "eth"
+			assets, err := partner.API.ListAssetsWithResponse(ctx, &swapclient.ListAssetsParams{Chain: &chain})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(assets.JSON200).NotTo(BeNil(), "%d %s", assets.StatusCode(), assets.Body)
+			for _, a := range assets.JSON200.Assets {
+				if a.AssetId == ethETH {
+					return a.Providers
+				}
+			}
+			return nil
+		}).Should(ContainElement(swapclient.ProviderId(fourthProvider.ID)), "GET /v1/assets names it among ETH's providers")
 
 		Eventually(providerIDRequired).Should(Equal("providerId required (oneclick_b | relay | route_A | route_B)"))
 
@@ -126,6 +140,14 @@ var _ = Describe("A fourth RoutingProvider, applied to the running system", func
 		Expect(string(done.ProviderId)).To(Equal(string(fourthProvider.ID)))
 		Expect(done.AmountOut).To(HaveValue(Equal(mine.AmountOut)), "its own price was paid out")
 		expectWebhookPerTransition(done)
+
+		By("its calls are measured under its own id, apart from route_A's")
+		for _, call := range []string{providermetrics.CallQuote, providermetrics.CallCreateDeposit, providermetrics.CallStatus} {
+			n, err := metricsum.Of(metrics, "swaprouter_provider_call_duration_seconds",
+				map[string]string{"provider": string(fourthProvider.ID), "call": call, "outcome": providermetrics.OutcomeOK})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(n).To(BeNumerically(">", 0), "%s calls of oneclick_b", call)
+		}
 
 		By("an order still waiting for its deposit when the provider is disabled")
 		waiting := partner.CreateOrder(partnerapi.OrderRequest(fourthProvider.ID), "")

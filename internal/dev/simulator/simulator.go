@@ -305,8 +305,9 @@ func (s *Simulator) protocolRoutes(protocol swapv1.ProviderProtocol, v *venue.Ve
 // Handler serves everything.
 func (s *Simulator) Handler() http.Handler { return s.handler }
 
-// QuotePublicKey is the public key route_A's quotes verify with, as "ed25519:<base58>" (the
-// form RoutingProvider.spec.quoteSigningKey takes).
+// QuotePublicKey is the public key route_A's quotes (and every other 1Click account's: 1Click
+// signs with one key) verify with, as "ed25519:<base58>" (the form
+// RoutingProvider.spec.quoteSigningKey takes).
 func (s *Simulator) QuotePublicKey() string {
 	return quotesig.FormatPublicKey(s.opts.QuoteSigningKey.Public().(ed25519.PublicKey))
 }
