@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -55,10 +56,11 @@ type Env struct {
 	// WebhookSecret signs the demo partner's webhooks (whsec_...).
 	WebhookSecret string
 
-	// pollMin and pollMax are the RoutingProviders' poll interval; declared is how many
-	// RoutingProviders Start applied (it waits until that many are Ready).
+	// pollMin and pollMax are the RoutingProviders' poll interval; declared are the names of
+	// the RoutingProviders Start applied (it waits until they are Ready; one an operator
+	// applied beside them may be down, or disabled, without holding the start).
 	pollMin, pollMax time.Duration
-	declared         int
+	declared         []string
 
 	cancel  context.CancelFunc
 	done    chan error
@@ -120,7 +122,10 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 		return nil, err
 	}
 	env = &Env{Plane: plane, Namespace: o.Manager.Namespace, done: make(chan error, 1), tempDir: tempDir,
-		pollMin: o.PollMin, pollMax: o.PollMax, declared: len(o.providers())}
+		pollMin: o.PollMin, pollMax: o.PollMax}
+	for _, p := range o.providers() {
+		env.declared = append(env.declared, p.Name)
+	}
 	defer func() {
 		if err != nil {
 			env.Stop()
@@ -313,16 +318,10 @@ func (e *Env) archiveReady(ctx context.Context) bool {
 }
 
 func (e *Env) providersReady(ctx context.Context) bool {
-	var list swapv1.RoutingProviderList
-	if err := e.Client.List(ctx, &list, client.InNamespace(e.Namespace)); err != nil || len(list.Items) < e.declared {
-		return false
-	}
-	for _, rp := range list.Items {
-		ready := false
-		for _, c := range rp.Status.Conditions {
-			ready = ready || (c.Type == swapv1.ConditionReady && c.Status == metav1.ConditionTrue)
-		}
-		if !ready {
+	for _, name := range e.declared {
+		var rp swapv1.RoutingProvider
+		if err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: name}, &rp); err != nil ||
+			!meta.IsStatusConditionTrue(rp.Status.Conditions, swapv1.ConditionReady) {
 			return false
 		}
 	}

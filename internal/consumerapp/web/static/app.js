@@ -295,6 +295,8 @@ function chosenCandidate() {
 
 function renderQuote(chosen) {
   const { request, response } = state.quote;
+  // A provider applied after the page loaded is named from its first quote on.
+  Object.assign(state.providerNames, response.providerNames || {});
   const best = response.best;
   const items = response.candidates.map((c) => {
     const isBest = best && c.providerId === best.providerId;
