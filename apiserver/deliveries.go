@@ -151,7 +151,7 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 }
 
 // eventDeliveries are the partner's deliveries of one event. The first delivery's name is
-// the event's (webhook.DeliveryName), which gives the order, whose few deliveries are indexed;
+// the event's (delivery.DeliveryName), which gives the order, whose few deliveries are indexed;
 // once that first one has expired (a redelivery outlives it) the partner's deliveries are
 // searched. An index by event would cost a set per delivery in the cache for this one request.
 func (s *Server) eventDeliveries(ctx context.Context, partner, eventID string) ([]swapv1.WebhookDelivery, error) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 // deliveryPos is a delivery's place in the list order (order, sequence, redelivery); the
@@ -35,7 +35,7 @@ type deliveryPageQuery struct {
 }
 
 // parseDeliveryPage reads limit (1–100, default 100) and cursor (opened with cursors).
-func parseDeliveryPage(v url.Values, cursors *seal.Sealer) (deliveryPageQuery, error) {
+func parseDeliveryPage(v url.Values, cursors *tokenkeys.Tokens) (deliveryPageQuery, error) {
 	limit, after, err := parsePage[deliveryPos](cursors, v, maxListLimit)
 	return deliveryPageQuery{limit: limit, after: after}, err
 }

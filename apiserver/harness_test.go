@@ -274,7 +274,7 @@ func newHarness(t *testing.T, extra ...client.Object) *harness {
 	return h
 }
 
-// trimmingCache lists deliveries as the manager's cache holds them (webhook.CacheTransform:
+// trimmingCache lists deliveries as the manager's cache holds them (delivery.CacheTransform:
 // finished ones without their payload); the API reader has them whole.
 type trimmingCache struct{ client.Client }
 

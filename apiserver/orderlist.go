@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,7 +13,7 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
-	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 const (
@@ -70,7 +71,7 @@ func (s *Server) liveOrders(ctx context.Context, q archive.Query) ([]*swapv1.Swa
 }
 
 // parseListQuery reads the filters, limit and cursor (opened with cursors) of GET /v1/orders.
-func parseListQuery(v url.Values, partner string, cursors *seal.Sealer) (archive.Query, error) {
+func parseListQuery(v url.Values, partner string, cursors *tokenkeys.Tokens) (archive.Query, error) {
 	q := archive.Query{Partner: partner, Limit: defaultListLimit,
 		Status: swapv1.OrderStatus(v.Get("status")), ProviderID: swapv1.ProviderID(v.Get("providerId")),
 		ClientReference: v.Get("clientReference")}
@@ -83,11 +84,8 @@ func parseListQuery(v url.Values, partner string, cursors *seal.Sealer) (archive
 		pos := after.position()
 		q.After = &pos
 	}
-	switch q.Status {
-	case "", swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess, swapv1.OrderRefunded,
-		swapv1.OrderFailed, swapv1.OrderUnknown:
-	default:
-		return q, apierror.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, REFUNDED, FAILED, UNKNOWN")
+	if q.Status != "" && !slices.Contains(swapv1.OrderStatuses, q.Status) {
+		return q, apierror.Invalid("status", "must be one of "+orderStatusList)
 	}
 	if err := checkClientReference(q.ClientReference); err != nil {
 		return q, err
@@ -130,3 +128,12 @@ const (
 func (c orderCursor) valid() bool {
 	return validCursorID(c.ID) && c.T >= earliestCursorTime && c.T <= latestCursorTime && c.US >= 0 && c.US < 1e6
 }
+
+// orderStatusList is "PENDING, PROCESSING, ...": the statuses a list may be filtered by.
+var orderStatusList = func() string {
+	names := make([]string, len(swapv1.OrderStatuses))
+	for i, s := range swapv1.OrderStatuses {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}()

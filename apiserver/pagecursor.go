@@ -7,22 +7,22 @@ import (
 	"strconv"
 
 	"github.com/swaprouter/swaprouter/internal/apierror"
-	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 // A listing's opaque nextCursor is the list position of the last item of a page, JSON sealed
-// with the service's keys (internal/seal): a partner can neither read nor forge one, so only
+// with the service's keys (internal/tokenkeys): a partner can neither read nor forge one, so only
 // positions this service wrote reach a query, and every replica opens every replica's
 // cursors. One codec serves GET /v1/orders and GET /v1/webhooks/deliveries; each defines its
 // position type and what makes a decoded one sane, checked again after opening.
 type cursorPos interface{ valid() bool }
 
-func encodeCursor[P cursorPos](c *seal.Sealer, p P) string {
+func encodeCursor[P cursorPos](c *tokenkeys.Tokens, p P) string {
 	b, _ := json.Marshal(p)
 	return c.Seal(b)
 }
 
-func decodeCursor[P cursorPos](c *seal.Sealer, s string) (P, bool) {
+func decodeCursor[P cursorPos](c *tokenkeys.Tokens, s string) (P, bool) {
 	var p P
 	b, err := c.Open(s)
 	if err != nil {
@@ -39,7 +39,7 @@ func decodeCursor[P cursorPos](c *seal.Sealer, s string) (P, bool) {
 
 // parsePage reads a listing's limit (1–100, def when absent) and cursor (after, nil when
 // absent), opened with c.
-func parsePage[P cursorPos](c *seal.Sealer, v url.Values, def int) (limit int, after *P, _ error) {
+func parsePage[P cursorPos](c *tokenkeys.Tokens, v url.Values, def int) (limit int, after *P, _ error) {
 	limit = def
 	if l := v.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)

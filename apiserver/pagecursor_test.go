@@ -13,21 +13,28 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/archive"
-	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 // testCursors seals cursors for the codec's unit tests.
-var testCursors = seal.Random().Sealer("listing cursor")
+var testCursors = tokenkeys.Random().For("listing cursor")
 
 // TestPageCursor: both listings' cursors round-trip through the one codec, also between two
 // replicas with the same keys, and a cursor of one listing, a forged one, another
 // installation's or an over-long id is refused.
 func TestPageCursor(t *testing.T) {
-	keys, err := seal.NewKeyring([2]string{"k1", strings.Repeat("k", 32)})
+	raw, err := tokenkeys.Create()
 	if err != nil {
 		t.Fatal(err)
 	}
-	replicaA, replicaB := keys.Sealer("listing cursor"), keys.Sealer("listing cursor")
+	replica := func() *tokenkeys.Tokens {
+		k, err := tokenkeys.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.For("listing cursor")
+	}
+	replicaA, replicaB := replica(), replica()
 	order := orderCursorAt(archive.Position{CreatedAt: time.Unix(1_700_000_000, 0).UTC(), OrderID: "ord_x"})
 	delivery := deliveryPos{OrderID: "ord_x", Sequence: 3, Redelivery: 1}
 	if got, ok := decodeCursor[orderCursor](replicaB, encodeCursor(replicaA, order)); !ok || got != order {

@@ -37,7 +37,7 @@ func TestFreeTextFieldsRefuseTheSameCharacters(t *testing.T) {
 	}
 	// A value each field accepts, to put the characters in.
 	plain := map[string]string{"txHash": "0xabc", "nearSenderAccount": "alice.near", "sender": addr,
-		"recipient": addr, "refundTo": addr, "clientReference": "ref-1", "quoteId": "q2.k1.abc", "Idempotency-Key": "idem-1"}
+		"recipient": addr, "refundTo": addr, "clientReference": "ref-1", "quoteId": "q3.AQAAAAEabc", "Idempotency-Key": "idem-1"}
 	refused := map[string]string{
 		"zero-width space": "\u200b", "zero-width joiner": "\u200d", "right-to-left override": "\u202e",
 		"left-to-right isolate": "\u2066", "byte order mark": "\ufeff", "soft hyphen": "\u00ad",

@@ -35,9 +35,9 @@ import (
 	"github.com/swaprouter/swaprouter/internal/quotebind"
 	"github.com/swaprouter/swaprouter/internal/ratelimit"
 	"github.com/swaprouter/swaprouter/internal/routing"
-	"github.com/swaprouter/swaprouter/internal/seal"
 	"github.com/swaprouter/swaprouter/internal/streamslots"
 	"github.com/swaprouter/swaprouter/internal/tiers"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 // Catalog is what the frontend needs of *catalog.Catalog.
@@ -97,10 +97,10 @@ type Options struct {
 	// Metrics is where the Server's metrics are registered; nil: controller-runtime's
 	// registry. Servers given the same registry count into the same series.
 	Metrics prometheus.Registerer
-	// QuoteKeys seal quoteIds and listing cursors (each with its own derived key); every
-	// replica needs the same keys. nil: a random key, so quoteIds and cursors only open in
-	// this process (dev, tests).
-	QuoteKeys *seal.Keyring
+	// QuoteKeys seal quoteIds, listing cursors and event stream tokens and positions (each
+	// purpose its own associated data); every replica needs the same keyset. nil: a random
+	// key, so these tokens only open in this process (dev, tests).
+	QuoteKeys *tokenkeys.Keys
 	// Tiers maps Partner.spec.tier to default limits; nil: tiers.Default().
 	Tiers tiers.Table
 	// StreamSlots caps each partner's concurrent event streams (its tier's eventStreams); nil
@@ -133,7 +133,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.QuoteKeys == nil {
-		o.QuoteKeys = seal.Random()
+		o.QuoteKeys = tokenkeys.Random()
 	}
 	if o.Tiers == nil {
 		o.Tiers = tiers.Default()
@@ -192,9 +192,9 @@ type Server struct {
 	waiter *orderWaiter
 	// quoteIDs issues and verifies quoteIds; cursors seals the listings' nextCursor.
 	quoteIDs *quotebind.Issuer
-	cursors  *seal.Sealer
+	cursors  *tokenkeys.Tokens
 	// eventTokens seals POST /v1/events/token's tokens; positions the event streams' ids.
-	eventTokens, positions *seal.Sealer
+	eventTokens, positions *tokenkeys.Tokens
 	streamSlots            streamslots.Slots
 	// hub passes order events to the open event streams (nil without Informers).
 	hub *eventHub
@@ -250,10 +250,10 @@ func New(opts Options) (*Server, error) {
 		waiter:  newOrderWaiter(),
 
 		quoteIDs: quotebind.NewIssuer(opts.QuoteKeys),
-		cursors:  opts.QuoteKeys.Sealer("listing cursor"),
+		cursors:  opts.QuoteKeys.For("listing cursor"),
 
-		eventTokens: opts.QuoteKeys.Sealer("event stream token"),
-		positions:   opts.QuoteKeys.Sealer("event stream position"),
+		eventTokens: opts.QuoteKeys.For("event stream token"),
+		positions:   opts.QuoteKeys.For("event stream position"),
 		streamSlots: opts.StreamSlots,
 		stopping:    make(chan struct{}),
 	}

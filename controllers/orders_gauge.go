@@ -17,8 +17,7 @@ var ordersDesc = prometheus.NewDesc("swaprouter_orders",
 
 // gaugedStatuses are the statuses the gauge always reports ("" is shown as NEW), so a series
 // drops to 0 instead of vanishing.
-var gaugedStatuses = []swapv1.OrderStatus{"", swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
-	swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown}
+var gaugedStatuses = append([]swapv1.OrderStatus{""}, swapv1.OrderStatuses...)
 
 // ordersGauge counts the cached SwapOrders by status as the informer delivers them: a scrape
 // reads a few counters instead of listing (and walking) every cached order.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/partners"
@@ -38,6 +39,8 @@ type PartnerReconciler struct {
 	// APIReader reads the referenced Secrets directly, so their data is never cached.
 	APIReader client.Reader
 	Now       func() time.Time
+	// Wake, when set, is a test's source of extra reconcile requests (withWake).
+	Wake source.Source
 	// Tiers gives the limits in effect (status.limits); the built-in table when nil.
 	Tiers tiers.Table
 
@@ -72,7 +75,7 @@ func (r *PartnerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Tiers == nil {
 		r.Tiers = tiers.Default()
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	return withWake(ctrl.NewControllerManagedBy(mgr), r.Wake).
 		Named("partner").
 		// Quota flushes change status often; only spec changes need a new look.
 		For(&swapv1.Partner{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
@@ -124,6 +125,8 @@ type RoutingProviderReconciler struct {
 	ReadOnly bool
 	// Now is the clock; defaults to time.Now.
 	Now func() time.Time
+	// Wake, when set, is a test's source of extra reconcile requests (withWake).
+	Wake source.Source
 	// Health judges each provider from every call made through its adapter (a circuit
 	// breaker); the adapters are wrapped with it and the Available condition reports it.
 	// nil leaves adapters unguarded.
@@ -191,7 +194,7 @@ func (r *RoutingProviderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(providersLoadedGate{r}); err != nil {
 		return err
 	}
-	b := ctrl.NewControllerManagedBy(mgr)
+	b := withWake(ctrl.NewControllerManagedBy(mgr), r.Wake)
 	if src := r.healthSource(); src != nil {
 		b = b.WatchesRawSource(src)
 	}

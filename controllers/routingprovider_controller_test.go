@@ -82,12 +82,14 @@ func unwrapAdapter(p provider.Provider) provider.Provider {
 type providerHarness struct {
 	providers *providerset.Set
 	catalog   *catalog.Catalog
+	*timers[*swapv1.RoutingProvider]
 }
 
 func startRoutingProviderManager(factory ProviderFactory) *providerHarness {
 	mgr := newTestManager()
-	h := &providerHarness{providers: providerset.New(), catalog: catalog.New(nil)}
-	r := &RoutingProviderReconciler{Providers: h.providers, Catalog: h.catalog, NewProvider: factory, Budgets: budget.New(nil)}
+	h := &providerHarness{providers: providerset.New(), catalog: catalog.New(nil), timers: newTimers[*swapv1.RoutingProvider](nil)}
+	r := &RoutingProviderReconciler{Providers: h.providers, Catalog: h.catalog, NewProvider: factory, Budgets: budget.New(nil),
+		Client: h.client(mgr.GetClient()), Now: h.clock.Now, Wake: h.wake.source()}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
 	runTestManager(mgr)
 	return h
@@ -268,12 +270,11 @@ var _ = Describe("RoutingProvider reconciler", func() {
 			_, ok := h.providers.Get(swapv1.ProviderRouteB)
 			Expect(ok).To(BeTrue())
 
-			// The retry after 5 s fails the same way and rewrites nothing.
+			// The retry (due 5 s later) fails the same way and rewrites nothing.
 			rv := rp.ResourceVersion
-			Consistently(func(g Gomega) string {
-				readyOf(g, rp)
-				return rp.ResourceVersion
-			}).WithTimeout(7 * time.Second).WithPolling(500 * time.Millisecond).Should(Equal(rv))
+			h.look(rp, minProviderProbeRetry)
+			readyOf(Default, rp)
+			Expect(rp.ResourceVersion).To(Equal(rv))
 		})
 
 		It("reports a spec the adapter cannot use as InvalidConfiguration", func() {
@@ -419,7 +420,8 @@ var _ = Describe("RoutingProvider reconciler", func() {
 				}
 				return unwrapAdapter(e.Provider).(*scriptedAdapter).cfg.Endpoint
 			}
-			Consistently(endpoint).WithTimeout(time.Second).Should(Equal("http://provider.example/first"))
+			// second's DuplicateID says the reconciler has looked at both.
+			Expect(endpoint()).To(Equal("http://provider.example/first"))
 
 			Expect(k8sClient.Delete(ctx, first)).To(Succeed())
 			Eventually(func(g Gomega) {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
@@ -77,7 +78,7 @@ type SwapOrderReconciler struct {
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
 	// APIReader reads around the cache: a redelivery's payload, which the cache drops from
-	// finished deliveries (webhook.TrimFinished). mgr.GetAPIReader() when nil.
+	// finished deliveries (delivery.TrimFinished). mgr.GetAPIReader() when nil.
 	APIReader client.Reader
 	// Providers holds the live adapters (filled by the RoutingProvider reconciler).
 	Providers *providerset.Set
@@ -88,6 +89,8 @@ type SwapOrderReconciler struct {
 
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Wake, when set, is a test's source of extra reconcile requests (withWake).
+	Wake source.Source
 	// Rand returns a number in [0, 1) for poll jitter; rand.Float64 when nil.
 	Rand func() float64
 
@@ -180,7 +183,7 @@ func (r *SwapOrderReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := r.metrics.register(metricsreg.OrDefault(r.Metrics), gauge, r.waiting); err != nil {
 		return fmt.Errorf("order metrics: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	return withWake(ctrl.NewControllerManagedBy(mgr), r.Wake).
 		Named("swaporder").
 		For(&swapv1.SwapOrder{}, builder.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, operatorAnnotationChanged))).

@@ -45,7 +45,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/localproc/postgres"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/market"
-	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -55,6 +54,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testing/metricsum"
+	"github.com/swaprouter/swaprouter/internal/testing/testclock"
 	"github.com/swaprouter/swaprouter/pkg/webhooks"
 )
 
@@ -78,6 +78,8 @@ type orderRig struct {
 	// r is the reconciler of the manager running now; registry holds its metrics.
 	r        *SwapOrderReconciler
 	registry *prometheus.Registry
+	// timers are the reconciler's (and the TTL sweeper's) clock, Wake and passes.
+	*timers[*swapv1.SwapOrder]
 }
 
 type orderRigOptions struct {
@@ -96,6 +98,9 @@ type orderRigOptions struct {
 	config *rest.Config
 	// deliveries, when set, runs the WebhookDelivery reconciler in the same manager.
 	deliveries *WebhookDeliveryReconciler
+	// clock, when set, is the reconciler's clock (a spec that moves the simulator's clock
+	// with it gives it as sim.Now too); else the rig's own.
+	clock *testclock.Clock
 }
 
 func fastSim() simulator.Options {
@@ -118,7 +123,8 @@ func newOrderRig(o orderRigOptions) *orderRig {
 	DeferCleanup(srv.Close)
 
 	rig := &orderRig{ns: ns.Name, sim: sim, url: srv.URL, archive: o.archive, ttl: o.ttl, health: o.health,
-		config: cmp.Or(o.config, cfg), deliveries: o.deliveries}
+		config: cmp.Or(o.config, cfg), deliveries: o.deliveries,
+		timers: newTimers[*swapv1.SwapOrder](o.clock)}
 	rig.setProviders(o.pollMin, o.pollMax)
 	rig.start(o.tune, o.wrap)
 	DeferCleanup(func() { rig.stop() })
@@ -171,13 +177,16 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		RetryBase: 100 * time.Millisecond, RetryMax: time.Second, PollBackoffMax: time.Second,
 		// The default minute at the 50× compression of the polls (200–300 ms for 10–15 s).
 		ProviderIssueAfter: 1200 * time.Millisecond, Health: g.health,
+		Now: g.clock.Now, Wake: g.wake.source(),
 	}
 	// Each manager its own registry: specs run many managers in one process.
 	g.registry = prometheus.NewRegistry()
 	r.Metrics = g.registry
 	g.r = r
+	counted := g.client(mgr.GetClient())
+	r.Client = counted
 	if wrap != nil {
-		r.Client = wrap(noWatch{mgr.GetClient()})
+		r.Client = wrap(counted)
 	}
 	if tune != nil {
 		tune(r)
@@ -198,7 +207,7 @@ func (g *orderRig) start(tune func(*SwapOrderReconciler), wrap func(client.WithW
 		r.Archive, r.ArchiveRetry = g.archive, 200*time.Millisecond
 		Expect((&OrderTTLSweeper{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Archive: g.archive,
 			Recorder:  mgr.GetEventRecorder(SwapOrderEventSource),
-			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Log: logf.Log, Metrics: g.registry}).SetupWithManager(mgr)).To(Succeed())
+			Namespace: g.ns, TTL: g.ttl, Interval: 200 * time.Millisecond, Now: g.clock.Now, Log: logf.Log, Metrics: g.registry}).SetupWithManager(mgr)).To(Succeed())
 	}
 	g.stop = runTestManager(mgr)
 }
@@ -357,9 +366,9 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 	Context("against the simulator", func() {
 		var g *orderRig
-		var clock *simtest.Clock
+		var clock *testclock.Clock
 		BeforeEach(func() {
-			clock = &simtest.Clock{}
+			clock = &testclock.Clock{}
 			sim := fastSim()
 			sim.Now = clock.Now
 			g = newOrderRig(orderRigOptions{sim: sim})
@@ -530,11 +539,12 @@ var _ = Describe("SwapOrder reconciler", func() {
 			hinted.Spec.DepositHint = &swapv1.DepositHint{TxHash: "0xlate"}
 			Expect(k8sClient.Patch(ctx, hinted, patch)).To(Succeed())
 			polls := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]
-			Consistently(func() swapv1.SwapOrderStatus {
-				s := g.get(o).Status
-				s.ObservedGeneration = done.Status.ObservedGeneration
-				return s
-			}).WithTimeout(2 * time.Second).Should(Equal(done.Status))
+			// The reconciler saw the hint, and looked again past any poll that was due.
+			Eventually(func() int64 { return g.get(o).Status.ObservedGeneration }).Should(Equal(hinted.Generation))
+			g.look(o, time.Second)
+			got := g.get(o).Status
+			got.ObservedGeneration = done.Status.ObservedGeneration
+			Expect(got).To(Equal(done.Status))
 			Expect(g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]).To(Equal(polls))
 			Expect(g.sim.Stats().DepositSubmits[swapv1.ProviderRouteA]).To(BeZero())
 
@@ -566,28 +576,36 @@ var _ = Describe("SwapOrder reconciler", func() {
 		})
 	})
 
-	Context("with a short deposit window", func() {
+	Context("with a deposit window", func() {
+		// The simulator and the reconciler share one clock: the deadline is passed by moving
+		// it, for the provider and the service alike.
+		const grace = time.Minute
 		var g *orderRig
 		BeforeEach(func() {
+			clock := &testclock.Clock{}
 			sim := fastSim()
-			sim.DepositWindow = 2 * time.Second
-			g = newOrderRig(orderRigOptions{sim: sim, tune: func(r *SwapOrderReconciler) { r.ExpiryGrace = 4 * time.Second }})
+			sim.Now = clock.Now
+			g = newOrderRig(orderRigOptions{sim: sim, clock: clock, tune: func(r *SwapOrderReconciler) { r.ExpiryGrace = grace }})
 		})
 
-		It("fails an order without a deposit past deadline plus grace", func() {
+		It("fails an order without a deposit past deadline plus grace, not before", func() {
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000"))
-			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderFailed))
+			expiry := o.Status.DepositDeadline.Add(grace)
+			g.clock.AdvanceTo(expiry.Add(-time.Second))
+			g.passes.await(&g.wake, o)
+			Expect(g.get(o).Status.Status).To(Equal(swapv1.OrderPending), "a second before deadline plus grace")
+
+			g.advanceTo(expiry.Add(time.Second), o)
+			Eventually(g.status(o)).Should(Equal(swapv1.OrderFailed))
 			got := g.get(o)
 			Expect(got.Status.StatusReason).To(Equal(orders.ReasonDepositExpired))
 			Expect(historyOf(got)).To(Equal([]string{"1:PENDING", "2:FAILED"}))
-			// Not before the deadline plus the 4 s grace.
-			Expect(got.Status.History[1].At.Time).To(BeTemporally(">=", got.Status.DepositDeadline.Add(4*time.Second)))
+			Expect(got.Status.History[1].At.Time).To(BeTemporally(">=", expiry))
 		})
 
 		It("refunds a deposit that arrives after the deadline", func() {
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
-			deadline := o.Status.DepositDeadline.Add(time.Second) // status time is whole seconds
-			Eventually(func() bool { return time.Now().After(deadline) }).WithTimeout(10 * time.Second).Should(BeTrue())
+			g.advanceTo(o.Status.DepositDeadline.Add(time.Second), o) // status time is whole seconds
 			_, err := g.sim.Deposit(o.Status.DepositAddress, "100000000")
 			Expect(err).NotTo(HaveOccurred())
 			Eventually(g.status(o)).WithTimeout(15 * time.Second).Should(Equal(swapv1.OrderRefunded))
@@ -713,7 +731,10 @@ var _ = Describe("SwapOrder reconciler", func() {
 			DeferCleanup(arch.Close)
 			Expect(arch.Migrate(ctx)).To(Succeed())
 
-			g := newOrderRig(orderRigOptions{sim: fastSim(), archive: arch, ttl: time.Second})
+			// The TTL is passed by moving the sweeper's clock; it stays well inside the live
+			// order's deposit window (a minute).
+			const ttl = 20 * time.Second
+			g := newOrderRig(orderRigOptions{sim: fastSim(), archive: arch, ttl: ttl})
 			gone := func(o *swapv1.SwapOrder) func() bool {
 				return func() bool {
 					return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), &swapv1.SwapOrder{}))
@@ -723,6 +744,8 @@ var _ = Describe("SwapOrder reconciler", func() {
 			live := g.createOrder(swapv1.ProviderRouteA, usdcEth, usdcArb, "100000000")
 			Eventually(g.status(refused)).Should(Equal(swapv1.OrderFailed))
 			history := g.get(refused).Status.History
+			Eventually(func() map[string]string { return g.get(refused).Labels }).Should(HaveKeyWithValue(swapv1.LabelArchived, "true"))
+			g.clock.Advance(ttl) // the sweeper sees it at its next tick
 			Eventually(gone(refused)).Should(BeTrue())
 			archived, err := arch.Get(ctx, "acme", refused.Spec.OrderID)
 			Expect(err).NotTo(HaveOccurred())
@@ -744,6 +767,8 @@ var _ = Describe("SwapOrder reconciler", func() {
 
 			By("restarting PostgreSQL: the order is archived, then deleted")
 			Expect(pg.Restart(ctx)).To(Succeed())
+			Eventually(func() map[string]string { return g.get(second).Labels }).Should(HaveKeyWithValue(swapv1.LabelArchived, "true"))
+			g.clock.Advance(ttl)
 			Eventually(gone(second)).Should(BeTrue())
 			_, err = arch.Get(ctx, "acme", second.Spec.OrderID)
 			Expect(err).NotTo(HaveOccurred())

@@ -23,7 +23,6 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/catalog"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
-	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -31,6 +30,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/resilience"
+	"github.com/swaprouter/swaprouter/internal/testing/testclock"
 )
 
 // Issue 14: an order lifecycle that is right with real money and bounded in cost. Every spec
@@ -115,9 +115,9 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 
 	Context("with a short deposit window and a slow provider", func() {
 		var g *orderRig
-		var clock *simtest.Clock
+		var clock *testclock.Clock
 		BeforeEach(func() {
-			clock = &simtest.Clock{}
+			clock = &testclock.Clock{}
 			sim := fastSim()
 			sim.Now = clock.Now
 			sim.DepositWindow = 2 * time.Second
@@ -135,12 +135,12 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			paid.Spec.DepositHint = &swapv1.DepositHint{TxHash: "0x" + fmt.Sprintf("%064x", 7)}
 			Expect(k8sClient.Patch(ctx, paid, patch)).To(Succeed())
 
-			// Deadline plus grace passes; the unpaid order expires (it is the control)...
-			expiry := paid.Status.DepositDeadline.Add(2*time.Second + time.Second)
-			Eventually(g.status(unpaid)).WithTimeout(20 * time.Second).Should(Equal(swapv1.OrderFailed))
+			// Deadline plus grace passes on the service's clock; the unpaid order expires (it
+			// is the control)...
+			g.advanceTo(paid.Status.DepositDeadline.Add(2*time.Second+time.Second), paid, unpaid)
+			Eventually(g.status(unpaid)).Should(Equal(swapv1.OrderFailed))
 			Expect(g.get(unpaid).Status.Substatus).To(Equal(swapv1.SubstatusDepositWindowClosed))
 			// ... and the paid one is polled past its expiry and stays PENDING.
-			Eventually(func() bool { return time.Now().After(expiry) }).WithTimeout(20 * time.Second).Should(BeTrue())
 			polls := simCalls(g, swapv1.ProviderRouteA)
 			Eventually(func() int { return simCalls(g, swapv1.ProviderRouteA) }).Should(BeNumerically(">=", polls+2))
 			got := g.get(paid)
@@ -161,12 +161,12 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 		var g *orderRig
 		var writes *statusWrites
 		var tracker *health.Tracker
-		var clock *simtest.Clock
+		var clock *testclock.Clock
 		BeforeEach(func() {
 			writes = &statusWrites{}
 			tracker = health.NewTracker(nil)
 			tracker.Policy = resilience.Policy{Threshold: 5, Cooldown: 300 * time.Millisecond, MaxCooldown: 2 * time.Second, Jitter: resilience.Jitter}
-			clock = &simtest.Clock{}
+			clock = &testclock.Clock{}
 			sim := fastSim()
 			sim.Now = clock.Now
 			g = newOrderRig(orderRigOptions{sim: sim, health: tracker, wrap: writes.wrap})
@@ -320,7 +320,9 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			o := g.awaitAddress(g.createOrder(swapv1.ProviderRouteB, usdcEth, usdcArb, "100000000"))
 			Expect(g.sim.Forget(swapv1.ProviderRouteB, o.Status.DepositAddress)).To(BeTrue())
 			Eventually(g.status(o)).Should(Equal(swapv1.OrderUnknown))
-			Eventually(func() string { return stalledReason(g.get(o)) }).WithTimeout(30 * time.Second).Should(Equal(orders.ReasonWatchStopped))
+			Expect(stalledReason(g.get(o))).To(BeEmpty(), "inside the watch bound")
+			g.advanceTo(g.clock.Now().Add(3*time.Second+time.Second), o) // past the bound
+			Eventually(func() string { return stalledReason(g.get(o)) }).Should(Equal(orders.ReasonWatchStopped))
 			got := g.get(o)
 			Expect(got.Status.NextPollAt).To(BeNil())
 			Expect(got.Status.FailingSince).NotTo(BeNil())
@@ -369,8 +371,15 @@ var _ = Describe("SwapOrder lifecycle with real money", func() {
 			Expect(meta.FindStatusCondition(got.Status.Conditions, orders.ConditionWebhooksEmitted)).To(HaveField("Reason", orders.ReasonDeliveryCreateFailed))
 			Expect(g.metricSum("swaprouter_order_webhook_emit_failures_total", map[string]string{"reason": "Forbidden"})).To(BeNumerically(">=", 1))
 
+			// Creation works again: each poll moves the clock to the retry the order scheduled.
 			forbid.Store(false)
-			Eventually(func() int64 { return g.get(o).Status.NotifiedSeq }).WithTimeout(20 * time.Second).Should(Equal(got.Status.LastSeq))
+			Eventually(func() int64 {
+				now := g.get(o)
+				if at := now.Status.EmitRetryAt; at != nil {
+					g.advanceTo(at.Time, o)
+				}
+				return now.Status.NotifiedSeq
+			}).Should(Equal(got.Status.LastSeq))
 			var ds swapv1.WebhookDeliveryList
 			Expect(k8sClient.List(ctx, &ds, client.InNamespace(g.ns))).To(Succeed())
 			Expect(ds.Items).To(HaveLen(int(got.Status.LastSeq)))

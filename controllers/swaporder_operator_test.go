@@ -99,10 +99,11 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 			To(ContainSubstring("paused by admin: provider incident 42"))
 		Eventually(eventsOf).WithArguments(o, verbs.ReasonPaused).Should(ConsistOf(
 			"Normal Paused: paused by admin: provider incident 42; no provider steps until resume"))
-		// The pause may have come after the address; what counts is that nothing moves now.
+		// The pause may have come after the address; what counts is that nothing moves now,
+		// though a pass looks past the time any step would be due.
 		before := g.sim.Stats().Calls[swapv1.ProviderRouteA]
-		Consistently(func() map[string]int { return g.sim.Stats().Calls[swapv1.ProviderRouteA] }).
-			WithTimeout(1500 * time.Millisecond).Should(Equal(before))
+		g.look(o, time.Second)
+		Expect(g.sim.Stats().Calls[swapv1.ProviderRouteA]).To(Equal(before))
 
 		out, err = kubectlSwaprouter("resume", o.Name, "-n", g.ns)
 		Expect(err).NotTo(HaveOccurred())
@@ -119,7 +120,8 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 		Expect(err).NotTo(HaveOccurred())
 		_, err = g.sim.Deposit(o.Status.DepositAddress, "100000000")
 		Expect(err).NotTo(HaveOccurred())
-		Consistently(g.status(o)).WithTimeout(time.Second).Should(Equal(swapv1.OrderPending))
+		g.look(o, time.Second) // past the next poll
+		Expect(g.get(o).Status.Status).To(Equal(swapv1.OrderPending))
 
 		// Each poll moves the order by what the provider says now; the simulator settles
 		// within a few hundred milliseconds, so polls repeated by hand reach SUCCESS.
@@ -150,9 +152,15 @@ var _ = Describe("SwapOrder operator controls (kubectl swaprouter)", func() {
 			Reason: "WatchStopped", Message: "no usable answer", ObservedGeneration: base.Generation})
 		stalled.Status.NextPollAt = nil
 		Expect(k8sClient.Status().Patch(context.Background(), stalled, client.MergeFrom(base))).To(Succeed())
+		// Once the reconciler's cache shows it, a pass past the next poll's time polls nothing.
+		Eventually(func() string {
+			var cached swapv1.SwapOrder
+			Expect(g.r.Client.Get(context.Background(), client.ObjectKeyFromObject(o), &cached)).To(Succeed())
+			return stalledReason(&cached)
+		}).Should(Equal("WatchStopped"))
 		before := g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]
-		Consistently(func() int { return g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus] }).
-			WithTimeout(time.Second).Should(Equal(before))
+		g.look(o, time.Second)
+		Expect(g.sim.Stats().Calls[swapv1.ProviderRouteA][simulator.CallStatus]).To(Equal(before))
 
 		_, err := kubectlSwaprouter("poll", o.Spec.OrderID, "-n", g.ns)
 		Expect(err).NotTo(HaveOccurred())

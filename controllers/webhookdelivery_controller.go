@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/delivery"
@@ -84,14 +85,16 @@ type WebhookDeliveryReconciler struct {
 	HTTPClient *http.Client
 	// Now is the clock; defaults to time.Now.
 	Now func() time.Time
-	// Policy is the retry schedule; a nil Schedule means webhook.DefaultPolicy().
+	// Wake, when set, is a test's source of extra reconcile requests (withWake).
+	Wake source.Source
+	// Policy is the retry schedule; a nil Schedule means delivery.DefaultPolicy().
 	Policy delivery.Policy
 	// Retention keeps Delivered and Failed deliveries this long; 0 means 7 days.
 	Retention time.Duration
 	// MaxConcurrentReconciles is the number of workers; 0 means DefaultDeliveryConcurrency.
 	MaxConcurrentReconciles int
 	// Endpoints caps each partner's attempts in flight and breaks its circuit while its
-	// endpoint keeps failing; nil means webhook.NewEndpoints with the defaults.
+	// endpoint keeps failing; nil means delivery.NewEndpoints with the defaults.
 	Endpoints *delivery.Endpoints
 	// AttemptTimeout bounds one attempt end to end; 0 means netguard.DeliveryTimeout (the
 	// default HTTPClient's own limit, so only a shorter value changes anything with it).
@@ -158,7 +161,7 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.AttemptTimeout <= 0 {
 		r.AttemptTimeout = netguard.DeliveryTimeout
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	return withWake(ctrl.NewControllerManagedBy(mgr), r.Wake).
 		Named("webhookdelivery").
 		// Spec is immutable and every step requeues itself: our own status writes need not
 		// trigger reconciles.

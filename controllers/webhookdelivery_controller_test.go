@@ -117,12 +117,35 @@ func startDeliveryManager(configure func(r *WebhookDeliveryReconciler)) (stop fu
 
 // startDeliveryManagerOn is startDeliveryManager on a manager of the caller's.
 func startDeliveryManagerOn(mgr ctrl.Manager, configure func(r *WebhookDeliveryReconciler)) (stop func()) {
-	r := &WebhookDeliveryReconciler{Guard: netguard.Options{AllowLoopback: true}, Policy: fastPolicy(8)}
+	r := &WebhookDeliveryReconciler{Client: mgr.GetClient(), Guard: netguard.Options{AllowLoopback: true}, Policy: fastPolicy(8)}
 	if configure != nil {
 		configure(r)
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
 	return runTestManager(mgr)
+}
+
+// deliveryTimers are a WebhookDelivery reconciler's timers (see suite_test.go).
+type deliveryTimers struct {
+	*timers[*swapv1.WebhookDelivery]
+}
+
+func newDeliveryTimers() deliveryTimers {
+	return deliveryTimers{newTimers[*swapv1.WebhookDelivery](nil)}
+}
+
+// install gives r the timers; configure functions call it.
+func (t deliveryTimers) install(r *WebhookDeliveryReconciler) {
+	r.Now, r.Wake, r.Client = t.clock.Now, t.wake.source(), t.client(r.Client)
+}
+
+// dueNow moves the clock to d's next attempt, when one is scheduled, and wakes d: polled in
+// an Eventually, each retry comes without waiting for its second-precision due time.
+func (t deliveryTimers) dueNow(ctx context.Context, g Gomega, d *swapv1.WebhookDelivery) {
+	if next := getDelivery(ctx, g, d).Status.NextAttemptAt; next != nil {
+		t.clock.AdvanceTo(next.Time)
+	}
+	t.wake.wake(d)
 }
 
 // partnerFixture is a namespace with a partner, its signing secret(s) and one order.
@@ -296,10 +319,12 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		mgr := newTestManagerWith(cfg, func(o *ctrl.Options) {
 			o.Cache.ByObject = map[client.Object]cache.ByObject{&swapv1.WebhookDelivery{}: {Transform: delivery.CacheTransform}}
 		})
-		startDeliveryManagerOn(mgr, nil)
+		t := newDeliveryTimers()
+		startDeliveryManagerOn(mgr, t.install)
 
 		d := f.createDelivery(ctx, 3, swapv1.OrderProcessing)
 		Eventually(func(g Gomega) {
+			t.dueNow(ctx, g, d)
 			got := getDelivery(ctx, g, d)
 			g.Expect(got.Status.Phase).To(Equal(swapv1.DeliveryDelivered))
 			g.Expect(got.Status.AttemptCount).To(Equal(int32(6)))
@@ -381,10 +406,12 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		})
 		f := newPartnerFixture(ctx, rc.srv.URL+"/hook", true, 1)
 		rc.setSecret(f.secrets[0])
-		startDeliveryManager(func(r *WebhookDeliveryReconciler) { r.Policy = fastPolicy(2) })
+		t := newDeliveryTimers()
+		startDeliveryManager(func(r *WebhookDeliveryReconciler) { t.install(r); r.Policy = fastPolicy(2) })
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
 		Eventually(func(g Gomega) {
+			t.dueNow(ctx, g, d)
 			got := getDelivery(ctx, g, d)
 			g.Expect(got.Status.Phase).To(Equal(swapv1.DeliveryFailed))
 			g.Expect(attemptCodes(got)).To(Equal([]int32{307, 307}))
@@ -404,7 +431,8 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		rc := newReceiver("", func(int, http.ResponseWriter, *http.Request) int { return http.StatusGone })
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
 		rc.setSecret(f.secrets[0])
-		startDeliveryManager(nil)
+		t := newDeliveryTimers()
+		startDeliveryManager(t.install)
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
 		Eventually(func(g Gomega) {
@@ -413,7 +441,9 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			g.Expect(got.Status.Reason).To(Equal("endpoint gone (HTTP 410)"))
 			g.Expect(attemptCodes(got)).To(Equal([]int32{410}))
 		}).WithTimeout(timeout).Should(Succeed())
-		Consistently(rc.count).WithTimeout(2 * time.Second).Should(Equal(1))
+		// Past every retry the schedule has, a pass sends nothing more.
+		t.look(d, time.Minute)
+		Expect(rc.count()).To(Equal(1))
 	})
 
 	It("sends nothing for a partner whose webhook is disabled, and fails the delivery with the reason", func(ctx SpecContext) {
@@ -447,10 +477,12 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		rc := newReceiver("", nil)
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "acme-webhook", Namespace: f.ns}})).To(Succeed())
-		startDeliveryManager(func(r *WebhookDeliveryReconciler) { r.Policy = fastPolicy(2) })
+		t := newDeliveryTimers()
+		startDeliveryManager(func(r *WebhookDeliveryReconciler) { t.install(r); r.Policy = fastPolicy(2) })
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
 		Eventually(func(g Gomega) {
+			t.dueNow(ctx, g, d)
 			got := getDelivery(ctx, g, d)
 			g.Expect(got.Status.Phase).To(Equal(swapv1.DeliveryFailed))
 			g.Expect(got.Status.AttemptCount).To(Equal(int32(2)))
@@ -498,7 +530,9 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		goneF := newPartnerFixture(ctx, rc.srv.URL+"/gone", true, 1)
 		downF := newPartnerFixture(ctx, rc.srv.URL+"/down", true, 1)
 		rc.setSecret(okF.secrets[0]) // only /ok's requests need to verify for this test
+		t := newDeliveryTimers()
 		startDeliveryManager(func(r *WebhookDeliveryReconciler) {
+			t.install(r)
 			r.Retention = 3 * time.Second
 			r.Policy = delivery.Policy{Schedule: []time.Duration{0, time.Hour}} // keeps /down Pending
 		})
@@ -510,8 +544,12 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 			f.recordNotified(ctx, 1)
 		}
 		Eventually(func(g Gomega) {
+			g.Expect(getDelivery(ctx, g, delivered).Status.Phase).To(Equal(swapv1.DeliveryDelivered))
+			g.Expect(getDelivery(ctx, g, failed).Status.Phase).To(Equal(swapv1.DeliveryFailed))
 			g.Expect(getDelivery(ctx, g, pending).Status.AttemptCount).To(Equal(int32(1)))
 		}).WithTimeout(timeout).Should(Succeed())
+		t.clock.Advance(3*time.Second + time.Second) // past the retention, not the hour of /down's retry
+		t.wake.wake(delivered, failed, pending)
 		for _, d := range []*swapv1.WebhookDelivery{delivered, failed} {
 			Eventually(func() error {
 				return k8sClient.Get(ctx, client.ObjectKeyFromObject(d), &swapv1.WebhookDelivery{})
@@ -527,7 +565,8 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		rc := newReceiver("", nil)
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
 		rc.setSecret(f.secrets[0])
-		startDeliveryManager(func(r *WebhookDeliveryReconciler) { r.Retention = time.Second })
+		t := newDeliveryTimers()
+		startDeliveryManager(func(r *WebhookDeliveryReconciler) { t.install(r); r.Retention = time.Second })
 
 		// The order reconciler created it right after the transition's status write; the
 		// order's next status write will record it. Deleted before that, a restarted order
@@ -535,27 +574,35 @@ var _ = Describe("WebhookDelivery reconciler", func() {
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
 		Eventually(func(g Gomega) swapv1.DeliveryPhase { return getDelivery(ctx, g, d).Status.Phase }).
 			WithTimeout(timeout).Should(Equal(swapv1.DeliveryDelivered))
-		Consistently(func() error {
-			return k8sClient.Get(ctx, client.ObjectKeyFromObject(d), &swapv1.WebhookDelivery{})
-		}).WithTimeout(3 * time.Second).Should(Succeed())
+		t.look(d, 2*time.Second) // past the retention
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), &swapv1.WebhookDelivery{})).To(Succeed())
 
 		f.recordNotified(ctx, 1)
+		// Woken at each poll: the wake may come before the cache shows the order's write.
 		Eventually(func() error {
+			t.wake.wake(d)
 			return k8sClient.Get(ctx, client.ObjectKeyFromObject(d), &swapv1.WebhookDelivery{})
 		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
 	})
 
-	It("keeps a finished delivery while its retention lasts", func(ctx SpecContext) {
+	It("keeps a finished delivery while its retention lasts, and deletes it after", func(ctx SpecContext) {
 		rc := newReceiver("", nil)
 		f := newPartnerFixture(ctx, rc.srv.URL, true, 1)
 		rc.setSecret(f.secrets[0])
-		startDeliveryManager(nil) // default retention: 7 days
+		t := newDeliveryTimers()
+		startDeliveryManager(t.install) // default retention: 7 days
 
 		d := f.createDelivery(ctx, 1, swapv1.OrderPending)
 		Eventually(func(g Gomega) swapv1.DeliveryPhase { return getDelivery(ctx, g, d).Status.Phase }).
 			WithTimeout(timeout).Should(Equal(swapv1.DeliveryDelivered))
-		Consistently(func() error {
+		f.recordNotified(ctx, 1) // only the retention keeps it now
+		t.look(d, DefaultDeliveryRetention-time.Minute)
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), &swapv1.WebhookDelivery{})).To(Succeed())
+
+		t.clock.Advance(2 * time.Minute)
+		Eventually(func() error {
+			t.wake.wake(d)
 			return k8sClient.Get(ctx, client.ObjectKeyFromObject(d), &swapv1.WebhookDelivery{})
-		}).WithTimeout(2 * time.Second).Should(Succeed())
+		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
 	})
 })

@@ -33,6 +33,11 @@ const (
 	OrderUnknown    OrderStatus = "UNKNOWN"
 )
 
+// OrderStatuses are the six statuses in the contract's order. With the Enum marker above,
+// this is the Go declaration; the OpenAPI source's OrderStatus schema, the CRD and the
+// README are checked against it (statuses_test.go).
+var OrderStatuses = []OrderStatus{OrderPending, OrderProcessing, OrderSuccess, OrderRefunded, OrderFailed, OrderUnknown}
+
 // IsTerminal reports whether s is absorbing: SUCCESS, REFUNDED or FAILED.
 func (s OrderStatus) IsTerminal() bool {
 	return s == OrderSuccess || s == OrderRefunded || s == OrderFailed
@@ -82,6 +87,27 @@ const (
 	// operator approves it.
 	SubstatusHeldForReview OrderSubstatus = "HELD_FOR_REVIEW"
 )
+
+// SubstatusStatuses are the substatuses, each with the statuses it may stand beside. With
+// the Enum marker above, this is the Go declaration; the OpenAPI source's Substatus schema,
+// the CRD and the README's substatus table are checked against it (statuses_test.go).
+var SubstatusStatuses = map[OrderSubstatus][]OrderStatus{
+	SubstatusAwaitingDeposit:     {OrderPending},
+	SubstatusHeldForReview:       {OrderPending},
+	SubstatusDepositWindowClosed: {OrderPending, OrderFailed},
+	SubstatusDepositSeen:         {OrderPending, OrderProcessing},
+	SubstatusIncompleteDeposit:   {OrderProcessing},
+	SubstatusSwapping:            {OrderProcessing},
+	SubstatusDelayed:             {OrderProcessing},
+	SubstatusSending:             {OrderProcessing},
+	SubstatusRefunding:           {OrderProcessing},
+	SubstatusDepositRejected:     {OrderProcessing, OrderFailed},
+	SubstatusSettled:             {OrderSuccess},
+	SubstatusPartialRefund:       {OrderSuccess},
+	SubstatusPartialDeposit:      {OrderSuccess},
+	SubstatusRefunded:            {OrderRefunded},
+	SubstatusProviderFailed:      {OrderFailed},
+}
 
 // SwapType says which side of the swap is fixed.
 // +kubebuilder:validation:Enum=EXACT_INPUT;EXACT_OUTPUT

@@ -1,8 +1,9 @@
 // Command swaprouter is the swap routing service, the one binary of the image: `manager` runs
 // controllers and the /v1 frontend against a cluster, `app` serves the consumer swap page and
-// its backend, `keys` manages partner API keys, `orders` reads live and archived orders,
-// `receipt` verifies order receipts and rotates their signing keys, `sanctions` keeps the
-// sanctions list current, `version` prints the build. The local dev system is cmd/swaprouter-dev.
+// its backend, `keys` manages partner API keys, `quote-keys` the keyset that seals quoteIds
+// and cursors, `orders` reads live and archived orders, `receipt` verifies order receipts and
+// rotates their signing keys, `sanctions` keeps the sanctions list current, `version` prints
+// the build. The local dev system is cmd/swaprouter-dev.
 package main
 
 import (
@@ -37,6 +38,6 @@ func newRootCommand() *cobra.Command {
 	logOpts.BindFlags(logFlags)
 	root.PersistentFlags().AddGoFlagSet(logFlags)
 
-	root.AddCommand(newManagerCommand(), newAppCommand(), newKeysCommand(clusterClient), newOrdersCommand(), newReceiptCommand(), newSanctionsCommand(), newVersionCommand())
+	root.AddCommand(newManagerCommand(), newAppCommand(), newKeysCommand(clusterClient), newOrdersCommand(), newQuoteKeysCommand(), newReceiptCommand(), newSanctionsCommand(), newVersionCommand())
 	return root
 }

@@ -74,7 +74,12 @@ type Emit struct {
 }
 
 // Start is the position of a new stream that sends what happens from now on.
-func Start(now time.Time) Position { return Position{Watermark: now} }
+func Start(now time.Time) Position { return Position{Watermark: micro(now)} }
+
+// micro drops what a watermark cannot carry through Encode. A watermark kept finer than its
+// encoding would decode a little earlier than the replica used it, and an event of exactly
+// that microsecond, already sent and so no longer in Sent, would be sent again.
+func micro(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
 
 // OrderKey is an order's key in Position.Sent.
 func OrderKey(orderID string) uint64 {
@@ -122,7 +127,7 @@ func (p Position) Next(seen time.Time, lag time.Duration, orders [][]Event) ([]E
 	for _, e := range fresh {
 		late := e.At.Before(cur.Watermark)
 		cur.Sent[OrderKey(e.OrderID)] = Sent{Seq: e.Seq, At: e.At}
-		if w := earliest(horizon, e.At); w.After(cur.Watermark) {
+		if w := micro(earliest(horizon, e.At)); w.After(cur.Watermark) {
 			cur.Watermark = w
 		}
 		maps.DeleteFunc(cur.Sent, func(_ uint64, s Sent) bool { return s.At.Before(cur.Watermark) })

@@ -247,3 +247,25 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// A horizon between two microseconds: the event of the earlier one was sent, and a resume
+// from the encoded position must not send it again.
+func TestResumeAtASubMicrosecondHorizonSendsNothingTwice(t *testing.T) {
+	const lag = 10 * time.Second
+	sent := history("a", 0)
+	other := history("b", 20_000)
+	seen := sent[0].At.Add(lag + 300*time.Nanosecond) // horizon: 300 ns after a's event
+	emits, _ := Start(at(-1)).Next(seen, lag, [][]Event{sent, other})
+	if got := names(emits); !slices.Equal(got, []string{"a/1", "b/1"}) {
+		t.Fatalf("first batch sent %v", got)
+	}
+	after := emits[len(emits)-1].After
+	resumed, err := Decode(after.Encode("s"), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := resumed.Next(seen.Add(time.Second), lag, [][]Event{sent, other})
+	if got := names(again); len(got) != 0 {
+		t.Fatalf("a resume from the position after b/1 sent %v again", got)
+	}
+}

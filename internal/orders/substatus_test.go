@@ -66,10 +66,9 @@ func TestSubstatusOfAResolution(t *testing.T) {
 // with a substatus that fits it, to any status, with no answer or with a provider answer
 // whose own pair fits.
 func TestSubstatusFitsTheStatusInEveryState(t *testing.T) {
-	statuses := []swapv1.OrderStatus{swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
-		swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown}
+	statuses := swapv1.OrderStatuses
 	subs := []swapv1.OrderSubstatus{""}
-	for sub := range substatusStatuses {
+	for sub := range swapv1.SubstatusStatuses {
 		subs = append(subs, sub)
 	}
 	var answers []*provider.Status
@@ -123,27 +122,7 @@ func TestNextAndHistoryCarrySubstatus(t *testing.T) {
 	}
 }
 
-// fits reports whether sub may stand beside status: the pairs the README's substatus table
-// lists (none fits every status).
+// fits reports whether sub may stand beside status (none fits every status).
 func fits(status swapv1.OrderStatus, sub swapv1.OrderSubstatus) bool {
-	if sub == "" {
-		return true
-	}
-	return slices.Contains(substatusStatuses[sub], status)
-}
-
-var substatusStatuses = map[swapv1.OrderSubstatus][]swapv1.OrderStatus{
-	swapv1.SubstatusAwaitingDeposit:     {swapv1.OrderPending},
-	swapv1.SubstatusHeldForReview:       {swapv1.OrderPending},
-	swapv1.SubstatusDepositWindowClosed: {swapv1.OrderPending, swapv1.OrderFailed},
-	swapv1.SubstatusDepositSeen:         {swapv1.OrderProcessing},
-	swapv1.SubstatusIncompleteDeposit:   {swapv1.OrderProcessing},
-	swapv1.SubstatusSwapping:            {swapv1.OrderProcessing},
-	swapv1.SubstatusSending:             {swapv1.OrderProcessing},
-	swapv1.SubstatusRefunding:           {swapv1.OrderProcessing},
-	swapv1.SubstatusDepositRejected:     {swapv1.OrderProcessing, swapv1.OrderFailed},
-	swapv1.SubstatusSettled:             {swapv1.OrderSuccess},
-	swapv1.SubstatusPartialRefund:       {swapv1.OrderSuccess},
-	swapv1.SubstatusRefunded:            {swapv1.OrderRefunded},
-	swapv1.SubstatusProviderFailed:      {swapv1.OrderFailed},
+	return sub == "" || slices.Contains(swapv1.SubstatusStatuses[sub], status)
 }

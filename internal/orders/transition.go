@@ -1,6 +1,8 @@
 package orders
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -76,10 +78,7 @@ func Observe(cur swapv1.OrderStatus, obs provider.Status, expired bool) Change {
 	}
 	to := obs.Status
 	reason := obs.Reason
-	switch to {
-	case swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderSuccess,
-		swapv1.OrderRefunded, swapv1.OrderFailed, swapv1.OrderUnknown:
-	default:
+	if !slices.Contains(swapv1.OrderStatuses, to) {
 		to, reason = swapv1.OrderUnknown, ReasonProviderStatusUnmapped
 	}
 	if to == swapv1.OrderUnknown && reason == "" {

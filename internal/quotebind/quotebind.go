@@ -1,13 +1,13 @@
 // Package quotebind makes a dry quote's candidate something an order can be bound to without
-// storing anything: its quoteId is a sealed token (internal/seal: encrypted and authenticated,
-// so it reveals nothing, not even the partner, to whoever holds it) of what the partner saw
-// (partner, provider, pair, amount, swap type, slippage, partner fee, the amounts and the
-// bound minimum output or maximum input, expiry). The frontend verifies the token when an
+// storing anything: its quoteId is a sealed token (internal/tokenkeys: encrypted and
+// authenticated, so it reveals nothing, not even the partner, to whoever holds it) of what the
+// partner saw (partner, provider, pair, amount, swap type, slippage, partner fee, the amounts
+// and the bound minimum output or maximum input, expiry). The frontend verifies the token when an
 // order names it; the order then carries the bound, and the order reconciler refuses a
 // provider's binding answer worse than it (Worse) before any deposit address is shown.
 //
-// The keys are the seal keyring's; a key is rotated as that package says, and the old one
-// removed once its quotes expired.
+// The keys are the service's token keyset; a key is rotated as that package says, and the
+// old one retired once its quotes expired.
 package quotebind
 
 import (
@@ -19,11 +19,12 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/seal"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
-// prefix marks the token format; a new format gets a new prefix.
-const prefix = "q2"
+// prefix marks the token format; a new format gets a new prefix (q2 was sealed with the
+// service's own XChaCha20-Poly1305 keyring, q3 with a Tink keyset).
+const prefix = "q3"
 
 // Claims is what a quoteId binds.
 type Claims struct {
@@ -98,15 +99,15 @@ func Worse(swapType swapv1.SwapType, bound string, fresh swapv1.QuoteCandidate) 
 var ErrInvalid = errors.New("not a quoteId issued by this service")
 
 // Issuer signs quoteIds and verifies them.
-type Issuer struct{ sealer *seal.Sealer }
+type Issuer struct{ tokens *tokenkeys.Tokens }
 
-// NewIssuer returns the issuer of quoteIds under keys: the first seals, every key opens.
-func NewIssuer(keys *seal.Keyring) *Issuer { return &Issuer{sealer: keys.Sealer("quoteId")} }
+// NewIssuer returns the issuer of quoteIds under keys: the primary seals, every key opens.
+func NewIssuer(keys *tokenkeys.Keys) *Issuer { return &Issuer{tokens: keys.For("quoteId")} }
 
-// Sign returns the quoteId of c: q2.<kid>.<sealed claims>.
+// Sign returns the quoteId of c: q3.<sealed claims>.
 func (i *Issuer) Sign(c Claims) string {
 	body, _ := json.Marshal(c)
-	return prefix + "." + i.sealer.Seal(body)
+	return prefix + "." + i.tokens.Seal(body)
 }
 
 // Verify returns the claims of a quoteId issued under any key of the issuer, or ErrInvalid.
@@ -117,7 +118,7 @@ func (i *Issuer) Verify(token string) (Claims, error) {
 	if !ok {
 		return Claims{}, ErrInvalid
 	}
-	body, err := i.sealer.Open(sealed)
+	body, err := i.tokens.Open(sealed)
 	if err != nil {
 		return Claims{}, ErrInvalid
 	}

@@ -9,12 +9,7 @@ import (
 	"time"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
-	"github.com/swaprouter/swaprouter/internal/seal"
-)
-
-var (
-	keyA = strings.Repeat("a", 32)
-	keyB = strings.Repeat("b", 32)
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 func claims() Claims {
@@ -23,72 +18,67 @@ func claims() Claims {
 		AmountIn: "1000", AmountOut: "990", Bound: "980", ExpiresAt: 1_900_000_000}
 }
 
-func issuer(t *testing.T, pairs ...[2]string) *Issuer {
+// keyset is a Tink JSON keyset of one fresh key, as `swaprouter quote-keys create` writes it.
+func keyset(t *testing.T) []byte {
 	t.Helper()
-	k, err := seal.NewKeyring(pairs...)
+	raw, err := tokenkeys.Create()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewIssuer(k)
+	return raw
 }
 
-func TestSignVerifyAndRotation(t *testing.T) {
-	old := issuer(t, [2]string{"k1", keyA})
-	rotating := issuer(t, [2]string{"k1", keyA}, [2]string{"k2", keyB})
-	rotated := issuer(t, [2]string{"k2", keyB}, [2]string{"k1", keyA})
-	done := issuer(t, [2]string{"k2", keyB})
-
-	tok := old.Sign(claims())
-	for name, k := range map[string]*Issuer{"old": old, "rotating": rotating, "rotated": rotated} {
-		if c, err := k.Verify(tok); err != nil || c != claims() {
-			t.Errorf("%s keyring: %v %+v", name, err, c)
-		}
-	}
-	if _, err := done.Verify(tok); !errors.Is(err, ErrInvalid) {
-		t.Errorf("a removed key still verifies: %v", err)
-	}
-	if _, err := old.Verify(rotated.Sign(claims())); !errors.Is(err, ErrInvalid) {
-		t.Errorf("a key the replica does not have verifies: %v", err)
-	}
-	if !strings.HasPrefix(rotated.Sign(claims()), "q2.k2.") {
-		t.Error("the first key does not sign")
-	}
-}
-
-func TestTamperingIsRefused(t *testing.T) {
-	k := issuer(t, [2]string{"k1", keyA})
-	tok := k.Sign(claims())
-	parts := strings.Split(tok, ".")
-	better := claims()
-	better.Bound = "1"
-	forged := strings.Split(k.Sign(better), ".")
-	flipped := []byte(tok)
-	flipped[len(flipped)-5] ^= 1
-	plain, _ := json.Marshal(better)
-	for name, bad := range map[string]string{
-		"other body's sealed bytes under a copied kid": parts[0] + "." + parts[1] + "." + forged[2][:len(forged[2])/2] + parts[2][len(parts[2])/2:],
-		"one bit changed":   string(flipped),
-		"unknown kid":       parts[0] + ".k9." + parts[2],
-		"truncated":         tok[:len(tok)-3],
-		"empty":             "",
-		"other format":      "q1." + strings.Join(parts[1:], "."),
-		"other key":         issuer(t, [2]string{"k1", keyB}).Sign(claims()),
-		"plain claims":      "q2.k1." + base64.RawURLEncoding.EncodeToString(plain),
-		"another purpose's": "q2." + mustKeyring(t, [2]string{"k1", keyA}).Sealer("listing cursor").Seal(plain),
-	} {
-		if _, err := k.Verify(bad); !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: verified", name)
-		}
-	}
-}
-
-func mustKeyring(t *testing.T, pairs ...[2]string) *seal.Keyring {
+func keys(t *testing.T, raw []byte) *tokenkeys.Keys {
 	t.Helper()
-	k, err := seal.NewKeyring(pairs...)
+	k, err := tokenkeys.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// TestSignVerify: a quoteId verifies on every replica holding the keyset it was signed with
+// (rotation is tokenkeys' own test), as the claims it was signed with, and on no other.
+func TestSignVerify(t *testing.T) {
+	raw := keyset(t)
+	tok := NewIssuer(keys(t, raw)).Sign(claims())
+	if !strings.HasPrefix(tok, "q3.") {
+		t.Errorf("quoteId %s is not of format q3", tok)
+	}
+	if c, err := NewIssuer(keys(t, raw)).Verify(tok); err != nil || c != claims() {
+		t.Errorf("another replica: %v %+v", err, c)
+	}
+	if _, err := NewIssuer(keys(t, keyset(t))).Verify(tok); !errors.Is(err, ErrInvalid) {
+		t.Errorf("another installation's quoteId verifies: %v", err)
+	}
+}
+
+func TestTamperingIsRefused(t *testing.T) {
+	k := keys(t, keyset(t))
+	iss := NewIssuer(k)
+	tok := iss.Sign(claims())
+	sealed := strings.TrimPrefix(tok, "q3.")
+	better := claims()
+	better.Bound = "1"
+	forged := strings.TrimPrefix(iss.Sign(better), "q3.")
+	flipped := []byte(tok)
+	flipped[len(flipped)-5] ^= 1
+	plain, _ := json.Marshal(better)
+	for name, bad := range map[string]string{
+		"halves of two tokens": "q3." + forged[:len(forged)/2] + sealed[len(sealed)/2:],
+		"one bit changed":      string(flipped),
+		"truncated":            tok[:len(tok)-3],
+		"empty":                "",
+		"no format":            sealed,
+		"other format":         "q2." + sealed,
+		"other key":            NewIssuer(keys(t, keyset(t))).Sign(claims()),
+		"plain claims":         "q3." + base64.RawURLEncoding.EncodeToString(plain),
+		"another purpose's":    "q3." + k.For("listing cursor").Seal(plain),
+	} {
+		if _, err := iss.Verify(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: verified", name)
+		}
+	}
 }
 
 // TestQuoteIDRevealsNothing: nothing a quoteId carries, decoded however a browser might, names
@@ -96,7 +86,8 @@ func mustKeyring(t *testing.T, pairs ...[2]string) *seal.Keyring {
 func TestQuoteIDRevealsNothing(t *testing.T) {
 	c := claims()
 	c.Partner = "internal-partner-name"
-	tok := issuer(t, [2]string{"k1", keyA}).Sign(c)
+	iss := NewIssuer(keys(t, keyset(t)))
+	tok := iss.Sign(c)
 	texts := []string{tok}
 	for _, part := range strings.Split(tok, ".") {
 		for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.StdEncoding} {
@@ -112,7 +103,7 @@ func TestQuoteIDRevealsNothing(t *testing.T) {
 			}
 		}
 	}
-	if tok == issuer(t, [2]string{"k1", keyA}).Sign(c) {
+	if tok == iss.Sign(c) {
 		t.Error("two quoteIds of the same quote are equal: the token is deterministic, so comparable")
 	}
 }

@@ -2,7 +2,7 @@
 // breaker (pure state and decisions, the caller's clock passed in), a bulkhead capping calls
 // in flight per key without ever making a caller wait, and a jittered exponential backoff.
 // Provider calls (internal/provider/health, the order reconciler's call slots) and webhook
-// endpoints (internal/webhook) use the same ones.
+// endpoints (internal/delivery) use the same ones.
 package resilience
 
 import "time"

@@ -54,9 +54,9 @@ import (
 	"github.com/swaprouter/swaprouter/internal/screening"
 	"github.com/swaprouter/swaprouter/internal/screening/chainalysis"
 	"github.com/swaprouter/swaprouter/internal/screening/sdnwatch"
-	"github.com/swaprouter/swaprouter/internal/seal"
 	"github.com/swaprouter/swaprouter/internal/streamslots"
 	"github.com/swaprouter/swaprouter/internal/tiers"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 // Options switch the parts of the service and tune them. Zero values are not meaningful:
@@ -109,9 +109,9 @@ type Options struct {
 	// RedisURL, when set, keeps the per-key rate limits in that Redis, shared by every
 	// frontend replica; empty keeps them per replica.
 	RedisURL string
-	// QuoteKeysFile holds the keys that seal quoteIds and listing cursors ("<kid> <base64
-	// secret>" per line, the first seals); empty: a random key, so quoteIds and cursors only
-	// open in this process.
+	// QuoteKeysFile is the Tink JSON keyset that seals quoteIds, listing cursors and event
+	// stream tokens (`swaprouter quote-keys`; the primary key seals, every key opens); empty:
+	// a random key, so these tokens only open in this process.
 	QuoteKeysFile string
 	// TiersFile is the tier table (tier → requestsPerMinute, monthlyQuoteQuota); empty: the
 	// built-in one (internal/tiers).
@@ -225,7 +225,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.QuotaFlushInterval, "quota-flush-interval", o.QuotaFlushInterval, "how often quote counts are written to Partner status")
 	fs.DurationVar(&o.APIShutdownTimeout, "api-shutdown-timeout", o.APIShutdownTimeout, "how long in-flight requests may finish on shutdown")
 	fs.StringVar(&o.RedisURL, "redis-url", os.Getenv("SWAPROUTER_REDIS_URL"), "Redis holding the per-key rate limits shared by all frontend replicas, e.g. redis://redis:6379/0 (default $SWAPROUTER_REDIS_URL; empty keeps them per replica)")
-	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "file of the keys that seal quoteIds and listing cursors, one \"<kid> <base64 secret>\" per line, the first seals, all open (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so quoteIds and cursors only open on the replica that issued them)")
+	fs.StringVar(&o.QuoteKeysFile, "quote-keys-file", os.Getenv("SWAPROUTER_QUOTE_KEYS_FILE"), "Tink JSON keyset that seals quoteIds, listing cursors and event stream tokens, made with \"swaprouter quote-keys create\"; its primary key seals, all its keys open (default $SWAPROUTER_QUOTE_KEYS_FILE; empty: a random key per process, so these tokens only open on the replica that issued them)")
 	fs.StringVar(&o.TiersFile, "tiers-file", os.Getenv("SWAPROUTER_TIERS_FILE"), "YAML table of Partner tiers → default requestsPerMinute and monthlyQuoteQuota (default $SWAPROUTER_TIERS_FILE; empty: free 60/10000, standard 300/unlimited, enterprise 3000/unlimited)")
 	fs.DurationVar(&o.EventsHeartbeat, "events-heartbeat", o.EventsHeartbeat, "how often an idle GET /v1/events stream sends a heartbeat comment (0: 15s)")
 	fs.DurationVar(&o.EventsVisibilityLag, "events-visibility-lag", o.EventsVisibilityLag, "the longest a status transition takes to reach every frontend replica after its time, clock skew included: event stream resumes are exact within it (0: 10s)")
@@ -492,12 +492,12 @@ func streamSlots(o Options) (streamslots.Slots, error) {
 }
 
 // quoteKeys loads --quote-keys-file; without it, a random key (fine for one process).
-func quoteKeys(o Options) (*seal.Keyring, error) {
+func quoteKeys(o Options) (*tokenkeys.Keys, error) {
 	if o.QuoteKeysFile == "" {
-		ctrl.Log.WithName("setup").Info("no --quote-keys-file: quoteIds and listing cursors are sealed with a random key and only open in this process")
-		return seal.Random(), nil
+		ctrl.Log.WithName("setup").Info("no --quote-keys-file: quoteIds, listing cursors and event stream tokens are sealed with a random key and only open in this process")
+		return tokenkeys.Random(), nil
 	}
-	return seal.Load(o.QuoteKeysFile)
+	return tokenkeys.Load(o.QuoteKeysFile)
 }
 
 // addArchive opens the archive (without connecting: the service starts while PostgreSQL is

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -36,6 +34,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 	"github.com/swaprouter/swaprouter/test/containers/node"
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
@@ -238,12 +237,12 @@ func (c *cluster) runDeployments(ctx context.Context, g *WithT, suffix string, p
 // seed declares what an operator declares: the Secrets the manifests name, the providers
 // (the simulator's Service), the partner with its webhook and key, and the app's key.
 func (c *cluster) seed(ctx context.Context, g *WithT) {
-	quoteKey := make([]byte, 32)
-	_, _ = rand.Read(quoteKey)
+	quoteKeys, err := tokenkeys.Create()
+	g.Expect(err).NotTo(HaveOccurred())
 	svc := func(name string) string { return name + "." + namespace + ".svc." + node.ClusterDomain }
 	for name, data := range map[string]map[string]string{
 		"swaprouter-archive":    {"dsn": "postgres://postgres@" + svc(archiveDB) + ":5432/swaprouter?sslmode=disable"},
-		"swaprouter-quote-keys": {"keys": "k1 " + base64.StdEncoding.EncodeToString(quoteKey)},
+		"swaprouter-quote-keys": {"keys": string(quoteKeys)},
 	} {
 		g.Expect(c.admin.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, StringData: data})).To(Succeed())
 	}

@@ -2,9 +2,9 @@
 // against a real kube-apiserver: the image is built, the namespace and Secrets are created and
 // the receipt key written for real; the applies run as server-side dry runs and the wait for
 // the Deployments is skipped, since no node runs the pods here. It then checks what a
-// cluster would need of the result: every Secret and ConfigMap the pods read exists, every
-// container runs the image the section built, by its tag, without pulling it, and the section
-// names the Kubernetes version the manifests need.
+// cluster would need of the result: every Secret and ConfigMap the pods read exists (the quote
+// keys one a keyset the frontend loads), every container runs the image the section built, by
+// its tag, without pulling it, and the section names the Kubernetes version the manifests need.
 package deploy
 
 import (
@@ -32,6 +32,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/receipt"
 	"github.com/swaprouter/swaprouter/internal/scheme"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
 
 // namespace is where the section deploys.
@@ -144,6 +145,12 @@ func TestReadmeDeploySection(t *testing.T) {
 	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: auth.FrontendSecret}, &credentials))
 	if len(credentials.Data[receipt.SecretKey]) == 0 {
 		t.Errorf("the section wrote no receipt signing key to %s", auth.FrontendSecret)
+	}
+	// The frontend refuses to start on a quote keys file it cannot load.
+	var quoteKeys corev1.Secret
+	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: "swaprouter-quote-keys"}, &quoteKeys))
+	if _, err := tokenkeys.Parse(quoteKeys.Data["keys"]); err != nil {
+		t.Errorf("the section's swaprouter-quote-keys Secret holds no keyset the frontend loads: %v", err)
 	}
 
 	// The oldest Kubernetes the manifests run on is the one that serves their newest API.

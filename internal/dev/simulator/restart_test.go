@@ -8,6 +8,7 @@ import (
 
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
+	"github.com/swaprouter/swaprouter/internal/testing/testclock"
 )
 
 // A simulator on a data folder is stopped with open orders, one of them paid; a new one on the
@@ -18,7 +19,7 @@ func TestRestartKeepsOrdersAndDeposits(t *testing.T) {
 	opts := simtest.FastOptions()
 	opts.DataDir = dir
 	// The first run's clock stands still, so nothing settles before the restart.
-	clock := &simtest.Clock{}
+	clock := &testclock.Clock{}
 	clock.HoldAt(time.Now())
 	first := opts
 	first.Now = clock.Now

@@ -13,6 +13,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
+	"github.com/swaprouter/swaprouter/internal/testing/testclock"
 )
 
 func simAdapter(t *testing.T, url, key string) *Adapter {
@@ -96,7 +97,7 @@ func TestOneOrderOneDepositOneOutcome(t *testing.T) {
 // A fill Relay reports delayed is PROCESSING with DELAYED, then goes on to SUCCESS.
 func TestDelayedFill(t *testing.T) {
 	opts := simtest.FastOptions()
-	clock := &simtest.Clock{}
+	clock := &testclock.Clock{}
 	opts.Now = clock.Now
 	sim, url := simtest.Start(t, opts)
 	a := simAdapter(t, url, "")

@@ -8,6 +8,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator/simtest"
 	"github.com/swaprouter/swaprouter/internal/provider/providertest"
+	"github.com/swaprouter/swaprouter/internal/testing/testclock"
 )
 
 // relayQuote is a /quote/v2 body for 100 USDC on Ethereum to SOL, with changes.
@@ -32,7 +33,7 @@ type quoted struct {
 // delayed, a success, a refund and a failure.
 func TestSimulatorSpeaksTheModels(t *testing.T) {
 	opts := simtest.FastOptions()
-	clock := &simtest.Clock{}
+	clock := &testclock.Clock{}
 	opts.Now = clock.Now
 	sim, url := simtest.Start(t, opts)
 	base := url + "/relay"

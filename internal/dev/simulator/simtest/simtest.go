@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,36 +53,4 @@ func testDeadline(t testing.TB) (time.Time, bool) {
 	}
 	at, bounded := d.Deadline()
 	return at.Add(-10 * time.Second), bounded
-}
-
-// Clock is a simulator clock (Options.Now) a test can hold at an instant, so an order stays
-// in a phase until the test has seen it, however slowly the machine runs; released, it is
-// the wall clock again.
-type Clock struct {
-	mu   sync.Mutex
-	held *time.Time
-}
-
-// Now is the held instant, or the wall clock.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held != nil {
-		return *c.held
-	}
-	return time.Now()
-}
-
-// HoldAt stops the clock at t.
-func (c *Clock) HoldAt(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.held = &t
-}
-
-// Release lets the clock run with the wall clock again.
-func (c *Clock) Release() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.held = nil
 }
