@@ -1,5 +1,6 @@
 // Command provider-sim serves the simulated routing providers (route_A under /route_A,
-// route_B under /route_B), their chains (/chain) and the control API (/control).
+// route_B under /route_B, relay under /relay, and each --instance under /<its id>), their
+// chains (/chain) and the control API (/control).
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +27,19 @@ type faultFlags []string
 
 func (f *faultFlags) String() string     { return strings.Join(*f, " ") }
 func (f *faultFlags) Set(v string) error { *f = append(*f, v); return nil }
+
+// instanceFlags collects repeated --instance id=protocol[,token:T][,feeBps:N].
+type instanceFlags []simulator.Instance
+
+func (f *instanceFlags) String() string { return fmt.Sprint(*f) }
+func (f *instanceFlags) Set(v string) error {
+	in, err := parseInstance(v)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, in)
+	return nil
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -45,7 +60,9 @@ func run() error {
 		verbose = flag.Bool("v", false, "log every provider call")
 		dataDir = flag.String("data-dir", "", "folder that keeps orders and deposits across restarts (empty: memory only)")
 		faults  faultFlags
+		extra   instanceFlags
 	)
+	flag.Var(&extra, "instance", "serve one more provider account under /<id>, repeatable: id=protocol[,token:T][,feeBps:N] (protocol oneclick, channel or relay; token: its bearer token or API key; feeBps: its fee instead of the protocol's)")
 	flag.Var(&faults, "fault", "inject a fault, repeatable: provider/call=latency:250ms,errorRate:0.5,status:500,hang,garbage,badSignature (call * = all)")
 	flag.Parse()
 
@@ -56,7 +73,7 @@ func run() error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	sim, err := simulator.Open(simulator.Options{
 		StepDelay: *step, RefundDelay: *refund, DepositWindow: *window, Seed: *seed, RouteAToken: *token, RelayAPIKey: *relay, Logger: log,
-		DataDir: *dataDir,
+		DataDir: *dataDir, Instances: extra,
 	})
 	if err != nil {
 		return err
@@ -124,4 +141,30 @@ func parseFault(spec string) (swapv1.ProviderID, string, simulator.Fault, error)
 		return "", "", f, fmt.Errorf("--fault %q: %v", spec, err)
 	}
 	return swapv1.ProviderID(p), call, f, nil
+}
+
+// parseInstance reads "oneclick_b=oneclick,token:jwt-b,feeBps:10".
+func parseInstance(spec string) (simulator.Instance, error) {
+	id, rest, ok := strings.Cut(spec, "=")
+	opts := strings.Split(rest, ",")
+	if !ok || id == "" || opts[0] == "" {
+		return simulator.Instance{}, fmt.Errorf("--instance %q: want id=protocol[,token:T][,feeBps:N]", spec)
+	}
+	in := simulator.Instance{ID: swapv1.ProviderID(id), Protocol: swapv1.ProviderProtocol(opts[0])}
+	for _, opt := range opts[1:] {
+		k, v, _ := strings.Cut(opt, ":")
+		switch k {
+		case "token":
+			in.Token = v
+		case "feeBps":
+			fee, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || fee < 0 || fee >= 10000 {
+				return simulator.Instance{}, fmt.Errorf("--instance %q: feeBps %q is not a fee in basis points", spec, v)
+			}
+			in.FeeBps = &fee
+		default:
+			return simulator.Instance{}, fmt.Errorf("--instance %q: unknown option %q", spec, opt)
+		}
+	}
+	return in, nil
 }

@@ -188,7 +188,8 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request, _ string) {
 }
 
 // POST /api/quote {originAsset, destinationAsset, amount} → a dry /v1/quote with every
-// candidate, and providerNotices when a provider is slow or down.
+// candidate, the routes' providerNames (a provider added since the page loaded is named too),
+// and providerNotices when a provider is slow or down.
 func (s *Server) quote(w http.ResponseWriter, r *http.Request, _ string) {
 	var req struct {
 		OriginAsset      string `json:"originAsset"`
@@ -213,8 +214,9 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request, _ string) {
 	board, _ := s.providers.get(r.Context())
 	writeJSON(w, http.StatusOK, struct {
 		*client.QuoteResponse
-		ProviderNotices []string `json:"providerNotices,omitempty"`
-	}{resp.JSON200, slices.Sorted(maps.Values(board.notices))})
+		ProviderNames   map[string]string `json:"providerNames"`
+		ProviderNotices []string          `json:"providerNotices,omitempty"`
+	}{resp.JSON200, board.names, slices.Sorted(maps.Values(board.notices))})
 }
 
 // deref is the string p points at, "" for nil.

@@ -2,6 +2,7 @@ package consumerapp
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -82,9 +83,9 @@ func TestProviderNotice(t *testing.T) {
 	}
 }
 
-// A quote answer tells the page which providers this installation measures as slow or down,
-// by their display names.
-func TestQuoteCarriesProviderNotices(t *testing.T) {
+// A quote answer tells the page the routes' display names, a provider's that was applied
+// after the page loaded too, and which providers this installation measures as slow or down.
+func TestQuoteCarriesProviderNamesAndNotices(t *testing.T) {
 	v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
@@ -92,7 +93,8 @@ func TestQuoteCarriesProviderNotices(t *testing.T) {
 			_, _ = w.Write([]byte(`{"candidates":[],"errors":[]}`))
 		case "/v1/providers":
 			_, _ = w.Write([]byte(`{"providers":[{"providerId":"route_A","displayName":"NEAR Intents","status":"AVAILABLE"},` +
-				`{"providerId":"route_B","displayName":"Chainflip","status":"DEGRADED"}]}`))
+				`{"providerId":"route_B","displayName":"Chainflip","status":"DEGRADED"},` +
+				`{"providerId":"oneclick_b","displayName":"NEAR Intents (second account)","status":"AVAILABLE"}]}`))
 		}
 	}))
 	defer v1.Close()
@@ -103,6 +105,7 @@ func TestQuoteCarriesProviderNotices(t *testing.T) {
 	w := pagePost(s, "/api/quote", `{"originAsset":"a","destinationAsset":"b","amount":"1"}`)
 	var body struct {
 		Candidates      []json.RawMessage
+		ProviderNames   map[string]string
 		ProviderNotices []string
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusOK {
@@ -110,6 +113,10 @@ func TestQuoteCarriesProviderNotices(t *testing.T) {
 	}
 	if len(body.ProviderNotices) != 1 || body.ProviderNotices[0] != "Chainflip is slow right now" {
 		t.Errorf("providerNotices %q, want only Chainflip's", body.ProviderNotices)
+	}
+	want := map[string]string{"route_A": "NEAR Intents", "route_B": "Chainflip", "oneclick_b": "NEAR Intents (second account)"}
+	if !maps.Equal(body.ProviderNames, want) {
+		t.Errorf("providerNames %v, want %v", body.ProviderNames, want)
 	}
 }
 

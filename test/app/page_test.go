@@ -183,6 +183,18 @@ func (p *page) waitForQuote(symbol string) {
 	Eventually(func() string { return p.text("#order-btn") }).Should(HavePrefix("Swap via "))
 }
 
+// routeNames are the names of the routes the card lists.
+func (p *page) routeNames() []string {
+	return eval[[]string](p, `[...document.querySelectorAll('#candidates .route-name')].map((e) => e.textContent)`)
+}
+
+// chooseRoute picks the route named name, as a user clicks it, until the order button offers it.
+func (p *page) chooseRoute(name string) {
+	GinkgoHelper()
+	p.run(chromedp.Click(fmt.Sprintf(`//ul[@id="candidates"]//label[.//span[@class="route-name" and text()=%q]]`, name)))
+	Eventually(func() string { return p.text("#order-btn") }).Should(Equal("Swap via " + name))
+}
+
 // order fills the addresses and creates the order, returning the order's id as its address shows it.
 func (p *page) order(recipient string) string {
 	GinkgoHelper()
@@ -226,8 +238,11 @@ var _ = Describe("the swap page", func() {
 		Expect(routes).To(ContainSubstring("Fees ≈ $"), "fees are summed in dollars")
 		Expect(routes).NotTo(MatchRegexp(`\b0 (ETH|SOL)\b`), "a zero fee is not listed")
 		Expect(routes).NotTo(ContainSubstring("ingress"))
-		Expect(routes).To(And(ContainSubstring("NEAR Intents"), ContainSubstring("Chainflip")), "routes go by the providers' display names")
+		Expect(p.routeNames()).To(ConsistOf("NEAR Intents", "Chainflip", "Relay"), "every route, by its provider's display name")
 		Expect(routes).NotTo(ContainSubstring("route_"))
+		Expect(routes).NotTo(MatchRegexp(`\brelay\b`), "no provider id shows")
+		Expect(p.text("#candidates li:has(.badge)")).To(HavePrefix("Relay"), "the simulated Relay's fees are the smallest at $300")
+		Expect(p.text("#order-btn")).To(Equal("Swap via Relay"), "the best route is chosen unless the user picks another")
 		p.screenshot("1-card")
 
 		p.click("#to-token")
@@ -247,7 +262,11 @@ var _ = Describe("the swap page", func() {
 		p.screenshot("3-deposit")
 
 		p.click("#sim-full")
-		Eventually(func() string { return p.text("#outcome") }).Should(ContainSubstring("You received"))
+		// Relay reports its transactions, not its amounts: the page says so, and shows the
+		// quote as a quote.
+		Eventually(func() string { return p.text("#outcome") }).Should(ContainSubstring("Sent to you at " + solAddress))
+		Expect(p.text("#outcome")).To(MatchRegexp(`Relay does not report the amount it sent; you were quoted ≈ \d+(\.\d+)? SOL\.`))
+		Expect(p.text("#outcome")).NotTo(ContainSubstring("—"), "no placeholder where an amount would be")
 		Expect(p.text("#status")).To(Equal("Swap complete"))
 		Expect(p.text("#timeline")).To(SatisfyAll(ContainSubstring("Waiting for deposit"), ContainSubstring("Sent to you")))
 		Expect(eval[int](p, `document.querySelectorAll('#outcome a').length`)).To(Equal(0),
@@ -276,6 +295,7 @@ var _ = Describe("the swap page", func() {
 	It("refunds an under-deposit, on a phone, without sideways scrolling", func() {
 		p := newPage("refund", 375, 740)
 		p.quoteEthToSol()
+		p.chooseRoute("NEAR Intents")
 		p.screenshot("1-card")
 		Expect(p.overflowing()).To(BeEmpty(), "the card fits the phone")
 		p.noAxeViolations("the card on a phone")

@@ -76,8 +76,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	env, err = devenv.Start(ctx, devenv.EnvOptions{
 		Manager:       opts,
 		SimulatorAddr: "127.0.0.1:0",
-		Simulator:     simulator.Options{StepDelay: 300 * time.Millisecond, RefundDelay: time.Second, DepositWindow: time.Minute},
-		PollMin:       time.Second, PollMax: 1500 * time.Millisecond,
+		Simulator: simulator.Options{StepDelay: 300 * time.Millisecond, RefundDelay: time.Second, DepositWindow: time.Minute,
+			Instances: []simulator.Instance{{ID: fourthRoute.ID, Protocol: fourthRoute.Protocol}}},
+		PollMin: time.Second, PollMax: 1500 * time.Millisecond,
 		Partner: "swapapp",
 		Out:     GinkgoWriter,
 	})

@@ -56,6 +56,19 @@ func TestReadmeOperatorSectionAfterMakeRun(t *testing.T) {
 		ContainSubstring(": redelivery of order "+order[1]+" seq 2 (verified; already processed, acknowledged)")),
 		"make run's receiver printed the order's webhooks, and their redeliveries as such")
 
+	// The README's "Adding a provider": make run declares three providers, and a fourth applied
+	// to the running system takes an order to SUCCESS, with no restart.
+	out, err = runShell(dir, `source .swaprouter/dev.env
+curl -sf -H "X-Key-Id: $SWAPROUTER_KEY_ID" -H "Authorization: Bearer $SWAPROUTER_API_SECRET" "$SWAPROUTER_URL/v1/providers" | jq -r '.providers[].providerId'`)
+	g.Expect(err).NotTo(HaveOccurred(), "%s", out)
+	g.Expect(strings.Fields(out)).To(Equal([]string{"relay", "route_A", "route_B"}), "make run's three providers")
+	out, err = runShell(dir, readmeBlock(t, "add-provider"))
+	g.Expect(err).NotTo(HaveOccurred(), "the add-provider block:\n%s", out)
+	g.Expect(out).To(MatchRegexp(`(?m)^oneclick-b\s+oneclick_b\s+oneclick\s+true\s`), "kubectl lists the applied RoutingProvider")
+	out, err = runShell(dir, orderThroughOneClickB)
+	g.Expect(err).NotTo(HaveOccurred(), "an order through oneclick_b:\n%s", out)
+	g.Expect(out).To(MatchRegexp(`(?m)^{"providerId":"oneclick_b","status":"SUCCESS","amountOut":"[0-9]+"}$`))
+
 	// A restart keeps the demo key: the same secret in dev.env, and still one live key.
 	dev.stop(t)
 	g.Expect(os.Remove(envFile)).To(Succeed())
@@ -70,6 +83,19 @@ curl -s -o /dev/null -w '%{http_code}\n' -H "X-Key-Id: $SWAPROUTER_KEY_ID" -H "A
 	g.Expect(err).NotTo(HaveOccurred(), "%s", out)
 	g.Expect(strings.Fields(out)).To(Equal([]string{first["SWAPROUTER_KEY_ID"], "200"}), "one live key, the reused one, still accepted")
 }
+
+// orderThroughOneClickB waits until oneclick_b quotes (a candidate of a dry quote), orders 0.1
+// ETH -> SOL through it, deposits on the simulated chain and polls until the order is final.
+const orderThroughOneClickB = `source .swaprouter/dev.env
+auth=(-H "X-Key-Id: $SWAPROUTER_KEY_ID" -H "Authorization: Bearer $SWAPROUTER_API_SECRET")
+json=(-H 'Content-Type: application/json')
+swap='{"originAsset":"eip155:1/slip44:60","destinationAsset":"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501","amount":"100000000000000000"'
+until curl -sf "${auth[@]}" "${json[@]}" "$SWAPROUTER_URL/v1/quote" -d "$swap,\"dry\":true}" | jq -e '.candidates[] | select(.providerId == "oneclick_b")' >/dev/null; do sleep 1; done
+order=$(curl -sf "${auth[@]}" "${json[@]}" "$SWAPROUTER_URL/v1/order" -d "$swap,\"providerId\":\"oneclick_b\",\"sender\":\"0x1111111111111111111111111111111111111111\",\"recipient\":\"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin\"}")
+id=$(jq -r .id <<<"$order"); address=$(jq -r .depositAddress <<<"$order")
+curl -sf "${json[@]}" "$SIMULATOR_URL/chain/deposits" -d "{\"depositAddress\":\"$address\",\"amount\":\"100000000000000000\"}" >/dev/null
+until curl -sf "${auth[@]}" "$SWAPROUTER_URL/v1/order/$id" | jq -e '.status | test("^(SUCCESS|REFUNDED|FAILED)$")' >/dev/null; do sleep 2; done
+curl -sf "${auth[@]}" "$SWAPROUTER_URL/v1/order/$id" | jq -c '{providerId, status, amountOut}'`
 
 // buildBinaries builds what `make build` builds into dir.
 func buildBinaries(t *testing.T, dir string) string {

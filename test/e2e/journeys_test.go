@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/orderid"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/internal/units"
@@ -24,7 +25,7 @@ import (
 	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
-// Assets of the simulator's table: ETH on Ethereum, SOL on Solana (both providers route it),
+// Assets of the simulator's table: ETH on Ethereum, SOL on Solana (the three providers route it),
 // wNEAR (only route_A lists it) and TRX (only route_B lists it), so wNEAR→TRX has no route.
 const (
 	ethETH      = partnerapi.ETH
@@ -66,6 +67,15 @@ func expectWebhookPerTransition(order swapclient.Order) {
 	Expect(receiver.Rejected()).To(BeZero(), "every delivery verified")
 }
 
+// kubectlGet runs kubectl get args in the suite's namespace and returns its output.
+func kubectlGet(args ...string) string {
+	GinkgoHelper()
+	out, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
+		append([]string{"--kubeconfig", env.Plane.KubeconfigPath, "get", "-n", env.Namespace}, args...)...).CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "%s", out)
+	return string(out)
+}
+
 // dryQuote asks partner for a dry quote of amount from origin to destination.
 func dryQuote(origin, destination, amount string, swapType swapclient.QuoteRequestSwapType) *swapclient.RequestQuoteResponse {
 	dry := true
@@ -101,17 +111,19 @@ var _ = Describe("A partner's journey", func() {
 		}
 		Expect(ids).To(ContainElements(ethETH, ethUSDC))
 
-		By("getting a dry quote from both providers")
+		By("getting a dry quote from the three providers")
 		q := dryQuote(ethETH, solSOL, pointOneETH, "")
 		Expect(q.JSON200).NotTo(BeNil(), "%d %s", q.StatusCode(), q.Body)
-		Expect(q.JSON200.Candidates).To(HaveLen(2))
+		Expect(q.JSON200.Candidates).To(HaveLen(3))
 		best := q.JSON200.Best
-		Expect(best.ProviderId).To(BeElementOf(swapclient.ProviderId(swapv1.ProviderRouteA), swapclient.ProviderId(swapv1.ProviderRouteB)))
 		bestOut, _ := new(big.Int).SetString(best.AmountOut, 10)
 		for _, c := range q.JSON200.Candidates {
 			out, _ := new(big.Int).SetString(c.AmountOut, 10)
 			Expect(bestOut.Cmp(out)).To(BeNumerically(">=", 0), "best has the highest amountOut")
 		}
+		// $300 of ETH: Relay's 10 bps and $0.25 beat 1Click's 30 bps (and 40 on SOL) and $0.50,
+		// and Chainflip's 15 bps and $3 (the simulator's market).
+		Expect(best.ProviderId).To(BeEquivalentTo(simulator.Relay))
 
 		By("creating an order with the best provider")
 		order := partner.CreateOrder(partnerapi.OrderRequest(best.ProviderId), "")
@@ -127,9 +139,13 @@ var _ = Describe("A partner's journey", func() {
 		order = partner.AwaitStatus(order.Id, swapclient.OrderStatusSUCCESS)
 		Expect(order.InTxHashes).NotTo(BeEmpty())
 		Expect(order.OutTxHashes).NotTo(BeEmpty())
-		Expect(order.AmountOut).NotTo(BeNil())
-		Expect(historyStatuses(order)).To(HaveExactElements(swapclient.OrderStatusPENDING,
-			swapclient.OrderStatusPROCESSING, swapclient.OrderStatusSUCCESS))
+		Expect(order.AmountOut).To(BeNil(), "Relay's status names no amounts, and none is guessed")
+		Expect(order.Substatus).To(HaveValue(BeEquivalentTo("SETTLED")))
+		// Relay's status is PENDING until it fills, and its fill takes less than a poll
+		// interval: a poll may or may not land while it is PROCESSING.
+		Expect(historyStatuses(order)).To(Or(
+			HaveExactElements(swapclient.OrderStatusPENDING, swapclient.OrderStatusPROCESSING, swapclient.OrderStatusSUCCESS),
+			HaveExactElements(swapclient.OrderStatusPENDING, swapclient.OrderStatusSUCCESS)))
 		expectWebhookPerTransition(order)
 
 		By("answering 410 to a hint on the terminal order")
@@ -138,39 +154,51 @@ var _ = Describe("A partner's journey", func() {
 		Expect(h.JSON410.Error).To(BeEquivalentTo("order already in terminal state"))
 
 		By("showing the order in kubectl's printer columns")
-		out, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
-			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace).CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "%s", out)
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		out := kubectlGet("swaporders")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
 		Expect(strings.Fields(lines[0])).To(HaveExactElements("NAME", "STATUS", "PROVIDER", "SWAP", "AGE"))
-		Expect(order.AmountOut).NotTo(BeNil())
-		received, ok := units.SignificantString(*order.AmountOut, 9, 4)
-		Expect(ok).To(BeTrue())
-		Expect(string(out)).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s+%s\s+0\.1 ETH \(eth\) -> %s SOL \(sol\)\s`,
-			strings.ReplaceAll(order.Id, "_", "-"), best.ProviderId, regexpQuote(received)), "the swap in asset units, with what the recipient received")
-		wide, err := exec.Command(filepath.Join(testenv.AssetsDir(), "kubectl"),
-			"--kubeconfig", env.Plane.KubeconfigPath, "get", "swaporders", "-n", env.Namespace, "-o", "wide").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "%s", wide)
-		Expect(strings.Fields(strings.SplitN(string(wide), "\n", 2)[0])).To(ContainElements("FROM", "TO", "AMOUNT", "SUBSTATUS"))
-		Expect(string(wide)).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s.*\s%s\s+%s\s+%s\s+SETTLED\s`,
+		Expect(out).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s+relay\s+0\.1 ETH \(eth\) -> SOL \(sol\)\s`,
+			strings.ReplaceAll(order.Id, "_", "-")), "the swap in asset units; Relay reports no amount received, so none is shown")
+		wide := kubectlGet("swaporders", "-o", "wide")
+		Expect(strings.Fields(strings.SplitN(wide, "\n", 2)[0])).To(ContainElements("FROM", "TO", "AMOUNT", "SUBSTATUS"))
+		Expect(wide).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s.*\s%s\s+%s\s+%s\s+SETTLED\s`,
 			strings.ReplaceAll(order.Id, "_", "-"), regexpQuote(ethETH), regexpQuote(solSOL), pointOneETH), "-o wide keeps the raw ids and amount")
 	})
 
-	It("swaps an exact output amount, which only 1Click offers", func() {
+	It("refunds an under-deposit to Relay's strict address at once", func() {
+		created := partner.CreateOrder(partnerapi.OrderRequest(simulator.Relay), "")
+		partnerapi.Deposit(env, *created.DepositAddress, "10000000000000000") // a tenth of the amount
+		order := partner.AwaitStatus(created.Id, swapclient.OrderStatusREFUNDED)
+		Expect(order.Substatus).To(HaveValue(BeEquivalentTo("REFUNDED")))
+		Expect(order.RefundedAmount).To(BeNil(), "Relay's status names the refund transaction, not its amount")
+		Expect(order.ProviderStatus).To(HaveValue(Equal("refund")))
+		expectWebhookPerTransition(order)
+	})
+
+	It("swaps an exact output amount, which 1Click and Relay quote and Chainflip refuses, through 1Click's candidate", func() {
 		By("quoting it: route_B answers a per-provider error, never a made-up quote")
 		dry := dryQuote(ethETH, solSOL, "2000000000", swapclient.QuoteRequestSwapTypeEXACTOUTPUT)
 		Expect(dry.JSON200).NotTo(BeNil(), "%d %s", dry.StatusCode(), dry.Body)
-		Expect(dry.JSON200.Best.ProviderId).To(Equal(swapclient.ProviderId(swapv1.ProviderRouteA)))
+		Expect(dry.JSON200.Best.ProviderId).To(BeEquivalentTo(simulator.Relay), "the lowest amountIn: Relay's fees are the smallest")
 		Expect(dry.JSON200.Errors).To(ContainElement(HaveField("ProviderId", swapclient.ProviderId(swapv1.ProviderRouteB))), "%s", dry.Body)
+		var routeA *swapclient.QuoteCandidate
+		for _, c := range dry.JSON200.Candidates {
+			if c.ProviderId == swapclient.ProviderId(swapv1.ProviderRouteA) {
+				routeA = &c
+			}
+		}
+		Expect(routeA).NotTo(BeNil(), "%s", dry.Body)
 
+		By("creating it at once (dry:false) bound to route_A's candidate")
 		exactOut, notDry, sender, recipient := swapclient.QuoteRequestSwapTypeEXACTOUTPUT, false, sender, solDest
 		r, err := partner.API.RequestQuoteWithResponse(ctx, nil, swapclient.QuoteRequest{
 			OriginAsset: ethETH, DestinationAsset: solSOL, Amount: "2000000000", // exactly 2 SOL out
-			SwapType: &exactOut, Dry: &notDry, Sender: &sender, Recipient: &recipient,
+			SwapType: &exactOut, Dry: &notDry, Sender: &sender, Recipient: &recipient, QuoteId: routeA.QuoteId,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.JSON201).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
 		order, quote := r.JSON201.Order, r.JSON201.Quote
+		Expect(order.ProviderId).To(BeEquivalentTo(swapv1.ProviderRouteA))
 		Expect(order.SwapType).To(Equal(swapclient.OrderSwapTypeEXACTOUTPUT))
 		Expect(quote.AmountOut).To(Equal("2000000000"))
 		Expect(quote.MaxAmountIn).NotTo(BeNil())
@@ -179,6 +207,13 @@ var _ = Describe("A partner's journey", func() {
 		done := partner.AwaitStatus(order.Id, swapclient.OrderStatusSUCCESS)
 		Expect(done.AmountOut).To(HaveValue(Equal("2000000000")))
 		expectWebhookPerTransition(done)
+
+		By("kubectl shows what the swap cost beside the exact output")
+		Expect(done.AmountIn).NotTo(BeNil())
+		spent, ok := units.SignificantString(*done.AmountIn, 18, 4)
+		Expect(ok).To(BeTrue())
+		Expect(kubectlGet("swaporders")).To(MatchRegexp(`(?m)^%s\s+SUCCESS\s+route_A\s+%s ETH \(eth\) -> 2 SOL \(sol\)\s`,
+			orderid.ObjectName(done.Id), regexpQuote(spent)), "the settled input in asset units")
 	})
 
 	It("refunds an under-deposit to 1Click", func() {
@@ -312,7 +347,7 @@ var _ = Describe("A partner's journey", func() {
 			Expect(r.JSON400).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
 			Expect(r.JSON400.Error).To(BeEquivalentTo(code))
 		},
-		Entry("too low an amount", ethETH, solSOL, "1000000000000000", "amount_too_low"),
+		Entry("too low an amount", ethETH, solSOL, "500000000000000", "amount_too_low"), // $1.50: below Relay's $2, the lowest minimum
 		Entry("too high an amount", ethETH, solSOL, "1000000000000000000000", "amount_too_high"),
 	)
 })

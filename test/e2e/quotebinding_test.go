@@ -21,7 +21,7 @@ var _ = Describe("Quote binding against the real adapters and simulator", func()
 		dry := dryQuote(ethETH, solSOL, pointOneETH, "")
 		Expect(dry.JSON200).NotTo(BeNil(), "%d %s", dry.StatusCode(), dry.Body)
 		candidates := dry.JSON200.Candidates
-		Expect(candidates).To(HaveLen(2), "both providers route ETH → SOL")
+		Expect(candidates).To(HaveLen(3), "the three providers route ETH → SOL")
 		for _, c := range candidates {
 			By("ordering " + string(c.ProviderId) + "'s candidate")
 			req := partnerapi.OrderRequest(c.ProviderId)

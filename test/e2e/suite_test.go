@@ -61,6 +61,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 			RefundDelay:   time.Second,
 			DepositWindow: time.Minute,
 			RouteAToken:   "e2e-route-a-token",
+			RelayAPIKey:   "e2e-relay-api-key",
+			// An account no RoutingProvider names at the start: a spec declares it live.
+			Instances: []simulator.Instance{secondOneClick},
 		},
 		PollMin: pollMin, PollMax: pollMax,
 		Partner:    "acme",

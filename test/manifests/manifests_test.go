@@ -51,10 +51,10 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 			"CustomResourceDefinition/swaporders.swap.swaprouter.dev", "Deployment/swaprouter-redis", "Service/swaprouter-redis", "ConfigMap/swaprouter-tiers",
 		}},
 		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app"}},
-		{"config/samples", "swaprouter-system", []string{"RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme"}},
+		{"config/samples", "swaprouter-system", []string{"RoutingProvider/route-a", "RoutingProvider/route-b", "RoutingProvider/relay", "Partner/acme"}},
 		{"config/sanctions", "swaprouter-system", []string{"CronJob/swaprouter-sanctions", "Role/swaprouter-sanctions-fetcher"}},
 		{"config/dev", "swaprouter-dev", []string{
-			"Deployment/provider-sim", "RoutingProvider/route-a", "RoutingProvider/route-b", "Partner/acme",
+			"Deployment/provider-sim", "RoutingProvider/route-a", "RoutingProvider/route-b", "RoutingProvider/relay", "Partner/acme",
 		}},
 	} {
 		t.Run(tc.overlay, func(t *testing.T) {

@@ -80,8 +80,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		SimulatorAddr: "127.0.0.1:0",
 		Simulator:     simulator.Options{StepDelay: 300 * time.Millisecond, RefundDelay: time.Second, DepositWindow: time.Minute},
 		PollMin:       time.Second, PollMax: 1500 * time.Millisecond,
-		Partner: "demo",
-		Out:     GinkgoWriter,
+		// route_A and route_B, not relay: the SDK's journeys hold every transition of the best
+		// candidate's order, and the simulated Relay (best at 0.1 ETH) fills between two
+		// polls and reports no amounts (test/e2e walks Relay's orders).
+		Providers: devenv.DefaultProviders(simulator.Options{})[:2],
+		Partner:   "demo",
+		Out:       GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)

@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -30,8 +31,8 @@ import (
 )
 
 // Env is a running whole system: control plane, simulator, manager (controllers and
-// frontend), RoutingProviders for route_A and route_B, a demo partner with a fresh key and a
-// sample sanctions list.
+// frontend), RoutingProviders (route_A, route_B and relay unless EnvOptions.Providers says
+// otherwise), a demo partner with a fresh key and a sample sanctions list.
 // `swaprouter-dev`, the whole-journey suites and the benchmarks all start it through Start.
 type Env struct {
 	Plane *ControlPlane
@@ -55,6 +56,12 @@ type Env struct {
 	// WebhookSecret signs the demo partner's webhooks (whsec_...).
 	WebhookSecret string
 
+	// pollMin and pollMax are the RoutingProviders' poll interval; declared are the names of
+	// the RoutingProviders Start applied (it waits until they are Ready; one an operator
+	// applied beside them may be down, or disabled, without holding the start).
+	pollMin, pollMax time.Duration
+	declared         []string
+
 	cancel  context.CancelFunc
 	done    chan error
 	servers []*http.Server
@@ -70,6 +77,9 @@ type EnvOptions struct {
 	Simulator     simulator.Options
 	// PollMin and PollMax are the RoutingProviders' status poll interval.
 	PollMin, PollMax time.Duration
+	// Providers are the RoutingProviders declared at the start; nil: DefaultProviders (route_A,
+	// route_B and relay).
+	Providers []Provider
 	// Partner names the demo partner.
 	Partner string
 	// WebhookURL, when set, receives the demo partner's webhooks.
@@ -81,8 +91,8 @@ type EnvOptions struct {
 	Redis bool
 }
 
-// Start brings the whole system up and returns when the frontend answers and both providers
-// are ready. Stop ends it.
+// Start brings the whole system up and returns when the frontend answers and every declared
+// provider is ready. Stop ends it.
 func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -111,7 +121,11 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	env = &Env{Plane: plane, Namespace: o.Manager.Namespace, done: make(chan error, 1), tempDir: tempDir}
+	env = &Env{Plane: plane, Namespace: o.Manager.Namespace, done: make(chan error, 1), tempDir: tempDir,
+		pollMin: o.PollMin, pollMax: o.PollMax}
+	for _, p := range o.providers() {
+		env.declared = append(env.declared, p.Name)
+	}
 	defer func() {
 		if err != nil {
 			env.Stop()
@@ -150,7 +164,7 @@ func Start(ctx context.Context, o EnvOptions) (env *Env, err error) {
 		return env, fmt.Errorf("simulator: %w", err)
 	}
 	env.SimulatorURL = "http://" + simAddr
-	fmt.Fprintf(o.Out, "Provider simulator on %s (route_A: oneclick, route_B: channel).\n", env.SimulatorURL)
+	fmt.Fprintf(o.Out, "Provider simulator on %s (%s).\n", env.SimulatorURL, describe(o.providers(), o.Simulator.Instances))
 	if o.Manager.ScreeningURL == "" {
 		// The simulator's sanctions screening API (nothing listed until PUT /control/sanctioned).
 		o.Manager.ScreeningURL, o.Manager.ScreeningAPIKey = env.SimulatorURL+"/sanctions", o.Simulator.SanctionsAPIKey
@@ -204,49 +218,10 @@ func (e *Env) serve(addr string, h http.Handler) (string, error) {
 	return ln.Addr().String(), nil
 }
 
-const routeACredentials = "route-a-credentials"
-
 func (e *Env) applyProviders(ctx context.Context, o EnvOptions) error {
-	if o.Simulator.RouteAToken != "" {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: routeACredentials, Namespace: e.Namespace}}
-		if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, s, func() error {
-			s.StringData = map[string]string{"token": o.Simulator.RouteAToken}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("route_A credentials: %w", err)
-		}
-	}
-	for _, p := range []struct {
-		name, displayName string
-		id                swapv1.ProviderID
-		protocol          swapv1.ProviderProtocol
-	}{
-		{"route-a", "NEAR Intents", swapv1.ProviderRouteA, swapv1.ProtocolOneClick},
-		{"route-b", "Chainflip", swapv1.ProviderRouteB, swapv1.ProtocolChannel},
-	} {
-		rp := &swapv1.RoutingProvider{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: e.Namespace}}
-		if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, rp, func() error {
-			rp.Spec = swapv1.RoutingProviderSpec{
-				ProviderID:  p.id,
-				DisplayName: p.displayName,
-				Protocol:    p.protocol,
-				Endpoint:    e.SimulatorURL + "/" + string(p.id),
-				Timeout:     metav1.Duration{Duration: 5 * time.Second},
-				PollInterval: swapv1.PollInterval{
-					Min: metav1.Duration{Duration: o.PollMin}, Max: metav1.Duration{Duration: o.PollMax},
-				},
-				AssetRefreshInterval: metav1.Duration{Duration: 5 * time.Minute},
-				Enabled:              true,
-			}
-			if p.protocol == swapv1.ProtocolOneClick {
-				rp.Spec.QuoteSigningKey = e.Simulator.QuotePublicKey()
-			}
-			if p.id == swapv1.ProviderRouteA && o.Simulator.RouteAToken != "" {
-				rp.Spec.CredentialsSecretRef = &swapv1.SecretKeyRef{Name: routeACredentials, Key: "token"}
-			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("RoutingProvider %s: %w", p.name, err)
+	for _, p := range o.providers() {
+		if err := e.ApplyProvider(ctx, p); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -301,7 +276,7 @@ func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
 	return nil
 }
 
-// waitReady returns once the frontend answers /readyz, both providers are Ready and the
+// waitReady returns once the frontend answers /readyz, the declared providers are Ready and the
 // archive is migrated (PostgreSQL is ours and up: a first keyed order must not meet a 503).
 func (e *Env) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -343,16 +318,10 @@ func (e *Env) archiveReady(ctx context.Context) bool {
 }
 
 func (e *Env) providersReady(ctx context.Context) bool {
-	var list swapv1.RoutingProviderList
-	if err := e.Client.List(ctx, &list, client.InNamespace(e.Namespace)); err != nil || len(list.Items) < 2 {
-		return false
-	}
-	for _, rp := range list.Items {
-		ready := false
-		for _, c := range rp.Status.Conditions {
-			ready = ready || (c.Type == swapv1.ConditionReady && c.Status == metav1.ConditionTrue)
-		}
-		if !ready {
+	for _, name := range e.declared {
+		var rp swapv1.RoutingProvider
+		if err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: name}, &rp); err != nil ||
+			!meta.IsStatusConditionTrue(rp.Status.Conditions, swapv1.ConditionReady) {
 			return false
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/consumerapp"
 	"github.com/swaprouter/swaprouter/internal/consumerapp/upstream"
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
@@ -63,6 +64,11 @@ func EphemeralManager(namespace string) system.Options {
 	return m
 }
 
+// SpareOneClick is a second 1Click account make run's simulator serves with no RoutingProvider
+// declared for it, so that adding a provider can be tried on a running system (README, "Adding
+// a provider"): its own path, token and fee (20 bps; route_A's is 30).
+var SpareOneClick = simulator.Instance{ID: "oneclick_b", Protocol: swapv1.ProtocolOneClick, Token: "dev-oneclick-b-token", FeeBps: new(int64(20))}
+
 // DefaultOptions run everything on loopback with data under .swaprouter.
 func DefaultOptions() Options {
 	m := system.DefaultOptions()
@@ -75,10 +81,11 @@ func DefaultOptions() Options {
 	// The local receiver is on loopback; production refuses such webhook targets.
 	m.AllowLoopbackWebhooks = true
 	return Options{
-		DataDir:         ".swaprouter",
-		Manager:         m,
-		SimulatorAddr:   "127.0.0.1:18080",
-		Simulator:       simulator.Options{RouteAToken: "dev-route-a-token"},
+		DataDir:       ".swaprouter",
+		Manager:       m,
+		SimulatorAddr: "127.0.0.1:18080",
+		Simulator: simulator.Options{RouteAToken: "dev-route-a-token", RelayAPIKey: "dev-relay-api-key",
+			Instances: []simulator.Instance{SpareOneClick}},
 		WebhookReceiver: true,
 		ReceiverAddr:    "127.0.0.1:18090",
 		App:             true,

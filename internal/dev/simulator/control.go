@@ -68,7 +68,7 @@ type dcaRequest struct {
 // mountControl serves:
 //
 //	GET    /control/stats                      -> Stats
-//	GET    /control/quote-signing-key          -> {publicKey} (route_A's, "ed25519:<base58>")
+//	GET    /control/quote-signing-key          -> {publicKey} (every 1Click account's, "ed25519:<base58>")
 //	GET    /control/faults                     -> [{provider, call, fault}]
 //	PUT    /control/faults/{provider}/{call}   body Fault -> 204 (call "*" = every call)
 //	DELETE /control/faults/{provider}/{call}   -> 204

@@ -1,6 +1,7 @@
 // Package simulator is the provider simulator: one http.Handler serving route_A's protocol
 // (the NEAR Intents 1Click API v0) under /route_A, route_B's (the Chainflip swap backend)
-// under /route_B, Relay's under /relay, the simulated chains under /chain and a control API
+// under /route_B, Relay's under /relay, any further accounts of these protocols
+// (Options.Instances) under /<their id>, the simulated chains under /chain and a control API
 // under /control.
 // Everything the control API does is also a Go method, for in-process tests.
 package simulator
@@ -15,6 +16,7 @@ import (
 	"math/big"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,7 +102,58 @@ type Options struct {
 	DataDir string
 	// SanctionsAPIKey, when set, is the X-API-Key the sanctions screening API requires.
 	SanctionsAPIKey string
+	// Instances are further provider accounts, each served under /<ID> beside route_A, route_B
+	// and relay: a second 1Click account with its own credentials and fees, say.
+	Instances []Instance
 }
+
+// Instance is one more simulated provider account: a protocol's module over its own book of
+// orders, credentials and fees, served under /<ID>.
+type Instance struct {
+	// ID is the path it is served under and the provider id of its orders, faults and stats.
+	ID swapv1.ProviderID
+	// Protocol is what it speaks: oneclick, channel or relay.
+	Protocol swapv1.ProviderProtocol
+	// Token, when set, is the credential it requires: 1Click's bearer token, Relay's
+	// x-api-key (channel takes none).
+	Token string
+	// FeeBps, when set, replaces the protocol's fee (market.ForProtocol's FeeBps).
+	FeeBps *int64
+}
+
+// reservedPaths are the simulator's own prefixes, no instance's id.
+var reservedPaths = []swapv1.ProviderID{"chain", "control", SanctionsService}
+
+// instances are the accounts the simulator serves: route_A (1Click), route_B (Chainflip) and
+// relay, then Options.Instances.
+func (o Options) instances() []Instance {
+	return append([]Instance{
+		{ID: swapv1.ProviderRouteA, Protocol: swapv1.ProtocolOneClick, Token: o.RouteAToken},
+		{ID: swapv1.ProviderRouteB, Protocol: swapv1.ProtocolChannel},
+		{ID: market.RelayID, Protocol: swapv1.ProtocolRelay, Token: o.RelayAPIKey},
+	}, o.Instances...)
+}
+
+// validInstances checks that each instance has a protocol the simulator speaks and an id that
+// matches the provider-id pattern and is served by nothing else.
+func validInstances(instances []Instance) error {
+	taken := slices.Clone(reservedPaths)
+	for _, in := range instances {
+		if !providerIDRE.MatchString(string(in.ID)) {
+			return fmt.Errorf("instance %q: the id must match %s", in.ID, swapv1.ProviderIDPattern)
+		}
+		if slices.Contains(taken, in.ID) {
+			return fmt.Errorf("instance %q: the path /%s is taken", in.ID, in.ID)
+		}
+		if _, ok := market.ForProtocol(in.Protocol); !ok {
+			return fmt.Errorf("instance %q: the simulator does not speak protocol %q", in.ID, in.Protocol)
+		}
+		taken = append(taken, in.ID)
+	}
+	return nil
+}
+
+var providerIDRE = regexp.MustCompile(swapv1.ProviderIDPattern)
 
 // Dev defaults.
 const (
@@ -162,8 +215,12 @@ type Simulator struct {
 	sanctioned []string
 }
 
-// New builds a simulator that keeps everything in memory.
+// New builds a simulator that keeps everything in memory. It panics on invalid
+// Options.Instances (Open returns the error instead).
 func New(opts Options) *Simulator {
+	if err := validInstances(opts.instances()); err != nil {
+		panic("simulator: " + err.Error())
+	}
 	return build(opts.withDefaults(), ledger.NewBook())
 }
 
@@ -175,6 +232,9 @@ const stateFile = "simulator-state.json"
 // its timeline carries on (an order whose settlement time passed while nobody ran is settled
 // at once).
 func Open(opts Options) (*Simulator, error) {
+	if err := validInstances(opts.instances()); err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
 	opts = opts.withDefaults()
 	if opts.DataDir == "" {
 		return build(opts, ledger.NewBook()), nil
@@ -208,9 +268,9 @@ func build(opts Options, book *ledger.Book) *Simulator {
 		}
 	}
 	mux := http.NewServeMux()
-	s.mount(mux, swapv1.ProviderRouteA, oneclickapi.API{V: mk(market.RouteA, opts.RouteAToken), SigningKey: opts.QuoteSigningKey}.Routes())
-	s.mount(mux, swapv1.ProviderRouteB, channelapi.API{V: mk(market.RouteB, ""), DCA: s.dcaMode}.Routes())
-	s.mount(mux, market.Relay.ID, relayapi.API{V: mk(market.Relay, opts.RelayAPIKey)}.Routes())
+	for _, in := range opts.instances() {
+		s.mount(mux, in.ID, s.protocolRoutes(in.Protocol, mk(in.market(), in.Token)))
+	}
 	s.mount(mux, SanctionsService, s.sanctionsRoutes())
 	mux.HandleFunc("POST /chain/deposits", s.handleDeposit)
 	s.mountControl(mux)
@@ -219,11 +279,35 @@ func build(opts Options, book *ledger.Book) *Simulator {
 	return s
 }
 
+// market is the instance's economics: its protocol's, under its own id and fee.
+func (in Instance) market() market.Provider {
+	p, _ := market.ForProtocol(in.Protocol)
+	p.ID = in.ID
+	if in.FeeBps != nil {
+		p.FeeBps = *in.FeeBps
+	}
+	return p
+}
+
+// protocolRoutes are the endpoints of protocol's module over v.
+func (s *Simulator) protocolRoutes(protocol swapv1.ProviderProtocol, v *venue.Venue) []venue.Route {
+	switch protocol {
+	case swapv1.ProtocolOneClick:
+		return oneclickapi.API{V: v, SigningKey: s.opts.QuoteSigningKey}.Routes()
+	case swapv1.ProtocolChannel:
+		return channelapi.API{V: v, DCA: s.dcaMode}.Routes()
+	case swapv1.ProtocolRelay:
+		return relayapi.API{V: v}.Routes()
+	}
+	panic(fmt.Sprintf("simulator: no module for protocol %q", protocol)) // validInstances refused it
+}
+
 // Handler serves everything.
 func (s *Simulator) Handler() http.Handler { return s.handler }
 
-// QuotePublicKey is the public key route_A's quotes verify with, as "ed25519:<base58>" (the
-// form RoutingProvider.spec.quoteSigningKey takes).
+// QuotePublicKey is the public key route_A's quotes (and every other 1Click account's: 1Click
+// signs with one key) verify with, as "ed25519:<base58>" (the form
+// RoutingProvider.spec.quoteSigningKey takes).
 func (s *Simulator) QuotePublicKey() string {
 	return quotesig.FormatPublicKey(s.opts.QuoteSigningKey.Public().(ed25519.PublicKey))
 }

@@ -295,6 +295,8 @@ function chosenCandidate() {
 
 function renderQuote(chosen) {
   const { request, response } = state.quote;
+  // A provider applied after the page loaded is named from its first quote on.
+  Object.assign(state.providerNames, response.providerNames || {});
   const best = response.best;
   const items = response.candidates.map((c) => {
     const isBest = best && c.providerId === best.providerId;
@@ -492,13 +494,27 @@ function renderOutcome(o) {
   box.hidden = !o.terminal;
   if (!o.terminal) { box.replaceChildren(); return; }
   const parts = [];
+  // Some providers (Relay) report the transactions but not the amounts: the page then says
+  // what it knows and names the quote as a quote, never as what arrived.
+  const unreported = (what) => el('p', { text: `${providerName(o.providerId)} does not report the amount ${what}.` });
   if (o.status === 'SUCCESS') {
-    parts.push(el('p', {}, el('strong', {}, 'You received ', amount(o.amountOut, o.destinationAsset)), ` at ${o.recipient}.`));
+    if (o.amountOut != null) {
+      parts.push(el('p', {}, el('strong', {}, 'You received ', amount(o.amountOut, o.destinationAsset)), ` at ${o.recipient}.`));
+    } else {
+      parts.push(el('p', {}, el('strong', { text: 'Sent to you' }), ` at ${o.recipient}.`));
+      parts.push(o.quote?.amountOut
+        ? el('p', {}, `${providerName(o.providerId)} does not report the amount it sent; you were quoted ≈ `, amount(o.quote.amountOut, o.destinationAsset), '.')
+        : unreported('it sent'));
+    }
     for (const t of o.outTxLinks) {
       parts.push(el('p', {}, 'Transaction: ', t.url ? el('a', { href: t.url, target: '_blank', rel: 'noopener noreferrer', text: t.hash }) : el('code', { text: t.hash })));
     }
   } else if (o.status === 'REFUNDED') {
-    parts.push(el('p', {}, el('strong', {}, 'Refunded ', amount(o.refundedAmount, o.originAsset)), ` to ${o.refundTo || o.sender}.`));
+    if (o.refundedAmount != null) {
+      parts.push(el('p', {}, el('strong', {}, 'Refunded ', amount(o.refundedAmount, o.originAsset)), ` to ${o.refundTo || o.sender}.`));
+    } else {
+      parts.push(el('p', {}, el('strong', { text: 'Refunded' }), ` to ${o.refundTo || o.sender}.`), unreported('it refunded'));
+    }
     if (o.reasonText) parts.push(el('p', { text: o.reasonText }));
     parts.push(el('p', { text: 'Start a new swap when you are ready.' }));
   } else {

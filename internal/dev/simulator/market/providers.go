@@ -118,4 +118,18 @@ var Relay = Provider{
 // Providers are the simulated providers, by id.
 var Providers = map[swapv1.ProviderID]Provider{RouteA.ID: RouteA, RouteB.ID: RouteB, Relay.ID: Relay}
 
+// ForProtocol is the economics of an account of protocol (1Click's, Chainflip's or Relay's),
+// under that provider's id; false for a protocol the simulator does not speak.
+func ForProtocol(protocol swapv1.ProviderProtocol) (Provider, bool) {
+	switch protocol {
+	case swapv1.ProtocolOneClick:
+		return RouteA, true
+	case swapv1.ProtocolChannel:
+		return RouteB, true
+	case swapv1.ProtocolRelay:
+		return Relay, true
+	}
+	return Provider{}, false
+}
+
 func isStable(a Asset) bool { return strings.HasPrefix(a.Symbol, "USD") }

@@ -1,18 +1,19 @@
-// Drives the provider simulator's route_A with 1Click's official TypeScript SDK through every
+// Drives one simulated 1Click account with 1Click's official TypeScript SDK through every
 // call swaprouter's oneclick adapter makes, and checks each quote with the SDK's own signature
 // verification. Run by test/oneclicksdk (go test), which starts the simulator and reads the
 // report this prints as JSON on its last line.
 //
-// Environment: SIM_URL (the simulator), ROUTE_A_TOKEN (its bearer token), SIGNING_KEY (the
-// public key it serves), HASH_FILES (QuoteResponse files whose quoteHash to report).
+// Environment: SIM_URL (the simulator), PROVIDER_PATH (the account's path under it: route_A,
+// or another oneclick instance), TOKEN (its bearer token), SIGNING_KEY (the public key it
+// serves), HASH_FILES (QuoteResponse files whose quoteHash to report).
 import { readFileSync } from 'node:fs';
 import {
   ApiError, OneClickService, OpenAPI, quoteHash, verifyQuoteSignature,
 } from '@defuse-protocol/one-click-sdk-typescript';
 
-const { SIM_URL, ROUTE_A_TOKEN, SIGNING_KEY } = process.env;
-OpenAPI.BASE = `${SIM_URL}/route_A`;
-OpenAPI.TOKEN = ROUTE_A_TOKEN;
+const { SIM_URL, PROVIDER_PATH, TOKEN, SIGNING_KEY } = process.env;
+OpenAPI.BASE = `${SIM_URL}/${PROVIDER_PATH}`;
+OpenAPI.TOKEN = TOKEN;
 
 const report = { steps: [], hashes: {} };
 const step = (name, detail = {}) => report.steps.push({ name, ...detail });
@@ -49,7 +50,8 @@ async function quote(name, extra) {
   if (!verifyQuoteSignature(resp, SIGNING_KEY)) fail(`${name}: verifyQuoteSignature rejects the simulator's signature`);
   if (verifyQuoteSignature(resp)) fail(`${name}: the quote verifies with 1Click's published key`);
   step(name, { swapType: resp.quoteRequest.swapType, dry: resp.quoteRequest.dry, signatureVerified: true,
-    depositAddress: resp.quote.depositAddress ?? '', minAmountIn: resp.quote.minAmountIn, amountIn: resp.quote.amountIn });
+    depositAddress: resp.quote.depositAddress ?? '', minAmountIn: resp.quote.minAmountIn, amountIn: resp.quote.amountIn,
+    amountOut: resp.quote.amountOut });
   return resp;
 }
 
