@@ -72,7 +72,8 @@ func parseAmount(s string) (*big.Int, bool) {
 // to do: amount_too_low / amount_too_high (they carry the limit; the caller can fix the amount)
 // win over an unsupported pair, which wins over any other refusal, which wins over upstream
 // errors and timeouts (retry later). Among amount_too_low errors the lowest minimum wins, among
-// amount_too_high the highest maximum: the limit that is easiest to satisfy. Remaining ties go
+// amount_too_high the highest maximum: the limit that is easiest to satisfy; a provider that
+// does not state its limit wins over any stated one, which it may undercut. Remaining ties go
 // to the lower provider id. With no errors either, no provider was asked because none routes
 // the pair: KindUnsupportedPair with NoProviderDetail.
 func (r Result) Failure() *provider.Error {
@@ -121,14 +122,23 @@ func compareFailures(a, b *ProviderError) int {
 		return c
 	}
 	switch a.Err.Kind {
-	case provider.KindAmountTooLow:
-		if c := compareAmounts(a.Err.Limit, b.Err.Limit, false); c != 0 {
+	case provider.KindAmountTooLow, provider.KindAmountTooHigh:
+		// A provider that refuses without its limit may accept what the others' limits rule
+		// out: naming one of those as the limit would be false, so the unstated limit wins.
+		if c := cmp.Compare(stated(a.Err.Limit), stated(b.Err.Limit)); c != 0 {
 			return c
 		}
-	case provider.KindAmountTooHigh:
-		if c := compareAmounts(a.Err.Limit, b.Err.Limit, true); c != 0 {
+		if c := compareAmounts(a.Err.Limit, b.Err.Limit, a.Err.Kind == provider.KindAmountTooHigh); c != 0 {
 			return c
 		}
 	}
 	return cmp.Compare(a.ProviderID, b.ProviderID)
+}
+
+// stated is 1 for a limit a provider stated (a number), 0 for none.
+func stated(limit string) int {
+	if _, ok := parseAmount(limit); ok {
+		return 1
+	}
+	return 0
 }
