@@ -29,7 +29,7 @@ type orderEffect struct {
 	labelArchived bool
 	// events are reported once the status write succeeded (or was not needed); after
 	// removal, once the annotations were removed (their Event means "done").
-	events, afterRemoval []orderEvent
+	events, afterRemoval []kubeEvent
 	// redeliver is an operator's redelivery, answered once the status write succeeded.
 	redeliver *redelivery
 	// remove are the operator annotations the pass answered, each by the value it read: a
@@ -51,8 +51,8 @@ type orderEffect struct {
 	err    error
 }
 
-// orderEvent is one Kubernetes Event on the order.
-type orderEvent struct {
+// kubeEvent is one Kubernetes Event on the object a pass is about.
+type kubeEvent struct {
 	kind, reason, action, message string
 }
 
@@ -85,7 +85,7 @@ type redelivery struct {
 }
 
 func (e *orderEffect) event(kind, reason, action, format string, args ...any) {
-	e.events = append(e.events, orderEvent{kind: kind, reason: reason, action: action, message: fmt.Sprintf(format, args...)})
+	e.events = append(e.events, kubeEvent{kind: kind, reason: reason, action: action, message: fmt.Sprintf(format, args...)})
 }
 
 func (e *orderEffect) count(vec *prometheus.CounterVec, labels ...string) {
@@ -286,7 +286,7 @@ func (r *SwapOrderReconciler) redeliver(ctx context.Context, p *orderPass) error
 	return nil
 }
 
-func (r *SwapOrderReconciler) recordEvents(o *swapv1.SwapOrder, evs []orderEvent) {
+func (r *SwapOrderReconciler) recordEvents(o *swapv1.SwapOrder, evs []kubeEvent) {
 	for _, ev := range evs {
 		r.Recorder.Eventf(o, nil, ev.kind, ev.reason, ev.action, "%s", ev.message)
 	}

@@ -43,10 +43,10 @@ func (randomEffect) Generate(r *mrand.Rand, _ int) reflect.Value {
 		}
 	}
 	for range r.Intn(3) {
-		e.events = append(e.events, orderEvent{})
+		e.events = append(e.events, kubeEvent{})
 	}
 	if r.Intn(2) == 0 {
-		e.afterRemoval = append(e.afterRemoval, orderEvent{})
+		e.afterRemoval = append(e.afterRemoval, kubeEvent{})
 	}
 	return reflect.ValueOf(randomEffect{e})
 }

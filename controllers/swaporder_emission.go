@@ -94,7 +94,7 @@ func (r *SwapOrderReconciler) emitRecorded(ctx context.Context, p *orderPass) {
 				break
 			}
 			if skipped != nil {
-				r.recordEvents(o, []orderEvent{*skipped})
+				r.recordEvents(o, []kubeEvent{*skipped})
 			}
 			done = t.Seq
 		}
@@ -107,12 +107,12 @@ func (r *SwapOrderReconciler) emitRecorded(ctx context.Context, p *orderPass) {
 // ensureDelivery creates the WebhookDelivery of transition t; one that exists already is
 // fine (deterministic name). One that cannot be built never will be: it is skipped, loudly
 // (the Event it returns).
-func (r *SwapOrderReconciler) ensureDelivery(ctx context.Context, p *orderPass, t swapv1.StatusTransition) (skipped *orderEvent, err error) {
+func (r *SwapOrderReconciler) ensureDelivery(ctx context.Context, p *orderPass, t swapv1.StatusTransition) (skipped *kubeEvent, err error) {
 	o := p.order
 	d, err := delivery.NewDelivery(o, delivery.EventFor(o, t), 0)
 	if err != nil {
 		p.log.Error(err, "cannot build the webhook delivery; skipping it", "seq", t.Seq)
-		return &orderEvent{kind: "Warning", reason: "WebhookSkipped", action: "Emit",
+		return &kubeEvent{kind: "Warning", reason: "WebhookSkipped", action: "Emit",
 			message: fmt.Sprintf("the event of transition %d cannot be delivered: %v", t.Seq, err)}, nil
 	}
 	if err := r.Create(ctx, d); err != nil && !apierrors.IsAlreadyExists(err) {

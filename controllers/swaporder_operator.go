@@ -203,7 +203,7 @@ func (r *SwapOrderReconciler) settleOperatorControls(p *orderPass) {
 	o, st := p.order, &p.order.Status
 	if c.PollNow && (step == orders.StepPoll || step == orders.StepForwardHint) && !e.held {
 		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
-		e.afterRemoval = append(e.afterRemoval, orderEvent{kind: "Normal", reason: verbs.ReasonPolled, action: "Poll",
+		e.afterRemoval = append(e.afterRemoval, kubeEvent{kind: "Normal", reason: verbs.ReasonPolled, action: "Poll",
 			message: fmt.Sprintf("provider %s asked at the request of %s; the order is %s (%s)",
 				o.Spec.ProviderID, requester(c.read, swapv1.AnnotationPoll), st.Status, st.Substatus)})
 	}
@@ -234,8 +234,8 @@ func refuseRequest(rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrde
 }
 
 // refusal is the Warning Event of a refused request.
-func refusal(v verbs.Verb, err error) orderEvent {
-	return orderEvent{kind: "Warning", reason: v.RejectedReason(), action: strings.ToUpper(string(v[:1])) + string(v[1:]), message: err.Error()}
+func refusal(v verbs.Verb, err error) kubeEvent {
+	return kubeEvent{kind: "Warning", reason: v.RejectedReason(), action: strings.ToUpper(string(v[:1])) + string(v[1:]), message: err.Error()}
 }
 
 // redeliverRequested acts on the order's redeliver annotation: a new delivery of every event
