@@ -70,8 +70,9 @@ const (
 // SwapOrderReconciler walks a SwapOrder through its lifecycle: it obtains the deposit
 // address, forwards deposit hints, polls the provider until the order is terminal, ensures
 // one WebhookDelivery per transition and writes terminal orders to the archive. Each
-// reconcile takes exactly one step planned by orders.Plan from the status, the operator's
-// requests and the capacity it holds, makes at most one provider call and writes status once.
+// reconcile takes exactly one step planned by orders.Plan from the order, the operator's
+// requests, the capacity on offer and what this process remembers of the order, makes at
+// most one provider call, and applies the pass's effect (orderEffect) with one status write.
 type SwapOrderReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme

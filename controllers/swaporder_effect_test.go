@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	mrand "math/rand"
 	"math/rand/v2"
 	"reflect"
@@ -14,12 +15,14 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 )
@@ -319,5 +322,101 @@ func TestPassEffectInvariants(t *testing.T) {
 				w.pass(t, n)
 			}
 		})
+	}
+}
+
+// panickingProvider panics in the creation call, as a broken adapter would.
+type panickingProvider struct{ *fakeProvider }
+
+func (panickingProvider) CreateDeposit(context.Context, provider.DepositRequest) (provider.Deposit, error) {
+	panic("adapter bug")
+}
+
+// controller-runtime recovers a panicking reconcile; the creation slot the pass took must
+// come back with it, or the share shrinks for good.
+func TestUnitPanicInStepReleasesTheCreationSlot(t *testing.T) {
+	g := newUnitRig(t)
+	g.r.Providers.Put(swapv1.ProviderRouteA, providerset.Entry{Provider: panickingProvider{g.p}, Enabled: true,
+		PollMin: 10 * time.Second, PollMax: 15 * time.Second})
+	for range g.r.createSlots.Size() + 1 {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("the provider's panic did not reach the reconcile")
+				}
+			}()
+			_, _ = g.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: g.key})
+		}()
+		if n := g.r.createSlots.InUse(orders.StepCreateDeposit); n != 0 {
+			t.Fatalf("%d creation slots in use after the panic", n)
+		}
+	}
+}
+
+// An approval is recorded by the pass that requests the deposit address, not by one the pause
+// or the creation share holds: a held pass writes nothing, and the create bound counts from
+// the approval the address request follows.
+func TestUnitApprovalWaitsForThePassThatRequestsTheAddress(t *testing.T) {
+	g := newUnitRig(t)
+	annotate := func(set map[string]string, remove ...string) {
+		t.Helper()
+		o := g.order()
+		if o.Spec.Screening == nil {
+			o.Spec.Screening = &swapv1.ScreeningRecord{Outcome: swapv1.ScreeningHeld, At: metav1.NewTime(unitStart)}
+		}
+		ann := o.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		maps.Copy(ann, set)
+		for _, k := range remove {
+			delete(ann, k)
+		}
+		o.SetAnnotations(ann)
+		if err := g.c.Update(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	annotate(nil)
+	g.settle()
+	if o := g.order(); o.Status.Substatus != swapv1.SubstatusHeldForReview {
+		t.Fatalf("substatus %q, want the screening hold", o.Status.Substatus)
+	}
+
+	annotate(map[string]string{swapv1.AnnotationApprove: "ok", swapv1.RequestedBy(swapv1.AnnotationApprove): "alice",
+		swapv1.AnnotationPaused: "incident", swapv1.RequestedBy(swapv1.AnnotationPaused): "bob"})
+	g.now = g.now.Add(time.Hour)
+	g.settle()
+	o := g.order()
+	if o.Status.Review != nil || o.Annotations[swapv1.AnnotationApprove] == "" || g.p.creates != 0 {
+		t.Fatalf("paused: review %+v, approve annotation %q, %d creates; want the approval waiting", o.Status.Review,
+			o.Annotations[swapv1.AnnotationApprove], g.p.creates)
+	}
+
+	annotate(nil, swapv1.AnnotationPaused)
+	var releases []func()
+	for {
+		release, ok := g.r.takeCreate()
+		if !ok {
+			break
+		}
+		releases = append(releases, release)
+	}
+	version := g.order().ResourceVersion
+	g.step()
+	if o := g.order(); o.ResourceVersion != version || g.p.creates != 0 {
+		t.Fatalf("a pass held for the creation share wrote the order (review %+v) or called the provider", o.Status.Review)
+	}
+	for _, release := range releases {
+		release()
+	}
+
+	g.now = g.now.Add(time.Minute)
+	g.settle()
+	o = g.order()
+	if o.Status.Review == nil || o.Status.Review.Decision != swapv1.ReviewApproved || !o.Status.Review.At.Time.Equal(g.now) ||
+		o.Status.DepositAddress == "" || o.Annotations[swapv1.AnnotationApprove] != "" {
+		t.Fatalf("approved: review %+v, address %q, approve annotation %q", o.Status.Review, o.Status.DepositAddress,
+			o.Annotations[swapv1.AnnotationApprove])
 	}
 }

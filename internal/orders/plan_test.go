@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"fmt"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -119,5 +120,50 @@ func TestPlanCarriesEmitted(t *testing.T) {
 				t.Error("Plan changed the order it was given")
 			}
 		})
+	}
+}
+
+// Every control, hold and capacity input, over orders in each state the step table knows:
+// the plan always names a step, takes a creation slot only for the deposit address it
+// requests with a slot on offer, holds only a step that would call the provider (or the
+// address for review), and the operator's resolve and a pause come before capacity.
+func TestPlanEveryInput(t *testing.T) {
+	states := map[string]*swapv1.SwapOrder{
+		"new":        order(swapv1.SwapOrderStatus{}, nil),
+		"poll due":   order(swapv1.SwapOrderStatus{Status: processing, LastSeq: 2, NotifiedSeq: 2, NextPollAt: earlier}, nil),
+		"waiting":    order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1, NextPollAt: later}, nil),
+		"hinted":     order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 1, NotifiedSeq: 1, NextPollAt: later}, hint),
+		"unnotified": order(swapv1.SwapOrderStatus{Status: pending, LastSeq: 2, NotifiedSeq: 1, NextPollAt: earlier}, nil),
+		"terminal":   order(swapv1.SwapOrderStatus{Status: failed, LastSeq: 1, NotifiedSeq: 1}, nil),
+	}
+	reviews := []ReviewStep{ReviewNone, ReviewHeld, ReviewApproved, ReviewRejected, ReviewExpired}
+	for name, o := range states {
+		for _, paused := range []bool{false, true} {
+			for _, pollNow := range []bool{false, true} {
+				for _, resolve := range []bool{false, true} {
+					for _, review := range reviews {
+						for _, offered := range []bool{false, true} {
+							c := Controls{Paused: paused, PollNow: pollNow, Resolve: resolve, Review: review}
+							d := Plan(State{Order: o, Controls: c, Offer: Capacity{CreateSlot: offered}, Archive: true, Now: now})
+							where := fmt.Sprintf("%s %+v offered=%v: %+v", name, c, offered, d)
+							switch {
+							case d.Step == StepNone:
+								t.Errorf("%s: no step", where)
+							case d.Take.CreateSlot && (!offered || d.Step != StepCreateDeposit || d.Hold != HoldNone):
+								t.Errorf("%s: takes a slot it was not offered or does not need", where)
+							case d.Step == StepCreateDeposit && d.Hold == HoldNone && !d.Take.CreateSlot:
+								t.Errorf("%s: requests the address without a slot", where)
+							case d.Hold != HoldNone && d.Hold != HoldForReview && !callsProvider(d.Step):
+								t.Errorf("%s: holds a step that calls no provider", where)
+							case resolve && d.Step != StepResolve:
+								t.Errorf("%s: the operator's resolve does not come first", where)
+							case d.Hold == HoldCreatesSaturated && (paused || offered):
+								t.Errorf("%s: held for capacity although paused or offered a slot", where)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }
