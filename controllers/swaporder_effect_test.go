@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/archive"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/providerset"
@@ -131,9 +132,10 @@ func TestEffectOperationsOrder(t *testing.T) {
 	}
 }
 
-// apiCall is one call a pass made, in order: an API write, or the provider call.
+// apiCall is one call a pass made, in order: an API write, or the step's call (the
+// provider's, the archive's).
 type apiCall struct {
-	kind string // "provider", "status", "label", "delivery", "annotation"
+	kind string // "call", "status", "label", "delivery", "annotation"
 	seq  int64  // a delivery's
 	// redelivery: the delivery is an operator's redelivery; failed: the write failed.
 	redelivery bool
@@ -148,26 +150,38 @@ type recordingProvider struct {
 }
 
 func (p recordingProvider) CreateDeposit(ctx context.Context, req provider.DepositRequest) (provider.Deposit, error) {
-	*p.log = append(*p.log, apiCall{kind: "provider"})
+	*p.log = append(*p.log, apiCall{kind: "call"})
 	return p.fakeProvider.CreateDeposit(ctx, req)
 }
 
 func (p recordingProvider) Status(ctx context.Context, ref provider.OrderRef) (provider.Status, error) {
-	*p.log = append(*p.log, apiCall{kind: "provider"})
+	*p.log = append(*p.log, apiCall{kind: "call"})
 	return p.fakeProvider.Status(ctx, ref)
 }
 
 func (p recordingProvider) SubmitDeposit(ctx context.Context, ref provider.OrderRef, h swapv1.DepositHint) error {
-	*p.log = append(*p.log, apiCall{kind: "provider"})
+	*p.log = append(*p.log, apiCall{kind: "call"})
 	return p.fakeProvider.SubmitDeposit(ctx, ref, h)
+}
+
+// recordingArchive logs the archive writes among the API calls.
+type recordingArchive struct {
+	*memArchive
+	log *[]apiCall
+}
+
+func (a recordingArchive) Put(ctx context.Context, e archive.Entry) error {
+	*a.log = append(*a.log, apiCall{kind: "call"})
+	return a.memArchive.Put(ctx, e)
 }
 
 // walk drives one order through random passes: random provider answers, operator requests,
 // clock steps and failed writes. Each pass's calls are checked by check.
 type walk struct {
-	g   *unitRig
-	rnd *rand.Rand
-	log []apiCall
+	g       *unitRig
+	rnd     *rand.Rand
+	log     []apiCall
+	archive *memArchive // nil: no archive
 	// failStatus and failDelivery make this pass's status write or delivery creates fail.
 	failStatus, failDelivery bool
 }
@@ -178,6 +192,10 @@ func newWalk(t *testing.T, seed uint64) *walk {
 	g.r.Providers.Put(swapv1.ProviderRouteA, providerset.Entry{Provider: recordingProvider{g.p, &w.log}, Enabled: true,
 		PollMin: 10 * time.Second, PollMax: 15 * time.Second})
 	g.r.APIReader = g.c
+	if seed%2 == 1 {
+		w.archive = &memArchive{}
+		g.r.Archive = recordingArchive{w.archive, &w.log}
+	}
 	g.r.Client = interceptor.NewClient(g.c.(client.WithWatch), interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			d, ok := obj.(*swapv1.WebhookDelivery)
@@ -259,14 +277,20 @@ func (w *walk) perturb() {
 		g.t.Fatal(err)
 	}
 	g.now = g.now.Add([]time.Duration{0, time.Second, 15 * time.Second, 5 * time.Minute, 2 * time.Hour}[r.IntN(5)])
+	if w.archive != nil {
+		w.archive.mu.Lock()
+		w.archive.down = r.IntN(3) == 0
+		w.archive.mu.Unlock()
+	}
 	w.failStatus = r.IntN(5) == 0
 	w.failDelivery = r.IntN(8) == 0
 }
 
-// pass runs one reconcile and checks its calls: nothing written before the provider call
+// pass runs one reconcile and checks its calls: nothing written before the step's call
 // (reading writes nothing), no delivery of a transition before the status write that
-// records it succeeded, no annotation removed before the writes and creates that carry its
-// effect, none at all when the status write failed.
+// records it succeeded, the archive label before the status write that says Archived, no
+// annotation removed before the writes and creates that carry its effect, none at all when
+// the status write failed.
 func (w *walk) pass(t *testing.T, n int) {
 	g := w.g
 	before := g.order()
@@ -282,17 +306,23 @@ func (w *walk) pass(t *testing.T, n int) {
 			before.Status.LastSeq, strings.Join(parts, " "))
 	}
 	statusAt, statusOK := -1, false
-	lastCreate := -1
+	lastWrite := -1
 	for i, c := range calls {
 		switch c.kind {
-		case "provider":
+		case "call":
 			if i > 0 {
-				t.Fatalf("a write before the provider call: %s", describe())
+				t.Fatalf("a write before the step's call: %s", describe())
+			}
+		case "label":
+			lastWrite = i
+			if statusAt >= 0 {
+				t.Fatalf("the archive label after the status write: %s", describe())
 			}
 		case "status":
 			statusAt, statusOK = i, !c.failed
+			lastWrite = i
 		case "delivery":
-			lastCreate = i
+			lastWrite = i
 			if c.seq > before.Status.LastSeq && !c.redelivery && (statusAt < 0 || !statusOK) {
 				t.Fatalf("delivery of seq %d before the write that records it: %s", c.seq, describe())
 			}
@@ -300,7 +330,7 @@ func (w *walk) pass(t *testing.T, n int) {
 			if statusAt >= 0 && !statusOK {
 				t.Fatalf("an annotation removed although the status write failed: %s", describe())
 			}
-			if i < lastCreate || i < statusAt {
+			if i < lastWrite {
 				t.Fatalf("an annotation removed before its effect was written: %s", describe())
 			}
 		}
