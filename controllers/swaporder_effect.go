@@ -141,7 +141,8 @@ type op struct {
 //  7. opRemoveAnnotation: the requests answered, removed only once their effect is written
 //     (steps 3 and 6): a crash in between repeats the request, which is harmless, and never
 //     loses it.
-//  8. opReportRemoved: a poll's Event, which means done once its request is gone.
+//  8. opReportRemoved: a poll's Event, which means done once its request is gone (not
+//     when a removal failed).
 //  9. opWait: park for the slot the pass was held back for, or end the order's wait.
 func (e *orderEffect) operations() []op {
 	ops := []op{{kind: opNote}}
@@ -172,7 +173,7 @@ func (e *orderEffect) operations() []op {
 func (r *SwapOrderReconciler) execute(ctx context.Context, p *orderPass) (ctrl.Result, error) {
 	e := &p.effect
 	res, err := e.result, e.err
-	written, redelivered := true, true
+	written, redelivered, removed := true, true, true
 	for _, o := range e.operations() {
 		switch o.kind {
 		case opNote:
@@ -217,10 +218,10 @@ func (r *SwapOrderReconciler) execute(ctx context.Context, p *orderPass) (ctrl.R
 				continue
 			}
 			if rerr := r.removeAnnotation(ctx, p, o.annotation); rerr != nil {
-				err = errors.Join(err, rerr)
+				err, removed = errors.Join(err, rerr), false
 			}
 		case opReportRemoved:
-			if written {
+			if written && removed {
 				r.recordEvents(p.order, e.afterRemoval)
 			}
 		case opWait:
