@@ -38,45 +38,60 @@ const (
 	DefaultArchiveRetry = 30 * time.Second
 )
 
-// archiveOrder writes the terminal order to the archive and, once the archive confirmed it,
-// labels it archived: the label is the only thing that ever lets the order be deleted. A
-// crash between the two writes repeats the (idempotent) archive write. Without an archive
-// terminal orders simply stay in etcd.
-func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) (ctrl.Result, error) {
+// archiveOrder writes the terminal order to the archive (the step's call) and, once the
+// archive confirmed it, has the effect label it archived: the label is the only thing that
+// ever lets the order be deleted. A crash between the two writes repeats the (idempotent)
+// archive write. Without an archive terminal orders simply stay in etcd.
+func (r *SwapOrderReconciler) archiveOrder(ctx context.Context, p *orderPass) ctrl.Result {
 	o := p.order
 	if r.Archive == nil {
-		return r.wake(p), nil
+		return r.wake(p)
 	}
 	deliveries, err := deliverySummary(ctx, r.Client, o)
 	if err != nil {
-		return ctrl.Result{}, err
+		p.effect.err = err
+		return ctrl.Result{}
 	}
-	if err := r.Archive.Put(ctx, archive.Entry{Order: o, Deliveries: deliveries}); err != nil {
-		r.metrics.archiveWrites.WithLabelValues(archiveOutcome(err)).Inc()
+	err = r.Archive.Put(ctx, archive.Entry{Order: o, Deliveries: deliveries})
+	return r.archiveOutcome(p, err)
+}
+
+// archiveOutcome decides what the archive's answer means: retry later while it cannot be
+// written, else the label.
+func (r *SwapOrderReconciler) archiveOutcome(p *orderPass, err error) ctrl.Result {
+	o := p.order
+	if err != nil {
+		p.effect.count(r.metrics.archiveWrites, archiveOutcome(err))
 		setArchived(&o.Status, o.Generation, false, "ArchiveUnavailable",
 			"the order archive cannot be written; the order stays in etcd until it can", p.now)
 		p.log.Info("archive write failed; keeping the order and retrying", "error", err.Error(), "retryIn", r.ArchiveRetry)
-		return ctrl.Result{RequeueAfter: r.ArchiveRetry}, nil
+		return ctrl.Result{RequeueAfter: r.ArchiveRetry}
 	}
-	r.metrics.archiveWrites.WithLabelValues("ok").Inc()
+	p.effect.count(r.metrics.archiveWrites, "ok")
 	setArchived(&o.Status, o.Generation, true, "Archived", "the order archive holds this order", p.now)
+	p.effect.labelArchived = true
+	return r.wake(p)
+}
 
+// labelArchived writes the archived label (opLabelArchived), optimistically locked on the
+// version read. The patch answers the stored status; the pass's (Archived, a lifted pause)
+// is written after it, on the labelled version.
+func (r *SwapOrderReconciler) labelArchived(ctx context.Context, p *orderPass) error {
+	o := p.order
 	base := o.DeepCopy()
 	if o.Labels == nil {
 		o.Labels = map[string]string{}
 	}
 	o.Labels[swapv1.LabelArchived] = "true"
 	readVersion := base.ResourceVersion
-	// The patch answers the stored status; this pass's (Archived, a lifted pause) is
-	// written after it, on the labelled version.
 	pass := o.Status.DeepCopy()
 	if err := r.Patch(ctx, o, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return ctrl.Result{}, fmt.Errorf("labelling the archived order: %w", err)
+		return fmt.Errorf("labelling the archived order: %w", err)
 	}
 	o.Status = *pass
 	r.memory.wrote(client.ObjectKeyFromObject(o), readVersion, o.ResourceVersion)
 	p.log.Info("order archived", "status", o.Status.Status)
-	return r.wake(p), nil
+	return nil
 }
 
 func archiveOutcome(err error) string {

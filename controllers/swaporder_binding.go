@@ -27,10 +27,10 @@ func (r *SwapOrderReconciler) breaksQuoteBinding(p *orderPass, dep provider.Depo
 	fresh := dep.Quote.DeepCopy()
 	fresh.ProviderID, fresh.QuoteID = o.Spec.ProviderID, ""
 	st.Quote = fresh
-	r.metrics.unshown.WithLabelValues(string(o.Spec.ProviderID), unshownQuoteChanged).Inc()
+	p.effect.count(r.metrics.unshown, string(o.Spec.ProviderID), unshownQuoteChanged)
 	p.log.Info("provider's binding quote is worse than the accepted one; failing the order before its address is shown",
 		"bound", limit, "fresh", quotebind.BoundOf(o.Spec.SwapType, dep.Quote))
-	r.Recorder.Eventf(o, nil, "Warning", orders.ReasonQuoteChanged, "CreateDeposit",
+	p.effect.event("Warning", orders.ReasonQuoteChanged, "CreateDeposit",
 		"provider %s answers %s, the accepted quote bound %s", o.Spec.ProviderID, quotebind.BoundOf(o.Spec.SwapType, dep.Quote), limit)
 	p.transition(orders.Change{To: swapv1.OrderFailed, Reason: orders.ReasonQuoteChanged})
 	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/orders"
@@ -171,27 +170,28 @@ func heldDelay(reason string, retryAfter time.Duration, u float64) time.Duration
 	return d + time.Duration(u*float64(d))
 }
 
-// heldBack handles a call that was not made because the provider is at its call cap or out
-// of budget: the order is parked or requeued, with no failure counted, nothing written and
-// no error backoff. It reports false for every other outcome.
-func (r *SwapOrderReconciler) heldBack(p *orderPass, err error) (ctrl.Result, bool) {
+// heldBack decides a call that was not made because the provider is at its call cap or out
+// of budget (see holdBack). It reports false for every other outcome.
+func (r *SwapOrderReconciler) heldBack(p *orderPass, err error) bool {
 	reason, retryAfter, held := heldReason(err)
-	if !held {
-		return ctrl.Result{}, false
+	if held {
+		r.holdBack(p, reason, retryAfter)
 	}
-	return r.holdBack(p, reason, retryAfter), true
+	return held
 }
 
-func (r *SwapOrderReconciler) holdBack(p *orderPass, reason string, retryAfter time.Duration) ctrl.Result {
-	// The pass observed nothing: a first pass of a new order must not write just for this.
-	p.order.Status.ObservedGeneration = p.orig.ObservedGeneration
-	p.held = true
-	r.metrics.heldBack.WithLabelValues(string(p.order.Spec.ProviderID), reason).Inc()
+// holdBack makes the pass's effect the wait alone: the order is parked or requeued, with no
+// failure counted, nothing written or answered and no error backoff. The pass observed
+// nothing, so a first pass of a new order writes nothing just for this.
+func (r *SwapOrderReconciler) holdBack(p *orderPass, reason string, retryAfter time.Duration) {
+	p.order.Status = *p.orig.DeepCopy()
+	e := orderEffect{held: true}
+	e.count(r.metrics.heldBack, string(p.order.Spec.ProviderID), reason)
 	if key, ok := parkedOn(reason, p.order.Spec.ProviderID); ok {
-		r.park(key, client.ObjectKeyFromObject(p.order))
-		p.parked = true
+		e.park = &key
 	}
 	delay := heldDelay(reason, retryAfter, r.Rand())
-	p.log.V(1).Info("no capacity for this pass; waiting", "reason", reason, "parked", p.parked, "retryIn", delay)
-	return ctrl.Result{RequeueAfter: delay}
+	p.log.V(1).Info("no capacity for this pass; waiting", "reason", reason, "parked", e.park != nil, "retryIn", delay)
+	e.result = ctrl.Result{RequeueAfter: delay}
+	p.effect = e
 }

@@ -71,8 +71,9 @@ const (
 // SwapOrderReconciler walks a SwapOrder through its lifecycle: it obtains the deposit
 // address, forwards deposit hints, polls the provider until the order is terminal, ensures
 // one WebhookDelivery per transition and writes terminal orders to the archive. Each
-// reconcile takes exactly one step planned by orders.Plan from the status, the operator's
-// requests and the capacity it holds, makes at most one provider call and writes status once.
+// reconcile takes exactly one step planned by orders.Plan from the order, the operator's
+// requests, the capacity on offer and what this process remembers of the order, makes at
+// most one provider call, and applies the pass's effect (orderEffect) with one status write.
 type SwapOrderReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
@@ -261,36 +262,33 @@ func (r *SwapOrderReconciler) applyDefaults() {
 	}
 }
 
-// orderPass is one reconcile of one order: the working copy, the snapshot to diff against and
-// what happened, so events and metrics follow only a status write that succeeded.
+// orderPass is one reconcile of one order: what it read (the working copy, the snapshot to
+// diff against, the operator's controls, the order's memory, its provider), the plan, and
+// the effect, which execute applies.
 type orderPass struct {
-	order       *swapv1.SwapOrder
-	orig        swapv1.SwapOrderStatus
-	now         time.Time
-	log         logr.Logger
-	step        orders.Step
-	transitions []swapv1.StatusTransition
-	// created is the deposit address the provider handed out in this pass, shown to nobody
-	// until the status write records it.
-	created string
-	// wrote: the pass's status write succeeded (false also when nothing changed that is
-	// worth a write).
-	wrote bool
-	// stalled says this pass stopped the order's watch (reported after the write).
-	stalled bool
-	// parked: the pass was held back and the order waits for a released slot (holdBack).
-	parked bool
-	// held: the pass was held back for capacity and made no provider call (holdBack).
-	held bool
-	// emitted is the seq this process created deliveries up to after earlier writes, not
-	// yet in the stored notifiedSeq; carried says the pass's notifiedSeq was moved up to it
+	order    *swapv1.SwapOrder
+	orig     swapv1.SwapOrderStatus
+	now      time.Time
+	log      logr.Logger
+	controls operatorControls
+	memory   orders.Memory
+	// entry is the order's provider, ok when it is configured; providerFailingSince is when
+	// the provider's own run of failures began, as its breaker knew after the pass's call
+	// (zero: none known).
+	entry                providerset.Entry
+	entryOK              bool
+	providerFailingSince time.Time
+	decision             orders.Decision
+	effect               orderEffect
+	// carried: the pass's notifiedSeq was moved up to what memory knows was emitted
 	// (swaporder_emission.go).
-	emitted int64
 	carried bool
 }
 
-// Reconcile runs one pass over the order: read it and the operator's requests, plan the one
-// step (orders.Plan), act on it, persist the status with one write, and report.
+// Reconcile runs one pass over the order: read it, the operator's requests and what this
+// process remembers of it (no writes); plan the pass (orders.Plan); take the capacity the
+// plan names and act on the step, whose one call completes the pass's effect; then execute
+// the effect in its fixed order (orderEffect.operations).
 func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if !r.Providers.Loaded() {
 		// Start-up: an absent adapter means "not loaded yet"; taking a step now would
@@ -302,20 +300,13 @@ func (r *SwapOrderReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return res, err
 	}
 	ctx = ctrl.LoggerInto(ctx, p.log)
-	controls, err := r.readOperatorControls(ctx, p)
-	if err != nil {
-		return r.persist(ctx, p, controls, ctrl.Result{}, err)
-	}
-	capacity, release := r.takeCapacity(p.order, controls.Controls)
-	decision := orders.Plan(p.order, controls.Controls, capacity, p.now)
-	res, err = r.act(ctx, p, decision, &controls)
-	release()
-	return r.persist(ctx, p, controls, res, err)
+	r.runStep(ctx, p)
+	return r.execute(ctx, p)
 }
 
 // read returns the pass over the order at key, or none when there is nothing to do now: the
-// order is gone (and forgotten), the cache still shows it from before our last write, or it
-// is being deleted.
+// order is gone (and forgotten), the cache still shows it from before our last write, it is
+// being deleted, or what the pass needs cannot be read.
 func (r *SwapOrderReconciler) read(ctx context.Context, key client.ObjectKey) (*orderPass, ctrl.Result, error) {
 	order := &swapv1.SwapOrder{}
 	if err := r.Get(ctx, key, order); err != nil {
@@ -333,8 +324,18 @@ func (r *SwapOrderReconciler) read(ctx context.Context, key client.ObjectKey) (*
 		return nil, ctrl.Result{}, nil
 	}
 	p := &orderPass{order: order, orig: *order.Status.DeepCopy(), now: r.Now(), log: log}
-	r.carryEmitted(ctrl.LoggerInto(ctx, log), p)
-	order.Status.ObservedGeneration = order.Generation
+	ctx = ctrl.LoggerInto(ctx, log)
+	p.entry, p.entryOK = r.Providers.Get(order.Spec.ProviderID)
+	p.memory = r.memory.snapshot(order)
+	if p.memory.Emitted == 0 {
+		p.memory.Emitted = r.emittedEarlier(ctx, p)
+	}
+	controls, err := r.readOperatorControls(ctx, p)
+	if err != nil {
+		// Nothing was decided, nothing written: the next reconcile reads again.
+		return nil, ctrl.Result{}, err
+	}
+	p.controls = controls
 	return p, ctrl.Result{}, nil
 }
 
@@ -344,44 +345,62 @@ func (r *SwapOrderReconciler) forget(key client.ObjectKey) {
 	r.waiting.Remove(key)
 }
 
-// takeCapacity takes, before the pass is planned, the shared capacity its step may need: a
-// slot of the creation share for an order that may request its deposit address. release
-// gives it back once the pass acted.
-func (r *SwapOrderReconciler) takeCapacity(o *swapv1.SwapOrder, controls orders.Controls) (c orders.Capacity, release func()) {
-	release = func() {}
-	if orders.NeedsCreateSlot(o, controls) {
-		if rel, ok := r.takeCreate(); ok {
-			c.CreateSlot, release = true, rel
+// runStep plans the pass, takes the capacity the plan names (released by a defer, so a
+// panic in the step, which controller-runtime recovers, leaks no slot) and acts on it. A
+// slot on offer that another worker took meanwhile is planned again without it.
+func (r *SwapOrderReconciler) runStep(ctx context.Context, p *orderPass) {
+	state := orders.State{Order: p.order, Controls: p.controls.Controls, Memory: p.memory, Archive: r.Archive != nil, Now: p.now,
+		Offer: orders.Capacity{CreateSlot: r.free(heldKey{reason: heldCreatesSaturated})}}
+	d := orders.Plan(state)
+	if d.Take.CreateSlot {
+		release, ok := r.takeCreate()
+		if !ok {
+			state.Offer.CreateSlot = false
+			d = orders.Plan(state)
+		} else {
+			defer release()
 		}
 	}
-	return c, release
+	p.decision = d
+	r.act(ctx, p)
 }
 
-// act takes the planned step, or holds the order, and records what it learned in the pass's
-// status. A step makes at most one provider call.
-func (r *SwapOrderReconciler) act(ctx context.Context, p *orderPass, d orders.Decision, c *operatorControls) (ctrl.Result, error) {
-	p.step = d.Step
-	p.log.V(1).Info("reconciling", "step", d.Step.String(), "hold", string(d.Hold), "status", p.order.Status.Status)
-	markPaused(&p.order.Status, p.order.Generation, c.Paused, pauseNote(p.order.Annotations), metav1.NewTime(p.now))
-	if c.Review == orders.ReviewApproved {
-		r.approve(p)
+// act applies the plan to the pass's working copy and effect: the step, or the hold. A step
+// makes at most one call; what its answer means is decided by the step's pure outcome.
+func (r *SwapOrderReconciler) act(ctx context.Context, p *orderPass) {
+	d, st := p.decision, &p.order.Status
+	p.log.V(1).Info("reconciling", "step", d.Step.String(), "hold", string(d.Hold), "status", st.Status)
+	if d.NotifiedSeq != st.NotifiedSeq {
+		st.NotifiedSeq, p.carried = d.NotifiedSeq, true
 	}
+	e := &p.effect
+	if d.Hold == orders.HoldCreatesSaturated {
+		r.holdBack(p, heldCreatesSaturated, 0)
+		return
+	}
+	markPaused(st, p.order.Generation, p.controls.Paused, pauseNote(p.order.Annotations), metav1.NewTime(p.now))
 	switch d.Hold {
 	case orders.HoldNone:
-	case orders.HoldCreatesSaturated:
-		return r.holdBack(p, heldCreatesSaturated, 0), nil
+		e.result = r.step(ctx, p)
 	case orders.HoldForReview:
-		return r.holdForReview(p), nil
+		e.result = r.holdForReview(p)
 	default:
 		// Held until an operator acts; that change of the order brings it back.
 		p.log.V(1).Info("held; no provider step", "hold", string(d.Hold), "step", d.Step.String())
-		return ctrl.Result{}, nil
 	}
-	switch d.Step {
+	if !e.held {
+		st.ObservedGeneration = p.order.Generation
+		r.settleOperatorControls(p)
+	}
+}
+
+// step takes the planned step.
+func (r *SwapOrderReconciler) step(ctx context.Context, p *orderPass) ctrl.Result {
+	switch p.decision.Step {
 	case orders.StepResolve:
-		return r.resolve(p, c), nil
+		return r.resolve(p)
 	case orders.StepEndReview:
-		return r.endReview(p, c.Review), nil
+		return r.endReview(p)
 	case orders.StepCreateDeposit:
 		return r.createDeposit(ctx, p)
 	case orders.StepEmit:
@@ -393,33 +412,7 @@ func (r *SwapOrderReconciler) act(ctx context.Context, p *orderPass, d orders.De
 	case orders.StepPoll:
 		return r.poll(ctx, p)
 	}
-	return r.wake(p), nil
-}
-
-// persist closes the pass: the operator's requests settled, the status written once when it
-// changed, the requests it answered removed right after that write, then the report (events,
-// metrics and webhooks follow only a write that succeeded), and the order's wait for a slot
-// ended unless it parked again. res and err are the act's.
-func (r *SwapOrderReconciler) persist(ctx context.Context, p *orderPass, c operatorControls, res ctrl.Result, err error) (ctrl.Result, error) {
-	r.settleOperatorControls(p, &c)
-	switch werr := r.write(ctx, p); {
-	case werr == nil:
-		err = errors.Join(err, r.consumeOperatorControls(ctx, p, c))
-		r.report(ctx, p)
-	case err == nil && apierrors.IsConflict(werr):
-		// Someone wrote the order since we read it: the step repeats (an address created
-		// in this pass was counted as unshown), so retry at once rather than growing the
-		// error backoff towards minutes, which would stall a partner waiting for an address.
-		p.log.V(1).Info("order changed while reconciling; retrying", "reason", werr.Error())
-		res = ctrl.Result{RequeueAfter: conflictRetry}
-	default:
-		res, err = ctrl.Result{}, errors.Join(err, werr)
-	}
-	if !p.parked {
-		r.waiting.Remove(client.ObjectKeyFromObject(p.order))
-	}
-	res.Priority = new(queuePriority(&p.order.Status))
-	return res, err
+	return r.wake(p)
 }
 
 // wake is the result of a pass with nothing more to do now: come back when the order's next
@@ -432,9 +425,8 @@ func (r *SwapOrderReconciler) wake(p *orderPass) ctrl.Result {
 }
 
 // write writes the status when it changed (optimistically locked on the version read, so a
-// stale read can never overwrite newer history) and records the Events of the transitions it
-// persisted. A deposit address created in this pass but not written was shown to nobody and
-// never will be: it is counted, and the step repeats.
+// stale read can never overwrite newer history). A deposit address created in this pass but
+// not written was shown to nobody and never will be: it is counted, and the step repeats.
 func (r *SwapOrderReconciler) write(ctx context.Context, p *orderPass) error {
 	order := p.order
 	key := client.ObjectKeyFromObject(order)
@@ -446,39 +438,31 @@ func (r *SwapOrderReconciler) write(ctx context.Context, p *orderPass) error {
 		order.Status.Display = orderdisplay.Now(order.Spec, order.Status, r.Assets)
 		changed = statusChanged(&p.orig, r.unwritten(p))
 	}
-	if changed {
-		base := order.DeepCopy()
-		base.Status = p.orig
-		if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			if p.created != "" {
-				r.metrics.unshown.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
-				p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", p.created, "error", err.Error())
-			}
-			return fmt.Errorf("writing order status: %w", err)
-		}
-		r.memory.wrote(key, readVersion, order.ResourceVersion)
-		p.wrote = true
-		// Events at once: their time is when the transition was persisted (webhook latency
-		// is measured from it), not after the deliveries' creates.
-		for _, t := range p.transitions {
-			r.recordTransition(order, t)
-		}
-		r.recordPause(order, &p.orig)
+	if !changed {
+		return nil
 	}
+	base := order.DeepCopy()
+	base.Status = p.orig
+	if err := r.Status().Patch(ctx, order, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if created := p.effect.created; created != "" {
+			r.metrics.unshown.WithLabelValues(string(order.Spec.ProviderID), unshownStatusWriteFailed).Inc()
+			p.log.Info("deposit address not recorded; it will never be shown", "depositAddress", created, "error", err.Error())
+		}
+		return fmt.Errorf("writing order status: %w", err)
+	}
+	r.memory.wrote(key, readVersion, order.ResourceVersion)
 	return nil
 }
 
-// report follows a pass whose status write succeeded (or was not needed): the webhook
-// deliveries of the transitions it recorded, and a stopped watch.
-func (r *SwapOrderReconciler) report(ctx context.Context, p *orderPass) {
-	if p.wrote {
-		r.emitRecorded(ctx, p)
+// report records the Events of what the pass's status write persisted (or, when nothing
+// needed writing, what the pass found): its transitions first, timed at the write (webhook
+// latency is measured from them), the pause, then the step's own.
+func (r *SwapOrderReconciler) report(p *orderPass) {
+	for _, t := range p.effect.transitions {
+		r.recordTransition(p.order, t)
 	}
-	if p.stalled {
-		r.metrics.stalled.WithLabelValues(string(p.order.Spec.ProviderID)).Inc()
-		r.Recorder.Eventf(p.order, nil, "Warning", orders.ReasonWatchStopped, "Watch",
-			"provider %s gave no usable answer for this order for %s; polling stopped until an operator acts", p.order.Spec.ProviderID, r.WatchBound)
-	}
+	r.recordPause(p.order, &p.orig)
+	r.recordEvents(p.order, p.effect.events)
 }
 
 // unwritten is the pass's status without what alone is not worth a write: a moved nextPollAt
@@ -486,7 +470,7 @@ func (r *SwapOrderReconciler) report(ctx context.Context, p *orderPass) {
 // the next write that is made anyway records.
 func (r *SwapOrderReconciler) unwritten(p *orderPass) *swapv1.SwapOrderStatus {
 	st := withNextPollAt(&p.order.Status, p.orig.NextPollAt)
-	if p.carried && st.NotifiedSeq == min(p.emitted, st.LastSeq) {
+	if p.carried && st.NotifiedSeq == p.decision.NotifiedSeq {
 		st.NotifiedSeq = p.orig.NotifiedSeq
 	}
 	return st
@@ -515,7 +499,7 @@ func statusChanged(a, b *swapv1.SwapOrderStatus) bool {
 func (p *orderPass) transition(c orders.Change) bool {
 	t, ok := orders.Apply(&p.order.Status, c, metav1.NewTime(p.now))
 	if ok {
-		p.transitions = append(p.transitions, t)
+		p.effect.transitions = append(p.effect.transitions, t)
 		p.log.Info("order status changed", "from", t.PreviousStatus, "to", t.Status, "reason", t.Reason, "seq", t.Seq)
 	}
 	return ok
@@ -536,36 +520,52 @@ func (r *SwapOrderReconciler) recordTransition(order *swapv1.SwapOrder, t swapv1
 	r.metrics.transitions.WithLabelValues(from, string(t.Status)).Inc()
 }
 
-// providerFor returns the order's provider entry. A provider that is not configured (the
-// providers are loaded, see the start-up gate) is an operator's matter, not the order's: the
-// order keeps its status, says why in its conditions, and retries with backoff.
-func (r *SwapOrderReconciler) providerFor(p *orderPass) (providerset.Entry, *ctrl.Result) {
-	entry, ok := r.Providers.Get(p.order.Spec.ProviderID)
-	if ok {
-		return entry, nil
-	}
-	n, _ := r.memory.failed(client.ObjectKeyFromObject(p.order), p.now)
+// providerMissing decides a step whose provider is not configured (the providers are
+// loaded, see the start-up gate): an operator's matter, not the order's. The order keeps its
+// status, says why in its conditions, and retries with backoff.
+func (r *SwapOrderReconciler) providerMissing(p *orderPass) ctrl.Result {
+	n, _ := p.failedOnce()
 	orders.SetConditions(&p.order.Status, p.order.Generation, orders.Issue{
 		Reason:  orders.ReasonProviderNotConfigured,
 		Message: fmt.Sprintf("provider %s is not configured", p.order.Spec.ProviderID),
 		Stalled: true,
 	}, metav1.NewTime(p.now))
 	p.log.Info("provider not configured; retrying", "provider", p.order.Spec.ProviderID)
-	return providerset.Entry{}, &ctrl.Result{RequeueAfter: resilience.Backoff(n, r.RetryBase, r.RetryMax, resilience.Jitter, r.Rand())}
+	return ctrl.Result{RequeueAfter: resilience.Backoff(n, r.RetryBase, r.RetryMax, resilience.Jitter, r.Rand())}
+}
+
+// failedOnce counts one more provider failure of the order in the pass's effect and returns
+// the run's length and when it began, as memory will then hold them.
+func (p *orderPass) failedOnce() (n int32, since time.Time) {
+	p.effect.memory.failed, p.effect.memory.recovered = true, false
+	n, since = p.memory.Failures+1, p.memory.FailingSince
+	if p.memory.Failures == 0 {
+		since = p.now
+	}
+	return n, since
+}
+
+// recovered ends the order's run of provider failures in the pass's effect.
+func (p *orderPass) recovered() {
+	p.effect.memory.failed, p.effect.memory.recovered = false, true
 }
 
 // ask makes a step's one provider call. held says the call was not made for want of
-// capacity and the pass ends with res (see heldBack); otherwise pe is the provider's
-// failure, nil when it answered.
-func (r *SwapOrderReconciler) ask(ctx context.Context, p *orderPass, entry providerset.Entry, fn func(context.Context) error) (res ctrl.Result, held bool, pe *provider.Error) {
-	err := r.call(ctx, entry, fn)
-	if res, held := r.heldBack(p, err); held {
-		return res, true, nil
+// capacity (the pass is held back, see heldBack); otherwise pe is the provider's failure,
+// nil when it answered. A failure comes with when the provider's own run of failures began
+// (its breaker counts this call too).
+func (r *SwapOrderReconciler) ask(ctx context.Context, p *orderPass, fn func(context.Context) error) (held bool, pe *provider.Error) {
+	err := r.call(ctx, p.entry, fn)
+	if r.heldBack(p, err) {
+		return true, nil
 	}
-	if err != nil {
-		return ctrl.Result{}, false, provider.AsError(err)
+	if err == nil {
+		return false, nil
 	}
-	return ctrl.Result{}, false, nil
+	if r.Health != nil {
+		p.providerFailingSince = r.Health.State(p.order.Spec.ProviderID).FailingSince
+	}
+	return false, provider.AsError(err)
 }
 
 // call runs fn against the provider under its concurrency cap and a timeout. A provider at
@@ -585,7 +585,7 @@ func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry,
 	return fn(ctx)
 }
 
-// providerDown handles a provider-wide failure (see provider.Class): the order keeps its
+// providerDown decides a provider-wide failure (see provider.Class): the order keeps its
 // status and retries after a jittered backoff within [base, cap] or the provider's
 // Retry-After (an open breaker's included). Once its provider has failed it for
 // ProviderIssueAfter its conditions say why. Nothing about the order is counted in its
@@ -593,13 +593,11 @@ func (r *SwapOrderReconciler) call(ctx context.Context, entry providerset.Entry,
 // RoutingProvider says it, where one condition write per order on the way in and out cost
 // every provider's orders and quotes kube-apiserver CPU.
 func (r *SwapOrderReconciler) providerDown(p *orderPass, pe *provider.Error, base, cap time.Duration) time.Duration {
-	n, since := r.memory.failed(client.ObjectKeyFromObject(p.order), p.now)
-	if r.Health != nil {
-		// An order not polled between two outages (backed off) counts from the first; the
-		// provider's own run says when this one began.
-		if run := r.Health.State(p.order.Spec.ProviderID).FailingSince; run.After(since) {
-			since = run
-		}
+	n, since := p.failedOnce()
+	// An order not polled between two outages (backed off) counts from the first; the
+	// provider's own run says when this one began.
+	if p.providerFailingSince.After(since) {
+		since = p.providerFailingSince
 	}
 	if p.now.Sub(since) >= r.ProviderIssueAfter {
 		orders.SetConditions(&p.order.Status, p.order.Generation,

@@ -201,7 +201,7 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 	if c := condition(o, swapv1.ConditionReady); c.Status != metav1.ConditionTrue || c.ObservedGeneration != 1 {
 		t.Fatalf("Ready = %+v", c)
 	}
-	if o.Status.NotifiedSeq != 0 || g.r.memory.emittedBeyond(o) != 1 {
+	if o.Status.NotifiedSeq != 0 || g.r.memory.snapshot(o).Emitted != 1 {
 		t.Fatalf("notifiedSeq = %d (no partner: nothing to deliver, carried to the next write)", o.Status.NotifiedSeq)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
+	"github.com/swaprouter/swaprouter/internal/orders"
 )
 
 // orderMemory is everything the order reconciler keeps about an order between passes, in
@@ -131,15 +132,28 @@ func (m *orderMemory) rememberEmitted(o *swapv1.SwapOrder, seq int64) {
 	})
 }
 
-// emittedBeyond returns the remembered seq of o when it is ahead of o's stored
-// notifiedSeq, else 0; one the API caught up with, or of another order of that name, is
-// forgotten.
-func (m *orderMemory) emittedBeyond(o *swapv1.SwapOrder) (seq int64) {
+// snapshot is what memory holds of o, as orders.Plan takes it. The emitted seq is o's when
+// it is ahead of o's stored notifiedSeq, else 0 (see caughtUp).
+func (m *orderMemory) snapshot(o *swapv1.SwapOrder) orders.Memory {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.notes[client.ObjectKeyFromObject(o)]
+	if n == nil {
+		return orders.Memory{}
+	}
+	s := orders.Memory{Failures: n.failures.n, FailingSince: n.failures.since, EmitFailures: n.emitFailures.n}
+	if n.emittedUID == o.UID && n.emitted > o.Status.NotifiedSeq {
+		s.Emitted = n.emitted
+	}
+	return s
+}
+
+// caughtUp forgets the remembered emitted seq of o once its stored notifiedSeq (notified)
+// covers it, or when it was of another order of that name.
+func (m *orderMemory) caughtUp(o *swapv1.SwapOrder, notified int64) {
 	m.edit(client.ObjectKeyFromObject(o), func(n *orderNotes) {
-		if n.emitted != 0 && (n.emittedUID != o.UID || n.emitted <= o.Status.NotifiedSeq) {
+		if n.emitted != 0 && (n.emittedUID != o.UID || n.emitted <= notified) {
 			n.emitted, n.emittedUID = 0, ""
 		}
-		seq = n.emitted
 	})
-	return seq
 }

@@ -36,9 +36,10 @@ type operatorControls struct {
 	// resolution and resolveTo are the allowed resolve request (Controls.Resolve).
 	resolution swapv1.OperatorResolution
 	resolveTo  orders.Change
-	// polled: the pass asked the provider on request; reported once the request is removed.
-	polled bool
-	// consumed are the annotations acted on (or refused), removed after the status write.
+	// redeliver is an allowed redeliver request, planned.
+	redeliver *redelivery
+	// consumed are the annotations the pass answers whatever its step (refused, or acted
+	// on while reading); the steps add the ones they act on (orderEffect.remove).
 	consumed []string
 	// read are the annotations as the pass read them: a removal takes away only the
 	// request acted on, never a newer one written meanwhile.
@@ -60,10 +61,10 @@ var operatorAnnotationChanged = predicate.Funcs{
 }
 
 // readOperatorControls decides the order's request annotations before the pass is planned:
-// an allowed resolve or poll becomes a control of the plan, a redeliver creates a new
-// delivery of each event in history at once (it is no step of the order's). What
-// verbs.Decide refuses is consumed with a Warning Event and a log line: no request outlives
-// the pass that read it unanswered.
+// an allowed resolve or poll becomes a control of the plan, an allowed redeliver is planned
+// (the deliveries it creates, read but not written). What verbs.Decide refuses is answered
+// with a Warning Event and a log line in the pass's effect: no request outlives the pass that
+// read it unanswered. It only reads; an error means nothing was decided.
 func (r *SwapOrderReconciler) readOperatorControls(ctx context.Context, p *orderPass) (operatorControls, error) {
 	o, st := p.order, &p.order.Status
 	ann := o.GetAnnotations()
@@ -77,7 +78,7 @@ func (r *SwapOrderReconciler) readOperatorControls(ctx context.Context, p *order
 			c.consumed = append(c.consumed, swapv1.AnnotationResolve)
 		case err != nil:
 			c.consumed = append(c.consumed, swapv1.AnnotationResolve)
-			refuseRequest(r.Recorder, p.log, o, verbs.Resolve, err)
+			p.refuse(verbs.Resolve, err)
 		default:
 			// Consumed by resolve, the step it plans.
 			c.Resolve, c.resolution, c.resolveTo = true, res, change
@@ -86,7 +87,7 @@ func (r *SwapOrderReconciler) readOperatorControls(ctx context.Context, p *order
 	if _, ok := ann[swapv1.AnnotationPoll]; ok {
 		if err := verbs.Decide(verbs.Request{Verb: verbs.Poll}, verbs.Of(o, false)); err != nil {
 			c.consumed = append(c.consumed, swapv1.AnnotationPoll)
-			refuseRequest(r.Recorder, p.log, o, verbs.Poll, err)
+			p.refuse(verbs.Poll, err)
 		} else {
 			// Consumed by settleOperatorControls once a tracking step took it.
 			c.PollNow = true
@@ -94,19 +95,52 @@ func (r *SwapOrderReconciler) readOperatorControls(ctx context.Context, p *order
 	}
 	c.Review = r.readReview(p, &c)
 	if _, ok := ann[swapv1.AnnotationRedeliver]; ok {
-		if err := redeliverRequested(ctx, r.Client, r.APIReader, r.Recorder, p.log, o); err != nil {
-			// Nothing consumed: the next reconcile tries again.
+		rd, err := r.readRedeliver(ctx, p)
+		if err != nil {
 			return c, err
 		}
+		c.redeliver = rd
 		c.consumed = append(c.consumed, swapv1.AnnotationRedeliver)
 	}
 	return c, nil
 }
 
+// readRedeliver decides the order's redeliver annotation: a new delivery of every event in
+// its history (delivery.PlanRedelivery), or a refusal (nil).
+func (r *SwapOrderReconciler) readRedeliver(ctx context.Context, p *orderPass) (*redelivery, error) {
+	o := p.order
+	enabled, err := r.webhookEnabled(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := verbs.Decide(verbs.Request{Verb: verbs.Redeliver}, verbs.Of(o, enabled)); err != nil {
+		p.refuse(verbs.Redeliver, err)
+		return nil, nil
+	}
+	items, err := index.OrderDeliveries(ctx, r.Client, o.Namespace, o.Spec.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	by := o.Annotations[swapv1.RequestedBy(swapv1.AnnotationRedeliver)]
+	plan, err := delivery.PlanRedelivery(ctx, r.APIReader, o, items, true, delivery.Ask{RequestedBy: by})
+	if err != nil {
+		return nil, fmt.Errorf("planning the redelivery of webhooks: %w", err)
+	}
+	return &redelivery{plan: plan, by: by}, nil
+}
+
+// refuse answers a request verbs.Decide refused, in the pass's effect: a Warning Event on
+// the order (the plugin shows its note), and a log line.
+func (p *orderPass) refuse(v verbs.Verb, err error) {
+	ev := refusal(v, err)
+	p.effect.events = append(p.effect.events, ev)
+	p.log.Info("operator request refused", "verb", string(v), "reason", err.Error())
+}
+
 // resolve ends the order as the operator asked (allowed when the request was read). Its
 // webhook follows the status write like any transition's.
-func (r *SwapOrderReconciler) resolve(p *orderPass, c *operatorControls) ctrl.Result {
-	o, st := p.order, &p.order.Status
+func (r *SwapOrderReconciler) resolve(p *orderPass) ctrl.Result {
+	o, st, c := p.order, &p.order.Status, &p.controls
 	res, change := c.resolution, c.resolveTo
 	res.At = ptrTime(p.now)
 	st.Resolution = &res
@@ -115,8 +149,7 @@ func (r *SwapOrderReconciler) resolve(p *orderPass, c *operatorControls) ctrl.Re
 	st.NextPollAt = nil
 	orders.SetConditions(st, o.Generation, orders.Issue{}, metav1.NewTime(p.now))
 	c.consumed = append(c.consumed, swapv1.AnnotationResolve)
-	r.Recorder.Eventf(o, nil, "Warning", ReasonOperatorResolved, "Resolve",
-		"resolved to %s by %s: %s", res.Status, res.By, res.Reason)
+	p.effect.event("Warning", ReasonOperatorResolved, "Resolve", "resolved to %s by %s: %s", res.Status, res.By, res.Reason)
 	p.log.Info("order resolved by an operator", "to", res.Status, "by", res.By, "why", res.Reason)
 	return ctrl.Result{RequeueAfter: nextStepNow}
 }
@@ -157,38 +190,52 @@ func statusWord(o *swapv1.SwapOrder) string {
 	return string(o.Status.Status)
 }
 
-// settleOperatorControls closes the pass's operator controls before its status write. A poll
-// request is done once a tracking step asked the provider (a pass held back for capacity
-// asked nothing; one that only emitted leaves it to the next). A pause ends with the order:
-// a finished order takes no provider steps, so its Paused condition and annotation go, with
-// a PauseEnded Event when it ended while paused and a refusal when it was paused after it
-// ended.
-func (r *SwapOrderReconciler) settleOperatorControls(p *orderPass, c *operatorControls) {
-	if c.PollNow && (p.step == orders.StepPoll || p.step == orders.StepForwardHint) && !p.held {
-		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
-		c.polled = true
-	}
+// settleOperatorControls closes the pass's operator controls into its effect: the requests
+// it answered are removed (each by the value read), and an allowed redelivery is made. A
+// poll request is done once a tracking step asked the provider (a pass held back for
+// capacity asked nothing; one that only emitted leaves it to the next), and reported once
+// its request is gone. A pause ends with the order: a finished order takes no provider
+// steps, so its Paused condition and annotation go, with a PauseEnded Event when it ended
+// while paused and a refusal when it was paused after it ended.
+func (r *SwapOrderReconciler) settleOperatorControls(p *orderPass) {
+	c, e := &p.controls, &p.effect
+	step := p.decision.Step
 	o, st := p.order, &p.order.Status
-	if !c.Paused || !st.Status.IsTerminal() {
-		return
+	if c.PollNow && (step == orders.StepPoll || step == orders.StepForwardHint) && !e.held {
+		c.consumed = append(c.consumed, swapv1.AnnotationPoll)
+		e.afterRemoval = append(e.afterRemoval, kubeEvent{kind: "Normal", reason: verbs.ReasonPolled, action: "Poll",
+			message: fmt.Sprintf("provider %s asked at the request of %s; the order is %s (%s)",
+				o.Spec.ProviderID, requester(c.read, swapv1.AnnotationPoll), st.Status, st.Substatus)})
 	}
-	c.consumed = append(c.consumed, swapv1.AnnotationPaused)
-	wasPaused := meta.IsStatusConditionTrue(p.orig.Conditions, swapv1.ConditionPaused) ||
-		meta.IsStatusConditionTrue(st.Conditions, swapv1.ConditionPaused)
-	meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
-	if !wasPaused {
-		refuseRequest(r.Recorder, p.log, o, verbs.Pause, verbs.Decide(verbs.Request{Verb: verbs.Pause}, verbs.Of(o, false)))
-		return
+	if c.Paused && st.Status.IsTerminal() {
+		c.consumed = append(c.consumed, swapv1.AnnotationPaused)
+		wasPaused := meta.IsStatusConditionTrue(p.orig.Conditions, swapv1.ConditionPaused) ||
+			meta.IsStatusConditionTrue(st.Conditions, swapv1.ConditionPaused)
+		meta.RemoveStatusCondition(&st.Conditions, swapv1.ConditionPaused)
+		if !wasPaused {
+			p.refuse(verbs.Pause, verbs.Decide(verbs.Request{Verb: verbs.Pause}, verbs.Of(o, false)))
+		} else {
+			e.event("Normal", verbs.ReasonPauseEnded, "Pause", "the order ended as %s while paused; the pause is lifted", st.Status)
+			p.log.Info("the order ended while paused; pause lifted", "status", st.Status)
+		}
 	}
-	r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonPauseEnded, "Pause", "the order ended as %s while paused; the pause is lifted", st.Status)
-	p.log.Info("the order ended while paused; pause lifted", "status", st.Status)
+	e.redeliver = c.redeliver
+	for _, k := range c.consumed {
+		e.remove = append(e.remove, annotationRemoval{key: k, value: c.read[k]})
+	}
 }
 
-// refuseRequest reports a request verbs.Decide refused: a Warning Event on the order (the
-// plugin shows its note) and a log line.
+// refuseRequest reports a request verbs.Decide refused at once (outside a pass): a Warning
+// Event on the order and a log line.
 func refuseRequest(rec events.EventRecorder, log logr.Logger, o *swapv1.SwapOrder, v verbs.Verb, err error) {
-	rec.Eventf(o, nil, "Warning", v.RejectedReason(), strings.ToUpper(string(v[:1]))+string(v[1:]), "%v", err)
+	ev := refusal(v, err)
+	rec.Eventf(o, nil, ev.kind, ev.reason, ev.action, "%s", ev.message)
 	log.Info("operator request refused", "verb", string(v), "reason", err.Error())
+}
+
+// refusal is the Warning Event of a refused request.
+func refusal(v verbs.Verb, err error) kubeEvent {
+	return kubeEvent{kind: "Warning", reason: v.RejectedReason(), action: strings.ToUpper(string(v[:1])) + string(v[1:]), message: err.Error()}
 }
 
 // redeliverRequested acts on the order's redeliver annotation: a new delivery of every event
@@ -262,27 +309,6 @@ func resolveRequest(order verbs.Order, value, requester string) (swapv1.Operator
 		return res, orders.Change{}, err
 	}
 	return res, orders.Change{To: res.Status, Reason: ReasonOperatorResolved}, nil
-}
-
-// consumeOperatorControls removes the annotations acted on, after the status write recorded
-// their effect: a crash in between repeats the request, which is harmless (resolve finds the
-// order terminal, a poll or a redelivery happens twice), never loses it. The version that
-// still carried them is remembered as superseded, so a pass reading it from a lagging cache
-// does not act on them again. A poll is reported once its request is gone, so the Event
-// means done.
-func (r *SwapOrderReconciler) consumeOperatorControls(ctx context.Context, p *orderPass, c operatorControls) error {
-	carried := p.order.ResourceVersion
-	removed, err := removeAnnotations(ctx, r.Client, p.order, c.consumed, c.read)
-	if err != nil {
-		return err
-	}
-	r.memory.wrote(client.ObjectKeyFromObject(p.order), carried, removed)
-	if c.polled {
-		st := &p.order.Status
-		r.Recorder.Eventf(p.order, nil, "Normal", verbs.ReasonPolled, "Poll", "provider %s asked at the request of %s; the order is %s (%s)",
-			p.order.Spec.ProviderID, requester(c.read, swapv1.AnnotationPoll), st.Status, st.Substatus)
-	}
-	return nil
 }
 
 // removeAnnotations removes each of keys from o's annotations if it still has the value in

@@ -130,12 +130,17 @@ func TestSettleOperatorControls(t *testing.T) {
 			o := &swapv1.SwapOrder{}
 			o.Spec.OrderID = "ord_x"
 			o.Status.Status, o.Status.Conditions = tt.status, slices.Clone(tt.conditions)
-			p := &orderPass{order: o, orig: *o.Status.DeepCopy(), step: tt.step, held: tt.held}
-			c := operatorControls{Controls: tt.c}
-			r.settleOperatorControls(p, &c)
-			if !slices.Equal(c.consumed, tt.wantConsumed) || c.polled != tt.wantPolled {
-				t.Errorf("consumed %v polled %v, want %v %v", c.consumed, c.polled, tt.wantConsumed, tt.wantPolled)
+			p := &orderPass{order: o, orig: *o.Status.DeepCopy(), decision: orders.Decision{Step: tt.step},
+				controls: operatorControls{Controls: tt.c}, effect: orderEffect{held: tt.held}}
+			r.settleOperatorControls(p)
+			var consumed []string
+			for _, a := range p.effect.remove {
+				consumed = append(consumed, a.key)
 			}
+			if polled := len(p.effect.afterRemoval) > 0; !slices.Equal(consumed, tt.wantConsumed) || polled != tt.wantPolled {
+				t.Errorf("consumed %v polled %v, want %v %v", consumed, polled, tt.wantConsumed, tt.wantPolled)
+			}
+			r.recordEvents(o, p.effect.events)
 			if tt.status.IsTerminal() && meta.FindStatusCondition(o.Status.Conditions, swapv1.ConditionPaused) != nil {
 				t.Error("a finished order keeps its Paused condition")
 			}

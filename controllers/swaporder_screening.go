@@ -31,22 +31,27 @@ func (r *SwapOrderReconciler) reviewBound() time.Duration {
 	return DefaultReviewBound
 }
 
-// readReview decides where screening's hold of the order stands for the plan: the approve or
-// reject annotations it carries are consumed, and the ones verbs.Decide refuses answered with
-// a Warning Event.
+// readReview decides where screening's hold of the order stands for the plan. An approve or
+// reject request verbs.Decide refuses is answered with a Warning Event; a reject, and an
+// approve of a review that ends otherwise, are consumed; an allowed approve is consumed by
+// the step that records it (approve), so a pass held back leaves it for the next.
 func (r *SwapOrderReconciler) readReview(p *orderPass, c *operatorControls) orders.ReviewStep {
 	o := p.order
 	ann := o.GetAnnotations()
 	state := orders.ReviewState{Held: verbs.HeldForReview(o), HeldSince: o.CreationTimestamp.Time}
-	if _, ok := ann[swapv1.AnnotationApprove]; ok {
-		c.consumed = append(c.consumed, swapv1.AnnotationApprove)
-		state.Approved = r.acceptReviewRequest(p, verbs.Request{Verb: verbs.Approve})
+	_, approve := ann[swapv1.AnnotationApprove]
+	if approve {
+		state.Approved = p.acceptReviewRequest(verbs.Request{Verb: verbs.Approve})
 	}
 	if why, ok := ann[swapv1.AnnotationReject]; ok {
 		c.consumed = append(c.consumed, swapv1.AnnotationReject)
-		state.Rejected = r.acceptReviewRequest(p, verbs.Request{Verb: verbs.Reject, Reason: why})
+		state.Rejected = p.acceptReviewRequest(verbs.Request{Verb: verbs.Reject, Reason: why})
 	}
-	return orders.NextReview(state, p.now, r.reviewBound())
+	review := orders.NextReview(state, p.now, r.reviewBound())
+	if approve && (!state.Approved || review != orders.ReviewApproved) {
+		c.consumed = append(c.consumed, swapv1.AnnotationApprove)
+	}
+	return review
 }
 
 // holdForReview keeps a held order from requesting its deposit address. The first pass
@@ -57,34 +62,35 @@ func (r *SwapOrderReconciler) holdForReview(p *orderPass) ctrl.Result {
 	if st.Substatus != swapv1.SubstatusHeldForReview {
 		st.Substatus = swapv1.SubstatusHeldForReview
 		if t, ok := orders.RecordHeld(st, ReasonHeldForReview, metav1.NewTime(p.now)); ok {
-			p.transitions = append(p.transitions, t)
+			p.effect.transitions = append(p.effect.transitions, t)
 		}
-		r.metrics.reviews.WithLabelValues("held").Inc()
-		r.Recorder.Eventf(o, nil, "Warning", ReasonHeldForReview, "Screen", "screening held the order (%s); "+
+		p.effect.count(r.metrics.reviews, "held")
+		p.effect.event("Warning", ReasonHeldForReview, "Screen", "screening held the order (%s); "+
 			"no deposit address until kubectl swaprouter approve or reject", heldBecause(o.Spec.Screening))
 	}
 	return ctrl.Result{RequeueAfter: o.CreationTimestamp.Add(r.reviewBound()).Sub(p.now) + nextStepNow}
 }
 
-// approve records an operator's approval of a held order; the pass goes on to its planned
-// step, the deposit address.
+// approve records an operator's approval of a held order in the pass that requests its
+// deposit address, and answers the request.
 func (r *SwapOrderReconciler) approve(p *orderPass) {
 	o, st := p.order, &p.order.Status
 	by := o.GetAnnotations()[swapv1.RequestedBy(swapv1.AnnotationApprove)]
 	st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewApproved, By: by, At: metav1.NewTime(p.now)}
 	st.Substatus = ""
-	r.metrics.reviews.WithLabelValues("approved").Inc()
-	r.Recorder.Eventf(o, nil, "Normal", verbs.ReasonApproved, "Approve", "approved by %s; the deposit address is requested", by)
+	p.controls.consumed = append(p.controls.consumed, swapv1.AnnotationApprove)
+	p.effect.count(r.metrics.reviews, "approved")
+	p.effect.event("Normal", verbs.ReasonApproved, "Approve", "approved by %s; the deposit address is requested", by)
 }
 
 // endReview fails a held order, rejected by an operator or expired: it never had a deposit
 // address.
-func (r *SwapOrderReconciler) endReview(p *orderPass, review orders.ReviewStep) ctrl.Result {
+func (r *SwapOrderReconciler) endReview(p *orderPass) ctrl.Result {
 	o, st := p.order, &p.order.Status
 	now := metav1.NewTime(p.now)
 	reason, metric, note := ReasonReviewExpired, "expired", fmt.Sprintf("nobody approved or rejected the order within %s", r.reviewBound())
 	st.Review = &swapv1.ScreeningReview{Decision: swapv1.ReviewExpired, At: now}
-	if review == orders.ReviewRejected {
+	if p.controls.Review == orders.ReviewRejected {
 		ann := o.GetAnnotations()
 		by, why := ann[swapv1.RequestedBy(swapv1.AnnotationReject)], ann[swapv1.AnnotationReject]
 		reason, metric, note = verbs.ReasonScreeningRejected, "rejected", fmt.Sprintf("rejected by %s: %s", by, why)
@@ -93,17 +99,17 @@ func (r *SwapOrderReconciler) endReview(p *orderPass, review orders.ReviewStep) 
 	st.Substatus = ""
 	p.transition(orders.Change{To: swapv1.OrderFailed, Reason: reason})
 	orders.SetConditions(st, o.Generation, orders.Issue{}, now)
-	r.metrics.reviews.WithLabelValues(metric).Inc()
-	r.Recorder.Eventf(o, nil, "Warning", reason, "Review", "%s", note)
+	p.effect.count(r.metrics.reviews, metric)
+	p.effect.event("Warning", reason, "Review", "%s", note)
 	p.log.Info("held order failed", "reason", reason)
 	return ctrl.Result{RequeueAfter: nextStepNow}
 }
 
 // acceptReviewRequest reports whether verbs.Decide lets the request act, refusing it
 // otherwise.
-func (r *SwapOrderReconciler) acceptReviewRequest(p *orderPass, req verbs.Request) bool {
+func (p *orderPass) acceptReviewRequest(req verbs.Request) bool {
 	if err := verbs.Decide(req, verbs.Of(p.order, false)); err != nil {
-		refuseRequest(r.Recorder, p.log, p.order, req.Verb, err)
+		p.refuse(req.Verb, err)
 		return false
 	}
 	return true

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -172,43 +173,103 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// Reconcile chooses one step from status: expire a finished delivery, wait until the next
-// attempt is due, or make the attempt.
+// deliveryPass is one reconcile of one delivery: what it read, the step (delivery.Next) and
+// the effect, which execute applies.
+type deliveryPass struct {
+	// d is the working copy; orig its status as read.
+	d    *swapv1.WebhookDelivery
+	orig swapv1.WebhookDeliveryStatus
+	now  time.Time
+	log  logr.Logger
+	step delivery.Step
+	wait time.Duration
+	// recorded (StepExpire): the delivery's order has recorded it, or is gone.
+	recorded bool
+	// forged (StepAttempt): the payload is not what the order's history holds.
+	forged error
+	// target and targetErr (StepAttempt): where to send it, or why nothing may be sent
+	// (errNoTarget) or the attempt fails without dialing (*configError).
+	target    target
+	targetErr error
+	effect    deliveryEffect
+}
+
+// deliveryEffect is everything a pass does besides reading, applied by execute in this
+// order: metrics, the one status write (no optimistic lock: the POST has happened and its
+// record must land; this reconciler is the only status writer and the workqueue runs one
+// worker per delivery, so a version check could only turn an unrelated write into a
+// repeated POST), the Events of what it recorded, then the deletion of an expired delivery.
+type deliveryEffect struct {
+	outcome  string // swaprouter_webhook_deliveries_total's, when the delivery finished
+	duration *attemptTiming
+	events   []kubeEvent
+	delete   bool
+	result   ctrl.Result
+	err      error
+}
+
+// attemptTiming is an attempt's duration, by result class.
+type attemptTiming struct {
+	class   string
+	elapsed time.Duration
+}
+
+// Reconcile reads the delivery and what its step needs (no writes), takes the step it
+// plans (delivery.Next): expire a finished delivery, wait until the next attempt is due, or
+// make the attempt, whose outcome completes the effect; then executes the effect.
 func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	p, res, err := r.read(ctx, req.NamespacedName)
+	if p == nil {
+		return res, err
+	}
+	ctx = log.IntoContext(ctx, p.log)
+	r.act(ctx, p)
+	return r.execute(ctx, p)
+}
+
+// read returns the pass over the delivery at key with what its step needs read, or none when
+// there is nothing to do (gone, being deleted) or what the step needs cannot be read now.
+func (r *WebhookDeliveryReconciler) read(ctx context.Context, key types.NamespacedName) (*deliveryPass, ctrl.Result, error) {
 	var cached swapv1.WebhookDelivery
-	if err := r.Client.Get(ctx, req.NamespacedName, &cached); err != nil {
+	if err := r.Client.Get(ctx, key, &cached); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.written.Delete(req.NamespacedName)
+			r.written.Delete(key)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return nil, ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	logger := log.FromContext(ctx).WithValues("orderId", cached.Spec.OrderID, "eventId", cached.Spec.EventID)
-	ctx = log.IntoContext(ctx, logger)
-	if !cached.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+	p := &deliveryPass{d: &cached, now: r.Now(),
+		log: log.FromContext(ctx).WithValues("orderId", cached.Spec.OrderID, "eventId", cached.Spec.EventID)}
+	ctx = log.IntoContext(ctx, p.log)
+	first := time.Duration(0)
+	if len(r.Policy.Schedule) > 0 {
+		first = r.Policy.Schedule[0]
 	}
-	now := r.Now()
-	if delivery.Finished(&cached) {
-		r.written.Delete(req.NamespacedName)
-		return r.expire(ctx, &cached, now)
+	p.step, p.wait = delivery.Next(p.d, p.now, first, r.Retention)
+	if delivery.Finished(p.d) {
+		r.written.Delete(key) // never attempted again
 	}
-	if wait := r.untilDue(&cached, now); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	if p.step == delivery.StepAttempt {
+		d, err := r.current(ctx, p.d)
+		if err != nil || d == nil {
+			return nil, ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		p.d = d
+		p.step, p.wait = delivery.Next(d, p.now, first, r.Retention)
 	}
-	d, err := r.current(ctx, &cached)
-	if err != nil || d == nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	p.orig = *p.d.Status.DeepCopy()
+	var err error
+	switch p.step {
+	case delivery.StepNone:
+		return nil, ctrl.Result{}, nil
+	case delivery.StepExpire:
+		p.recorded, err = r.orderRecorded(ctx, p.d)
+	case delivery.StepAttempt:
+		err = r.readAttempt(ctx, p)
 	}
-	if !d.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+	if err != nil {
+		return nil, ctrl.Result{}, err
 	}
-	if delivery.Finished(d) {
-		return r.expire(ctx, d, now)
-	}
-	if wait := r.untilDue(d, now); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
-	}
-	return r.deliver(ctx, d)
+	return p, ctrl.Result{}, nil
 }
 
 // current is the delivery to act on before a POST. The cached copy is it unless our own last
@@ -228,80 +289,102 @@ func (r *WebhookDeliveryReconciler) current(ctx context.Context, cached *swapv1.
 	return &fresh, nil
 }
 
-// deliver makes one attempt and records it with a single status patch.
-func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.WebhookDelivery) (result ctrl.Result, err error) {
-	orig := d.DeepCopy()
-	defer func() {
-		if equality.Semantic.DeepEqual(orig.Status, d.Status) {
-			return
-		}
-		// No optimistic lock: the POST has happened and its record must land. This reconciler
-		// is the only status writer and the workqueue runs one worker per delivery, so a
-		// version check could only turn an unrelated write into a repeated POST.
-		if perr := r.Client.Status().Patch(ctx, d, client.MergeFrom(orig)); perr != nil {
-			// The write's outcome is unknown: the next attempt must read the stored state.
-			r.written.Store(client.ObjectKeyFromObject(d), "")
-			err = errors.Join(err, fmt.Errorf("recording delivery status: %w", perr))
-			result = ctrl.Result{}
-			return
-		}
-		r.written.Store(client.ObjectKeyFromObject(d), d.ResourceVersion)
-	}()
-	logger := log.FromContext(ctx)
-
-	// Signed bytes have one authority, the order's history: a payload it does not hold (a
-	// delivery someone other than the controllers wrote) is never signed.
-	if err := r.records.authentic(ctx, d); err != nil {
+// readAttempt reads what an attempt needs: whether the order's history holds the payload
+// (signed bytes have one authority, the order's history: a payload it does not hold, a
+// delivery someone other than the controllers wrote, is never signed) and the target. An
+// error is API or archive trouble: retry, no attempt spent.
+func (r *WebhookDeliveryReconciler) readAttempt(ctx context.Context, p *deliveryPass) error {
+	if err := r.records.authentic(ctx, p.d); err != nil {
 		var forged *unverifiedError
 		if !errors.As(err, &forged) {
-			return ctrl.Result{}, err // API or archive trouble: retry, no attempt spent
+			return err
 		}
-		d.Status.ObservedGeneration = d.Generation
-		r.finish(d, r.Now(), OutcomeUnverified, "not sent: "+err.Error())
-		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonPayloadRejected, "Verify", "not sent: %s", err.Error())
-		logger.Info("webhook delivery refused: its payload is not in the order's history", "reason", err.Error())
-		return r.requeueForExpiry(d, r.Now()), nil
+		p.forged = err
+		return nil
 	}
-
-	target, err := r.loadTarget(ctx, d)
 	var cfgErr *configError
+	p.target, p.targetErr = r.loadTarget(ctx, p.d)
+	if p.targetErr != nil && !errors.Is(p.targetErr, errNoTarget) && !errors.As(p.targetErr, &cfgErr) {
+		return p.targetErr // API trouble: retry with the controller's backoff, no attempt spent
+	}
+	return nil
+}
+
+// act takes the pass's step into its effect.
+func (r *WebhookDeliveryReconciler) act(ctx context.Context, p *deliveryPass) {
+	e := &p.effect
+	switch p.step {
+	case delivery.StepWait, delivery.StepKeep:
+		e.result = ctrl.Result{RequeueAfter: p.wait}
+	case delivery.StepExpire:
+		if !p.recorded {
+			e.result = ctrl.Result{RequeueAfter: min(unrecordedRetentionWait, r.Retention)}
+			return
+		}
+		e.delete = true
+	case delivery.StepAttempt:
+		r.attempt(ctx, p)
+	}
+}
+
+// attempt decides what needs no dialing (a forged payload, no target), then asks the
+// partner's gate and makes the one POST, whose answer attemptOutcome decides.
+func (r *WebhookDeliveryReconciler) attempt(ctx context.Context, p *deliveryPass) {
+	d, e := p.d, &p.effect
 	switch {
-	case errors.Is(err, errNoTarget):
+	case p.forged != nil:
+		d.Status.ObservedGeneration = d.Generation
+		r.finish(p, p.now, OutcomeUnverified, "not sent: "+p.forged.Error())
+		e.events = append(e.events, kubeEvent{kind: corev1.EventTypeWarning, reason: EventReasonPayloadRejected, action: "Verify",
+			message: "not sent: " + p.forged.Error()})
+		p.log.Info("webhook delivery refused: its payload is not in the order's history", "reason", p.forged.Error())
+		e.result = r.requeueForExpiry(d, p.now)
+		return
+	case errors.Is(p.targetErr, errNoTarget):
 		// The partner turned webhooks off or is gone: nothing may be sent, and waiting would
 		// only leave Pending objects behind. The partner can redeliver once it is back.
 		d.Status.ObservedGeneration = d.Generation
-		r.finish(d, r.Now(), "no_target", err.Error())
-		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "not delivered: %s", err.Error())
-		logger.Info("webhook delivery failed: no target", "reason", err.Error())
-		return r.requeueForExpiry(d, r.Now()), nil
-	case err != nil && !errors.As(err, &cfgErr):
-		return ctrl.Result{}, err // API trouble: retry with the controller's backoff, no attempt spent
+		r.finish(p, p.now, "no_target", p.targetErr.Error())
+		e.events = append(e.events, kubeEvent{kind: corev1.EventTypeWarning, reason: EventReasonFailed, action: "Deliver",
+			message: "not delivered: " + p.targetErr.Error()})
+		p.log.Info("webhook delivery failed: no target", "reason", p.targetErr.Error())
+		e.result = r.requeueForExpiry(d, p.now)
+		return
 	}
 
 	// A config error (bad URL, missing secret) counts as a failed attempt, without dialing.
 	// Otherwise the partner's gate decides: a saturated or failing partner's delivery is put
 	// back as it is, no attempt spent and the worker free for other partners.
-	res := delivery.Result{Err: err}
+	res := delivery.Result{Err: p.targetErr}
 	var admission delivery.Admission
-	if err == nil {
+	if p.targetErr == nil {
 		partner := delivery.PartnerKey{Namespace: d.Namespace, Name: d.Spec.Partner}
-		if admission = r.Endpoints.Admit(partner, target.url, client.ObjectKeyFromObject(d)); admission.Verdict != delivery.VerdictSend {
-			logger.V(1).Info("webhook attempt deferred", "partner", d.Spec.Partner, "verdict", admission.Verdict, "wait", admission.Wait)
-			return ctrl.Result{RequeueAfter: max(admission.Wait, time.Millisecond)}, nil
+		if admission = r.Endpoints.Admit(partner, p.target.url, client.ObjectKeyFromObject(d)); admission.Verdict != delivery.VerdictSend {
+			p.log.V(1).Info("webhook attempt deferred", "partner", d.Spec.Partner, "verdict", admission.Verdict, "wait", admission.Wait)
+			e.result = ctrl.Result{RequeueAfter: max(admission.Wait, time.Millisecond)}
+			return
 		}
 	}
 	// The injected clock stamps status; the real one measures the duration.
 	attemptAt, started := r.Now(), time.Now()
-	if err == nil {
-		res = r.post(ctx, d, target)
+	if p.targetErr == nil {
+		res = r.post(ctx, d, p.target)
 		admission.Done(res)
 	}
 	elapsed := time.Since(started)
 	if ctx.Err() != nil {
 		// Shutting down: the receiver did nothing wrong. Leave the attempt unrecorded and due,
 		// so the next run (this process or another) sends it again.
-		return ctrl.Result{}, ctx.Err()
+		e.err = ctx.Err()
+		return
 	}
+	r.attemptOutcome(p, res, attemptAt, elapsed)
+}
+
+// attemptOutcome records an attempt and decides what follows it (Policy.Decide): delivered,
+// failed for good, or the next attempt's time.
+func (r *WebhookDeliveryReconciler) attemptOutcome(p *deliveryPass, res delivery.Result, attemptAt time.Time, elapsed time.Duration) {
+	d, e := p.d, &p.effect
 	now := r.Now()
 	d.Status.ObservedGeneration = d.Generation
 	d.Status.AttemptCount++
@@ -312,13 +395,13 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		Error:          decision.AttemptError,
 		DurationMillis: elapsed.Milliseconds(),
 	})
-	r.metrics.attemptDuration.WithLabelValues(resultClass(res)).Observe(elapsed.Seconds())
+	e.duration = &attemptTiming{class: resultClass(res), elapsed: elapsed}
 	// The partner sees the attempt's class (status); operators get the error itself.
 	cause := decision.AttemptError
 	if res.Err != nil {
 		cause = res.Err.Error()
 	}
-	logger = logger.WithValues("attempt", d.Status.AttemptCount, "code", res.Code, "durationMillis", elapsed.Milliseconds())
+	logger := p.log.WithValues("attempt", d.Status.AttemptCount, "code", res.Code, "durationMillis", elapsed.Milliseconds())
 
 	switch decision.Phase {
 	case swapv1.DeliveryDelivered:
@@ -327,26 +410,58 @@ func (r *WebhookDeliveryReconciler) deliver(ctx context.Context, d *swapv1.Webho
 		d.Status.CompletedAt = ptrTime(now)
 		d.Status.Reason = ""
 		setReady(d, metav1.ConditionTrue, "Delivered", fmt.Sprintf("delivered on attempt %d", d.Status.AttemptCount))
-		r.metrics.deliveries.WithLabelValues(string(delivery.OutcomeDelivered)).Inc()
+		e.outcome = string(delivery.OutcomeDelivered)
 		// No Event: it would be one more API write per webhook, saying what the status,
 		// its Ready condition, the metric and this log line already say.
 		logger.Info("webhook delivered")
-		return r.requeueForExpiry(d, now), nil
+		e.result = r.requeueForExpiry(d, now)
 	case swapv1.DeliveryFailed:
-		r.finish(d, now, string(decision.Outcome), decision.Reason)
-		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonFailed, "Deliver", "%s (%s)", decision.Reason, cause)
+		r.finish(p, now, string(decision.Outcome), decision.Reason)
+		e.events = append(e.events, kubeEvent{kind: corev1.EventTypeWarning, reason: EventReasonFailed, action: "Deliver",
+			message: fmt.Sprintf("%s (%s)", decision.Reason, cause)})
 		logger.Info("webhook delivery failed", "reason", decision.Reason, "error", cause)
-		return r.requeueForExpiry(d, now), nil
+		e.result = r.requeueForExpiry(d, now)
 	default:
 		next := ceilSecond(decision.NextAttemptAt)
 		d.Status.Phase = swapv1.DeliveryPending
 		d.Status.NextAttemptAt = &metav1.Time{Time: next}
 		setReady(d, metav1.ConditionFalse, "Retrying", fmt.Sprintf("attempt %d failed: %s", d.Status.AttemptCount, decision.AttemptError))
-		r.Recorder.Eventf(d, nil, corev1.EventTypeWarning, EventReasonAttemptFailed, "Deliver",
-			"attempt %d failed: %s", d.Status.AttemptCount, cause)
+		e.events = append(e.events, kubeEvent{kind: corev1.EventTypeWarning, reason: EventReasonAttemptFailed, action: "Deliver",
+			message: fmt.Sprintf("attempt %d failed: %s", d.Status.AttemptCount, cause)})
 		logger.Info("webhook attempt failed, will retry", "error", cause, "nextAttemptAt", next)
-		return ctrl.Result{RequeueAfter: max(next.Sub(now), time.Millisecond)}, nil
+		e.result = ctrl.Result{RequeueAfter: max(next.Sub(now), time.Millisecond)}
 	}
+}
+
+// execute applies the pass's effect in deliveryEffect's order.
+func (r *WebhookDeliveryReconciler) execute(ctx context.Context, p *deliveryPass) (ctrl.Result, error) {
+	d, e := p.d, &p.effect
+	if e.duration != nil {
+		r.metrics.attemptDuration.WithLabelValues(e.duration.class).Observe(e.duration.elapsed.Seconds())
+	}
+	if e.outcome != "" {
+		r.metrics.deliveries.WithLabelValues(e.outcome).Inc()
+	}
+	if !equality.Semantic.DeepEqual(p.orig, d.Status) {
+		base := d.DeepCopy()
+		base.Status = p.orig
+		if err := r.Client.Status().Patch(ctx, d, client.MergeFrom(base)); err != nil {
+			// The write's outcome is unknown: the next attempt must read the stored state.
+			r.written.Store(client.ObjectKeyFromObject(d), "")
+			return ctrl.Result{}, errors.Join(e.err, fmt.Errorf("recording delivery status: %w", err))
+		}
+		r.written.Store(client.ObjectKeyFromObject(d), d.ResourceVersion)
+	}
+	for _, ev := range e.events {
+		r.Recorder.Eventf(d, nil, ev.kind, ev.reason, ev.action, "%s", ev.message)
+	}
+	if e.delete {
+		if err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return ctrl.Result{}, fmt.Errorf("deleting expired delivery: %w", err)
+		}
+		p.log.V(1).Info("expired webhook delivery deleted", "phase", d.Status.Phase)
+	}
+	return e.result, e.err
 }
 
 // target is where and how to send one delivery.
@@ -439,27 +554,6 @@ func (r *WebhookDeliveryReconciler) post(ctx context.Context, d *swapv1.WebhookD
 	return delivery.Result{Code: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
 }
 
-// expire deletes a finished delivery once Retention has passed since it finished (the Job
-// TTL pattern), with a UID precondition so a same-named successor is never deleted.
-func (r *WebhookDeliveryReconciler) expire(ctx context.Context, d *swapv1.WebhookDelivery, now time.Time) (ctrl.Result, error) {
-	if res := r.requeueForExpiry(d, now); res.RequeueAfter > 0 {
-		return res, nil
-	}
-	recorded, err := r.orderRecorded(ctx, d)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !recorded {
-		return ctrl.Result{RequeueAfter: min(unrecordedRetentionWait, r.Retention)}, nil
-	}
-	err = r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return ctrl.Result{}, fmt.Errorf("deleting expired delivery: %w", err)
-	}
-	log.FromContext(ctx).V(1).Info("expired webhook delivery deleted", "phase", d.Status.Phase)
-	return ctrl.Result{}, nil
-}
-
 // unrecordedRetentionWait is how often (at most; a shorter retention is used when set) a
 // delivery past its retention looks again whether its order has recorded it.
 const unrecordedRetentionWait = time.Hour
@@ -483,39 +577,23 @@ func (r *WebhookDeliveryReconciler) orderRecorded(ctx context.Context, d *swapv1
 	return o.UID != owner.UID || o.Status.NotifiedSeq >= d.Spec.Sequence, nil
 }
 
-// requeueForExpiry is the wait until a finished delivery's retention ends (0: due now).
+// requeueForExpiry is the wait until a finished delivery's retention ends (none: due now).
 func (r *WebhookDeliveryReconciler) requeueForExpiry(d *swapv1.WebhookDelivery, now time.Time) ctrl.Result {
-	finished := d.CreationTimestamp.Time
-	if d.Status.CompletedAt != nil {
-		finished = d.Status.CompletedAt.Time
-	}
-	if wait := finished.Add(r.Retention).Sub(now); wait > 0 {
+	if wait := delivery.UntilExpiry(d, now, r.Retention); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}
 	}
 	return ctrl.Result{}
 }
 
-// untilDue is how long until the next attempt; a new delivery is due Schedule[0] after
-// creation.
-func (r *WebhookDeliveryReconciler) untilDue(d *swapv1.WebhookDelivery, now time.Time) time.Duration {
-	due := d.CreationTimestamp.Time
-	if len(r.Policy.Schedule) > 0 {
-		due = due.Add(r.Policy.Schedule[0])
-	}
-	if d.Status.NextAttemptAt != nil {
-		due = d.Status.NextAttemptAt.Time
-	}
-	return due.Sub(now)
-}
-
-// finish moves d to Failed with reason.
-func (r *WebhookDeliveryReconciler) finish(d *swapv1.WebhookDelivery, now time.Time, outcome, reason string) {
+// finish moves the pass's delivery to Failed with reason.
+func (r *WebhookDeliveryReconciler) finish(p *deliveryPass, now time.Time, outcome, reason string) {
+	d := p.d
 	d.Status.Phase = swapv1.DeliveryFailed
 	d.Status.NextAttemptAt = nil
 	d.Status.CompletedAt = ptrTime(now)
 	d.Status.Reason = reason
 	setReady(d, metav1.ConditionFalse, "Failed", reason)
-	r.metrics.deliveries.WithLabelValues(outcome).Inc()
+	p.effect.outcome = outcome
 }
 
 // recordAttempt appends a to the attempt log, keeping the latest MaxDeliveryAttempts.

@@ -86,17 +86,45 @@ func NewRedeliveryRequest(namespace, partner, orderID, eventID string, n int32) 
 }
 
 // RedeliverOrder creates a new delivery of every event of order that ask names, that its
-// history still holds and that was emitted (it has deliveries, its seq is up to
-// notifiedSeq, or the order left etcd), and returns their names. An event with deliveries
-// goes out again with their bytes; one without any (they expired, webhooks were off when it
-// happened, or the order left etcd and its deliveries with it) is built again from the
-// order's record under the same webhook-id. Either way the delivery reconciler checks the
-// bytes against the history before signing them. existing are the order's deliveries.
-// inEtcd says whether the SwapOrder still exists: when it does not (redelivery from the
-// archive) the new deliveries have no owner, which the garbage collector would take for
-// gone and delete them. Only the controllers call this: no other identity may create
-// deliveries.
+// history still holds and that was emitted, and returns their names (PlanRedelivery, then
+// RedeliveryPlan.Create).
 func RedeliverOrder(ctx context.Context, c client.Client, live client.Reader, order *swapv1.SwapOrder, existing []swapv1.WebhookDelivery, inEtcd bool, ask Ask) ([]string, error) {
+	plan, err := PlanRedelivery(ctx, live, order, existing, inEtcd, ask)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Create(ctx, c)
+}
+
+// RedeliveryPlan is what a redelivery creates, read but not yet written: one new delivery
+// per event.
+type RedeliveryPlan struct {
+	events []redeliveryOf
+}
+
+// redeliveryOf is one event's new delivery: answered already (name), or built for the
+// number next (or the first free one after it unless fixed).
+type redeliveryOf struct {
+	eventID string
+	seq     int64
+	name    string
+	next    int32
+	fixed   bool
+	build   func(int32) (*swapv1.WebhookDelivery, error)
+}
+
+// PlanRedelivery decides a new delivery of every event of order that ask names, that its
+// history still holds and that was emitted (it has deliveries, its seq is up to
+// notifiedSeq, or the order left etcd). An event with deliveries goes out again with their
+// bytes (read through live: the cache keeps finished deliveries without their payload); one
+// without any (they expired, webhooks were off when it happened, or the order left etcd and
+// its deliveries with it) is built again from the order's record under the same webhook-id.
+// Either way the delivery reconciler checks the bytes against the history before signing
+// them. existing are the order's deliveries. inEtcd says whether the SwapOrder still exists:
+// when it does not (redelivery from the archive) the new deliveries have no owner, which the
+// garbage collector would take for gone and delete them. Only the controllers create what
+// it plans: no other identity may create deliveries.
+func PlanRedelivery(ctx context.Context, live client.Reader, order *swapv1.SwapOrder, existing []swapv1.WebhookDelivery, inEtcd bool, ask Ask) (RedeliveryPlan, error) {
 	byEvent := map[string][]swapv1.WebhookDelivery{}
 	answered := map[string]string{} // event → the delivery ask.Request already made of it
 	for _, d := range existing {
@@ -120,7 +148,7 @@ func RedeliverOrder(ctx context.Context, c client.Client, live client.Reader, or
 		}
 		return d, err
 	}
-	var names []string
+	var plan RedeliveryPlan
 	for _, t := range order.Status.History {
 		event := EventFor(order, t)
 		if ask.EventID != "" && event.ID != ask.EventID {
@@ -132,32 +160,48 @@ func RedeliverOrder(ctx context.Context, c client.Client, live client.Reader, or
 		if len(deliveries) == 0 && t.Seq > order.Status.NotifiedSeq && inEtcd {
 			continue // its first delivery is still to come
 		}
+		of := redeliveryOf{eventID: event.ID, seq: t.Seq}
 		if name, ok := answered[event.ID]; ok {
-			names = append(names, name)
+			of.name = name
+			plan.events = append(plan.events, of)
 			continue
 		}
-		build := func(n int32) (*swapv1.WebhookDelivery, error) { return stamp(NewDelivery(order, event, n)) }
-		next := int32(1)
+		of.build = func(n int32) (*swapv1.WebhookDelivery, error) { return stamp(NewDelivery(order, event, n)) }
+		of.next = 1
 		if len(deliveries) > 0 {
 			orig, err := original(ctx, live, deliveries)
 			if err != nil {
-				return names, err
+				return RedeliveryPlan{}, err
 			}
-			build = func(n int32) (*swapv1.WebhookDelivery, error) { return stamp(Redeliver(orig, n)) }
-			next = NextRedelivery(deliveries)
+			of.build = func(n int32) (*swapv1.WebhookDelivery, error) { return stamp(Redeliver(orig, n)) }
+			of.next = NextRedelivery(deliveries)
 		}
-		fixed := ask.EventID != "" && ask.Redelivery > 0
-		if fixed {
-			next = ask.Redelivery
+		of.fixed = ask.EventID != "" && ask.Redelivery > 0
+		if of.fixed {
+			of.next = ask.Redelivery
 		}
-		d, err := CreateNumbered(ctx, c, next, fixed, build)
+		plan.events = append(plan.events, of)
+	}
+	if ask.EventID != "" && len(plan.events) == 0 {
+		return RedeliveryPlan{}, fmt.Errorf("%w: %s of order %s", ErrNoSuchEvent, ask.EventID, order.Spec.OrderID)
+	}
+	return plan, nil
+}
+
+// Create creates the planned deliveries and returns their names (those created before an
+// error with it).
+func (p RedeliveryPlan) Create(ctx context.Context, c client.Client) ([]string, error) {
+	var names []string
+	for _, of := range p.events {
+		if of.build == nil {
+			names = append(names, of.name)
+			continue
+		}
+		d, err := CreateNumbered(ctx, c, of.next, of.fixed, of.build)
 		if err != nil {
-			return names, fmt.Errorf("redelivering event %s (seq %d): %w", event.ID, t.Seq, err)
+			return names, fmt.Errorf("redelivering event %s (seq %d): %w", of.eventID, of.seq, err)
 		}
 		names = append(names, d.Name)
-	}
-	if ask.EventID != "" && len(names) == 0 {
-		return nil, fmt.Errorf("%w: %s of order %s", ErrNoSuchEvent, ask.EventID, order.Spec.OrderID)
 	}
 	return names, nil
 }

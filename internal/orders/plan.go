@@ -20,10 +20,37 @@ type Controls struct {
 	Review ReviewStep
 }
 
-// Capacity is what the pass holds of the reconciler's shared capacity.
+// Capacity is a share of the reconciler's capacity: what is on offer to a pass, and what
+// its plan takes.
 type Capacity struct {
-	// CreateSlot: a slot of the workers' deposit-creation share is held for this pass.
+	// CreateSlot: a slot of the workers' deposit-creation share.
 	CreateSlot bool
+}
+
+// Memory is what the reconciler remembers of an order between passes (in memory only), as
+// the pass read it.
+type Memory struct {
+	// Failures is the run of consecutive provider failures of the order, begun at
+	// FailingSince (zero: none).
+	Failures     int32
+	FailingSince time.Time
+	// EmitFailures is the run of consecutive failed webhook delivery creates.
+	EmitFailures int32
+	// Emitted is the seq up to which the order's webhook deliveries are known to exist
+	// beyond its stored notifiedSeq (0: none known).
+	Emitted int64
+}
+
+// State is everything a pass is planned from.
+type State struct {
+	Order    *swapv1.SwapOrder
+	Controls Controls
+	// Offer is the shared capacity free for the pass now.
+	Offer  Capacity
+	Memory Memory
+	// Archive says terminal orders are written to an archive (one is configured).
+	Archive bool
+	Now     time.Time
 }
 
 // Hold says why a pass takes no step now.
@@ -42,16 +69,29 @@ const (
 	HoldCreatesSaturated Hold = "creates_saturated"
 )
 
-// Decision is what one pass does: Step, unless Hold says why it waits.
+// Decision is what one pass does: Step, unless Hold says why it waits. Take is the shared
+// capacity the step needs (taken before it runs, given back when it ended); NotifiedSeq is
+// the order's notifiedSeq with what memory knows was emitted carried into it.
 type Decision struct {
-	Step Step
-	Hold Hold
+	Step        Step
+	Hold        Hold
+	Take        Capacity
+	NotifiedSeq int64
 }
 
-// Plan decides the pass of o at now: the step its status calls for (NextStep), turned and
-// held by the operator's controls and the capacity the pass holds. Every reason to do
-// something other than NextStep is an input here, so the whole choice is one table.
-func Plan(o *swapv1.SwapOrder, c Controls, capacity Capacity, now time.Time) Decision {
+// Plan decides the pass of s.Order: the step its status calls for (NextStep), turned and
+// held by the operator's controls, the capacity on offer and what memory knows was emitted.
+// Every reason to do something other than NextStep is an input here, so the choice of step,
+// hold and capacity is one table.
+func Plan(s State) Decision {
+	o := *s.Order
+	o.Status.NotifiedSeq = CarryNotified(&s.Order.Status, s.Memory.Emitted, s.Archive)
+	d := plan(&o, s.Controls, s.Offer, s.Now)
+	d.NotifiedSeq = o.Status.NotifiedSeq
+	return d
+}
+
+func plan(o *swapv1.SwapOrder, c Controls, offer Capacity, now time.Time) Decision {
 	if c.Resolve {
 		return Decision{Step: StepResolve}
 	}
@@ -73,22 +113,29 @@ func Plan(o *swapv1.SwapOrder, c Controls, capacity Capacity, now time.Time) Dec
 		(step == StepCreateDeposit || !c.PollNow) {
 		return Decision{Step: step, Hold: HoldPaused}
 	}
-	if step == StepCreateDeposit && !capacity.CreateSlot {
-		return Decision{Step: step, Hold: HoldCreatesSaturated}
+	if step == StepCreateDeposit {
+		if !offer.CreateSlot {
+			return Decision{Step: step, Hold: HoldCreatesSaturated}
+		}
+		return Decision{Step: step, Take: Capacity{CreateSlot: true}}
 	}
 	return Decision{Step: step}
+}
+
+// CarryNotified is the notifiedSeq a pass works with: the stored one, moved up to emitted
+// (the seq up to which the deliveries are known to exist) so it does not emit again and its
+// status write, if it makes one, records it. A terminal order without an archive has no
+// later write to carry it and keeps the stored one: StepEmit writes it.
+func CarryNotified(st *swapv1.SwapOrderStatus, emitted int64, archive bool) int64 {
+	if (st.Status.IsTerminal() && !archive) || emitted <= st.NotifiedSeq {
+		return st.NotifiedSeq
+	}
+	return min(emitted, st.LastSeq)
 }
 
 // callsProvider reports whether step asks the order's provider.
 func callsProvider(step Step) bool {
 	return step == StepCreateDeposit || step == StepPoll || step == StepForwardHint
-}
-
-// NeedsCreateSlot reports whether the pass of o under c may request its deposit address, so
-// takes a slot of the creation share before it is planned: not when a resolve, a pause or a
-// screening review decides the pass instead.
-func NeedsCreateSlot(o *swapv1.SwapOrder, c Controls) bool {
-	return NeedsAddress(o) && !c.Resolve && !c.Paused && (c.Review == ReviewNone || c.Review == ReviewApproved)
 }
 
 // NeedsAddress reports whether o's next provider step is the creation of its deposit

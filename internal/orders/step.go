@@ -9,12 +9,15 @@ import (
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 )
 
-// Step is the one thing a reconcile does.
+// Step is the one thing a reconcile does; the zero value is no step at all (a pass that
+// ended before it was planned).
 type Step int
 
 const (
+	// StepNone: nothing was planned.
+	StepNone Step = iota
 	// StepCreateDeposit asks the provider for a deposit address (new order).
-	StepCreateDeposit Step = iota
+	StepCreateDeposit
 	// StepEmit ensures webhook deliveries for transitions not yet notified.
 	StepEmit
 	// StepArchive writes a terminal order to the archive and marks it archived; the TTL
@@ -35,6 +38,8 @@ const (
 
 func (s Step) String() string {
 	switch s {
+	case StepNone:
+		return "None"
 	case StepCreateDeposit:
 		return "CreateDeposit"
 	case StepEmit:
