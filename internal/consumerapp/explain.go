@@ -14,27 +14,30 @@ type Problem struct {
 	Action  string `json:"action"`
 	// Field names the input at fault, when there is one.
 	Field string `json:"field,omitempty"`
-	// Limit is the bound an amount is outside of, when /v1 named it: the page states it in
-	// the asset's units at the amount field.
+	// Limit is the bound an amount is outside of (amount_too_low, amount_too_high): the page
+	// states it at the amount field, in the asset's units when /v1 named the number.
 	Limit *amountLimit `json:"limit,omitempty"`
 }
 
 // amountLimit is a route's minimum or maximum input, in the source asset's smallest unit.
 type amountLimit struct {
-	Kind   string `json:"kind"` // "minimum" or "maximum"
-	Amount string `json:"amount"`
+	Kind string `json:"kind"` // "minimum" or "maximum"
+	// Amount is empty when /v1 named no number as the limit: a route that refused the amount
+	// did not state its own, so any number the detail names is not the limit.
+	Amount string `json:"amount,omitempty"`
 }
 
-// limitDetail is how /v1 names the bound in an amount_too_low/amount_too_high detail.
+// limitDetail is how /v1 states the limit in an amount_too_low/amount_too_high detail.
 var limitDetail = regexp.MustCompile(`^(minimum|maximum) amount is ([0-9]+)\b`)
 
-// parseLimit reads the bound out of a /v1 detail; nil when it names none.
-func parseLimit(detail string) *amountLimit {
+// parseLimit is the limit of kind a /v1 detail states, with no amount when it states none
+// ("minimum amount is not stated by relay; route_A's minimum is 3333333333333334").
+func parseLimit(kind, detail string) *amountLimit {
 	m := limitDetail.FindStringSubmatch(detail)
-	if m == nil {
-		return nil
+	if m == nil || m[1] != kind {
+		return &amountLimit{Kind: kind}
 	}
-	return &amountLimit{Kind: m[1], Amount: m[2]}
+	return &amountLimit{Kind: kind, Amount: m[2]}
 }
 
 // explain turns a /v1 error (code and detail) into words for a person. status is the HTTP
@@ -44,10 +47,10 @@ func explain(code, detail string, status int) Problem {
 	switch code {
 	case "amount_too_low":
 		p.Message, p.Action = "This amount is below what the route can swap.", "Enter a larger amount."
-		p.Field, p.Limit = "amount", parseLimit(detail)
+		p.Field, p.Limit = "amount", parseLimit("minimum", detail)
 	case "amount_too_high":
 		p.Message, p.Action = "This amount is more than the route can swap right now.", "Enter a smaller amount, or split it into several swaps."
-		p.Field, p.Limit = "amount", parseLimit(detail)
+		p.Field, p.Limit = "amount", parseLimit("maximum", detail)
 	case "no provider supports this pair":
 		p.Message, p.Action = "No route swaps these two assets at the moment.", "Pick another asset to receive."
 	case "unknown originAsset/destinationAsset":

@@ -69,23 +69,45 @@ func TestSameOrigin(t *testing.T) {
 
 func TestParseLimit(t *testing.T) {
 	tests := []struct {
-		detail string
-		want   *amountLimit
+		kind, detail string
+		want         amountLimit
 	}{
-		{"minimum amount is 3333333333333334 (route_A)", &amountLimit{Kind: "minimum", Amount: "3333333333333334"}},
-		{"maximum amount is 5000000000", &amountLimit{Kind: "maximum", Amount: "5000000000"}},
-		{"minimum amount is 10 (order ord_x failed)", &amountLimit{Kind: "minimum", Amount: "10"}},
-		{"below the provider's minimum", nil},
-		{"minimum amount is 12abc", nil},
-		{"", nil},
+		{"minimum", "minimum amount is 3333333333333334 (route_A)", amountLimit{Kind: "minimum", Amount: "3333333333333334"}},
+		{"maximum", "maximum amount is 5000000000", amountLimit{Kind: "maximum", Amount: "5000000000"}},
+		{"minimum", "minimum amount is 10 (order ord_x failed)", amountLimit{Kind: "minimum", Amount: "10"}},
+		// A route that did not state its minimum: another's number is not the limit.
+		{"minimum", "minimum amount is not stated by relay; route_A's minimum is 3333333333333334", amountLimit{Kind: "minimum"}},
+		{"maximum", "maximum amount is not stated by relay; route_B's maximum is 7", amountLimit{Kind: "maximum"}},
+		{"minimum", "minimum amount is not stated by relay", amountLimit{Kind: "minimum"}},
+		{"minimum", "below the provider's minimum", amountLimit{Kind: "minimum"}},
+		{"minimum", "minimum amount is 12abc", amountLimit{Kind: "minimum"}},
+		{"minimum", "maximum amount is 12", amountLimit{Kind: "minimum"}},
+		{"maximum", "", amountLimit{Kind: "maximum"}},
 	}
 	for _, tt := range tests {
-		got := parseLimit(tt.detail)
-		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
-			t.Errorf("parseLimit(%q) = %+v, want %+v", tt.detail, got, tt.want)
+		if got := parseLimit(tt.kind, tt.detail); got == nil || *got != tt.want {
+			t.Errorf("parseLimit(%q, %q) = %+v, want %+v", tt.kind, tt.detail, got, tt.want)
 		}
 	}
-	if p := explain("amount_too_low", "minimum amount is 7 (route_B)", 400); p.Field != "amount" || p.Limit == nil || p.Limit.Amount != "7" {
-		t.Errorf("explain: %+v, want the amount field and its minimum", p)
+}
+
+func TestExplainAmountLimits(t *testing.T) {
+	tests := []struct {
+		code, detail string
+		want         amountLimit
+	}{
+		{"amount_too_low", "minimum amount is 7 (route_B)", amountLimit{Kind: "minimum", Amount: "7"}},
+		{"amount_too_low", "minimum amount is not stated by relay; route_A's minimum is 3333333333333334", amountLimit{Kind: "minimum"}},
+		{"amount_too_high", "maximum amount is not stated by relay", amountLimit{Kind: "maximum"}},
+		{"amount_too_high", "maximum amount is 5000 (route_B)", amountLimit{Kind: "maximum", Amount: "5000"}},
+	}
+	for _, tt := range tests {
+		p := explain(tt.code, tt.detail, 400)
+		if p.Field != "amount" || p.Limit == nil || *p.Limit != tt.want {
+			t.Errorf("explain(%q, %q) = %+v (limit %+v), want the amount field and %+v", tt.code, tt.detail, p, p.Limit, tt.want)
+		}
+	}
+	if p := explain("no provider supports this pair", "", 404); p.Field != "" || p.Limit != nil {
+		t.Errorf("explain(unsupported pair) = %+v, want no field and no limit", p)
 	}
 }

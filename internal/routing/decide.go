@@ -2,7 +2,10 @@ package routing
 
 import (
 	"cmp"
+	"fmt"
 	"math/big"
+	"slices"
+	"strings"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -73,9 +76,9 @@ func parseAmount(s string) (*big.Int, bool) {
 // win over an unsupported pair, which wins over any other refusal, which wins over upstream
 // errors and timeouts (retry later). Among amount_too_low errors the lowest minimum wins, among
 // amount_too_high the highest maximum: the limit that is easiest to satisfy; a provider that
-// does not state its limit wins over any stated one, which it may undercut. Remaining ties go
-// to the lower provider id. With no errors either, no provider was asked because none routes
-// the pair: KindUnsupportedPair with NoProviderDetail.
+// does not state its limit wins over any stated one, which it may undercut, and its detail says
+// so (see unstatedLimit). Remaining ties go to the lower provider id. With no errors either, no
+// provider was asked because none routes the pair: KindUnsupportedPair with NoProviderDetail.
 func (r Result) Failure() *provider.Error {
 	if r.Best != nil || len(r.Candidates) > 0 {
 		return nil
@@ -90,10 +93,44 @@ func (r Result) Failure() *provider.Error {
 			chosen = e
 		}
 	}
-	if chosen == nil {
+	switch {
+	case chosen == nil:
 		return &provider.Error{Kind: provider.KindUnsupportedPair, Detail: NoProviderDetail}
+	case (chosen.Err.Kind == provider.KindAmountTooLow || chosen.Err.Kind == provider.KindAmountTooHigh) && stated(chosen.Err.Limit) == 0:
+		return r.unstatedLimit(chosen.Err)
 	}
 	return chosen.Err
+}
+
+// unstatedLimit is the failure when the provider that won it refused the amount without
+// stating its limit: no number is the limit then, so the detail names the providers that did
+// not state theirs and the easiest limit another provider stated, a bound known to be enough
+// ("minimum amount is not stated by relay; route_A's minimum is 3333333333333334") but not
+// the limit itself.
+func (r Result) unstatedLimit(won *provider.Error) *provider.Error {
+	which := "minimum"
+	if won.Kind == provider.KindAmountTooHigh {
+		which = "maximum"
+	}
+	var silent []string
+	var best *ProviderError
+	for i := range r.Errors {
+		e := &r.Errors[i]
+		switch {
+		case e.Err == nil || e.Err.Kind != won.Kind:
+		case stated(e.Err.Limit) == 0:
+			silent = append(silent, string(e.ProviderID))
+		case best == nil || compareFailures(e, best) < 0:
+			best = e
+		}
+	}
+	slices.Sort(silent)
+	out := *won
+	out.Detail = fmt.Sprintf("%s amount is not stated by %s", which, strings.Join(silent, ", "))
+	if best != nil {
+		out.Detail += fmt.Sprintf("; %s's %s is %s", best.ProviderID, which, best.Err.Limit)
+	}
+	return &out
 }
 
 // failureRank orders kinds by how much they tell the caller; higher is more telling.

@@ -105,12 +105,21 @@ func TestFailure(t *testing.T) {
 		{name: "two maximums: the highest, compared as integers",
 			result:   Result{Errors: []ProviderError{perr(A, provider.KindAmountTooHigh, "900"), perr(B, provider.KindAmountTooHigh, "1000")}},
 			wantKind: provider.KindAmountTooHigh, wantFrom: B, wantLimit: "1000"},
-		{name: "a minimum not stated wins: the stated one may not be the lowest",
-			result:   Result{Errors: []ProviderError{perr(A, provider.KindAmountTooLow, "7"), perr(B, provider.KindAmountTooLow, "")}},
-			wantKind: provider.KindAmountTooLow, wantFrom: B, wantLimit: ""},
-		{name: "a maximum not stated wins: the stated one may not be the highest",
-			result:   Result{Errors: []ProviderError{perr(A, provider.KindAmountTooHigh, "7"), perr(B, provider.KindAmountTooHigh, "")}},
-			wantKind: provider.KindAmountTooHigh, wantFrom: B, wantLimit: ""},
+		{name: "a minimum not stated wins: the stated one may not be the lowest, so it is named as another's",
+			result: Result{Errors: []ProviderError{perr(A, provider.KindAmountTooLow, "7"), perr(B, provider.KindAmountTooLow, ""),
+				perr(C, provider.KindAmountTooLow, "5")}},
+			wantKind: provider.KindAmountTooLow, wantFrom: B, wantLimit: "",
+			wantDetail: "minimum amount is not stated by route_B; route_C's minimum is 5"},
+		{name: "a maximum not stated wins: the stated one may not be the highest, so it is named as another's",
+			result: Result{Errors: []ProviderError{perr(A, provider.KindAmountTooHigh, "7"), perr(B, provider.KindAmountTooHigh, ""),
+				perr(C, provider.KindUnsupportedPair, "")}},
+			wantKind: provider.KindAmountTooHigh, wantFrom: B, wantLimit: "",
+			wantDetail: "maximum amount is not stated by route_B; route_A's maximum is 7"},
+		{name: "no minimum stated: every provider that did not state it is named, and no number",
+			result: Result{Errors: []ProviderError{perr(C, provider.KindAmountTooLow, ""), perr(A, provider.KindTimeout, ""),
+				perr(B, provider.KindAmountTooLow, "")}},
+			wantKind: provider.KindAmountTooLow, wantFrom: B, wantLimit: "",
+			wantDetail: "minimum amount is not stated by route_B, route_C"},
 		{name: "same kind: lower provider id",
 			result:   Result{Errors: []ProviderError{perr(B, provider.KindTimeout, ""), perr(A, provider.KindTimeout, "")}},
 			wantKind: provider.KindTimeout, wantFrom: A},
@@ -128,7 +137,7 @@ func TestFailure(t *testing.T) {
 				t.Fatal("Failure() = nil")
 			}
 			if got.Kind != tt.wantKind || got.Provider != tt.wantFrom || got.Limit != tt.wantLimit || (tt.wantDetail != "" && got.Detail != tt.wantDetail) {
-				t.Errorf("Failure() = %+v, want kind %v from %q limit %q", got, tt.wantKind, tt.wantFrom, tt.wantLimit)
+				t.Errorf("Failure() = %+v, want kind %v from %q limit %q detail %q", got, tt.wantKind, tt.wantFrom, tt.wantLimit, tt.wantDetail)
 			}
 		})
 	}

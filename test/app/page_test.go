@@ -23,6 +23,7 @@ import (
 const (
 	eth          = "eip155:1/slip44:60"
 	sol          = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501"
+	tronUSDT     = "tron:0x2b6653dc/trc20:TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
 	ethAddress   = "0x1111111111111111111111111111111111111111"
 	solAddress   = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 	pageLoadWait = 2 * time.Minute
@@ -392,26 +393,48 @@ var _ = Describe("the swap page", func() {
 		p.waitForQuote(p.text("#to-token .token-sym"))
 	})
 
-	It("states the minimum at the amount field, names the same cause in the rates, and clears it once the amount is fixed", func() {
+	It("says at the amount field that no route takes the amount, names the same cause in the rates, and clears it once the amount is fixed", func() {
+		// Relay refuses 0.000001 ETH without stating its minimum, which is below route_A's and
+		// route_B's stated ones: no number is the minimum, so the page names none.
 		p := newPage("minimum", 1280, 900)
 		p.pickToken("from", "eth", eth)
 		p.pickToken("to", "sol", sol)
 		p.typeInto("#amount", "0.000001")
-		Eventually(func() string { return p.text("#amount-msg") }).Should(MatchRegexp(`^Minimum 0\.00\d+ ETH$`))
-		minimum := p.text("#amount-msg")
+		Eventually(func() string { return p.text("#amount-msg") }).Should(Equal("Amount too low for every route"))
 		Expect(eval[string](p, `document.querySelector('#amount').getAttribute('aria-invalid')`)).To(Equal("true"))
-		Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("SOL: "+minimum), "the rates box names the same cause")
+		Eventually(func() string { return p.text("#rates") }).Should(ContainSubstring("SOL: Amount too low for every route"), "the rates box names the same cause")
 		Expect(p.text("#rates")).NotTo(ContainSubstring("no route"))
+		Expect(p.text("#rates")).NotTo(ContainSubstring("Minimum"), "no route's stated minimum is offered as the minimum")
 		Expect(p.text("#error")).To(BeEmpty(), "the amount's problem is at the amount, not at the top")
 		Expect(p.text("#order-btn")).To(Equal("Amount below the minimum"))
-		p.noAxeViolations("an amount below the minimum")
+		Expect(eval[bool](p, `document.querySelector('#order-btn').disabled`)).To(BeTrue())
+		p.noAxeViolations("an amount below every route's minimum")
 		p.screenshot("1-below")
 
-		p.typeInto("#amount", "0.1")
+		// 0.001 ETH (about $3) is below route_A's stated minimum (0.003334 ETH) but Relay takes
+		// it: that minimum would have been false.
+		p.typeInto("#amount", "0.001")
 		p.waitForQuote("SOL")
 		Expect(p.text("#amount-msg")).To(BeEmpty(), "the message goes once the amount is fixed")
 		Expect(p.text("#error")).To(BeEmpty())
 		Expect(eval[string](p, `String(document.querySelector('#amount').getAttribute('aria-invalid'))`)).To(Equal("null"))
+	})
+
+	It("states the minimum at the amount field when every route states its own, and that amount is enough", func() {
+		// Relay does not route USDT on Tron; route_A (from $10) and route_B (from $20) state
+		// their minimums, so the lowest is the minimum.
+		p := newPage("stated-minimum", 1280, 900)
+		p.pickToken("from", "eth", eth)
+		p.pickToken("to", "usdt", tronUSDT)
+		p.typeInto("#amount", "0.000001")
+		Eventually(func() string { return p.text("#amount-msg") }).Should(Equal("Minimum 0.003334 ETH"), "route_A's $10 at $3,000, rounded up")
+		Expect(p.text("#error")).To(BeEmpty())
+		Expect(p.text("#order-btn")).To(Equal("Amount below the minimum"))
+		p.screenshot("1-below-stated")
+
+		p.typeInto("#amount", "0.003334")
+		p.waitForQuote("USDT")
+		Expect(p.text("#amount-msg")).To(BeEmpty(), "the minimum stated is an amount a route takes")
 	})
 
 	It("says what is wrong with an address for the wrong chain and creates no order", func() {

@@ -342,13 +342,21 @@ var _ = Describe("A partner's journey", func() {
 	})
 
 	DescribeTable("answers dry quotes it cannot route with the contract's errors",
-		func(origin, destination, amount string, code string) {
+		func(origin, destination, amount string, code, detail string) {
 			r := dryQuote(origin, destination, amount, "")
 			Expect(r.JSON400).NotTo(BeNil(), "%d %s", r.StatusCode(), r.Body)
 			Expect(r.JSON400.Error).To(BeEquivalentTo(code))
+			Expect(r.JSON400.Detail).To(HaveValue(MatchRegexp(detail)))
 		},
-		Entry("too low an amount", ethETH, solSOL, "500000000000000", "amount_too_low"), // $1.50: below Relay's $2, the lowest minimum
-		Entry("too high an amount", ethETH, solSOL, "1000000000000000000000", "amount_too_high"),
+		// $1.50: below Relay's $2, the lowest minimum, which Relay does not state: route_A's $10
+		// is named as route_A's, not as the minimum.
+		Entry("too low an amount", ethETH, solSOL, "500000000000000", "amount_too_low",
+			`^minimum amount is not stated by relay; route_A's minimum is 3333333333333334$`),
+		Entry("too high an amount", ethETH, solSOL, "1000000000000000000000", "amount_too_high",
+			`^maximum amount is not stated by relay; route_B's maximum is [0-9]+$`),
+		// Relay does not route USDT on Tron: every provider asked states its minimum.
+		Entry("too low an amount where every provider states its minimum", ethETH, tronUSDT, "1000", "amount_too_low",
+			`^minimum amount is 3333333333333334 \(route_A\)$`),
 	)
 })
 

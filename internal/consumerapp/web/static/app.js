@@ -85,9 +85,12 @@ function duration(seconds) {
   return `about ${Math.round(seconds / 60)} min`;
 }
 
-// limitText states a route's bound in the source asset's units: "Minimum 0.003334 ETH"
+// limitText states the routes' bound in the source asset's units: "Minimum 0.003334 ETH"
 // (rounded up, so the amount shown is always enough) or "Maximum 12.5 ETH" (rounded down).
+// Without an amount a route refused it without stating its limit, so no number is the bound:
+// it says only that no route takes the amount.
 function limitText(limit, assetId) {
+  if (!limit.amount) return `Amount too ${limit.kind === 'minimum' ? 'low' : 'high'} for every route`;
   if (limit.kind === 'minimum') return `Minimum ${amountText(limit.amount, assetId, 'up')}`;
   return `Maximum ${amountText(limit.amount, assetId, 'down')}`;
 }
@@ -400,7 +403,8 @@ async function createOrder(ev) {
     state.router.navigate(orderPath(order.id));
   } catch (e) {
     if (e.problem?.field && $(`${e.problem.field}-msg`)) {
-      setFieldProblem(e.problem.field, e.problem.limit ? limitText(e.problem.limit, state.from.assetId) : e.problem.message);
+      // The order was for one route: without its number, the message says that route refused.
+      setFieldProblem(e.problem.field, e.problem.limit?.amount ? limitText(e.problem.limit, state.from.assetId) : e.problem.message);
       $(e.problem.field).focus();
     } else showError(e);
   } finally {
