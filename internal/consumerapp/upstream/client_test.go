@@ -40,8 +40,8 @@ func answers(t *testing.T, statuses ...int) (*httptest.Server, *atomic.Int32) {
 	return srv, &calls
 }
 
-// orderJSON is the body every attempt of the order below sends.
-const orderJSON = `{"amount":"1","destinationAsset":"b","originAsset":"a","providerId":"route_A","recipient":"r","sender":"s"}`
+// orderJSON is the body every attempt of the order below sends (fields in the document's order).
+const orderJSON = `{"originAsset":"a","destinationAsset":"b","amount":"1","sender":"s","recipient":"r","providerId":"route_A"}`
 
 // createOrder creates an order through the generated client with retrier, keyed for retries.
 func createOrder(ctx context.Context, t *testing.T, srv *httptest.Server, retrier *Retrier) (*client.CreateOrderResponse, error) {
