@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -30,6 +31,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/resilience"
@@ -103,6 +105,9 @@ type SwapOrderReconciler struct {
 	// Health, when set, is the providers' circuit breakers (the RoutingProvider reconciler's):
 	// an outage is timed from the later of the order's failures and the provider's.
 	Health *health.Tracker
+	// Settlements, when set, measures each provider's orders as they end (from deposit seen
+	// to outcome, and whether it was SUCCESS); ProviderCallsPublisher publishes it.
+	Settlements *callstats.Window
 	// CreateBound is how long a new order may wait for its deposit address; then it is
 	// FAILED NoDepositAddress (no address was ever shown for it).
 	CreateBound time.Duration
@@ -460,6 +465,7 @@ func (r *SwapOrderReconciler) write(ctx context.Context, p *orderPass) error {
 		for _, t := range p.transitions {
 			r.recordTransition(order, t)
 		}
+		r.recordSettlement(order, p.transitions)
 		r.recordPause(order, &p.orig)
 	}
 	return nil
@@ -531,6 +537,17 @@ func (r *SwapOrderReconciler) recordTransition(order *swapv1.SwapOrder, t swapv1
 	r.Recorder.Eventf(order, nil, kind, orders.CamelStatus(t.Status), "Transition",
 		"%s -> %s: %s", from, t.Status, t.Reason)
 	r.metrics.transitions.WithLabelValues(from, string(t.Status)).Inc()
+}
+
+// recordSettlement counts the order in its provider's settlements when one of the persisted
+// transitions ended it after a deposit: the write that ends an order happens once.
+func (r *SwapOrderReconciler) recordSettlement(order *swapv1.SwapOrder, persisted []swapv1.StatusTransition) {
+	if r.Settlements == nil || !slices.ContainsFunc(persisted, func(t swapv1.StatusTransition) bool { return t.Status.IsTerminal() }) {
+		return
+	}
+	if took, succeeded, ok := orders.Settlement(order); ok {
+		r.Settlements.Record(order.Spec.ProviderID, callstats.Settlement, took, !succeeded)
+	}
 }
 
 // providerFor returns the order's provider entry. A provider that is not configured (the

@@ -329,6 +329,9 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	// What this process measured of its provider calls: the frontend answers GET
 	// /v1/providers with its quotes' share, the controllers publish theirs to status.calls.
 	calls := &callstats.Window{}
+	// The order reconciler's measure of settled orders, published beside the calls: the
+	// frontends' speed and reliability preferences read it from status.calls.settlement.
+	settlements := &callstats.Window{Bounds: &callstats.SettleBounds}
 	providers := &controllers.RoutingProviderReconciler{
 		Recorder:  recorder(controllers.RoutingProviderEventSource),
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
@@ -355,7 +358,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err := (&controllers.PartnerReconciler{Tiers: tierTable}).SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
-		if err := mgr.Add(&controllers.ProviderCallsPublisher{Client: mgr.GetClient(), Calls: calls}); err != nil {
+		if err := mgr.Add(&controllers.ProviderCallsPublisher{Client: mgr.GetClient(), Calls: calls, Settlements: settlements}); err != nil {
 			return nil, err
 		}
 		orders := &controllers.SwapOrderReconciler{
@@ -368,6 +371,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			WatchBound:              o.OrderWatchBound,
 			ProviderIssueAfter:      o.ProviderIssueAfter,
 			Health:                  breakers,
+			Settlements:             settlements,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
 			Metrics:                 o.Metrics,
