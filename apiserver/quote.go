@@ -15,7 +15,10 @@ import (
 type quoteResponse struct {
 	Candidates []swapv1.QuoteCandidate `json:"candidates"`
 	Best       *swapv1.QuoteCandidate  `json:"best"`
-	Errors     []providerError         `json:"errors"`
+	// BestChosenBy is the preference that chose best: the one asked for, or price when the
+	// providers' measurements cannot decide (routing.Choose).
+	BestChosenBy routing.Preference `json:"bestChosenBy"`
+	Errors       []providerError    `json:"errors"`
 }
 
 type providerError struct {
@@ -25,7 +28,7 @@ type providerError struct {
 }
 
 func newQuoteResponse(res routing.Result) quoteResponse {
-	out := quoteResponse{Candidates: res.Candidates, Best: res.Best, Errors: []providerError{}}
+	out := quoteResponse{Candidates: res.Candidates, Best: res.Best, BestChosenBy: res.BestBy, Errors: []providerError{}}
 	if out.Candidates == nil {
 		out.Candidates = []swapv1.QuoteCandidate{}
 	}
@@ -58,7 +61,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.dry() {
-		res, err := s.countedQuote(r.Context(), p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo))
+		res, err := s.countedQuote(r.Context(), p.Partner, req.providerRequest(req.Sender, req.Recipient, req.RefundTo), req.Preference)
 		if err != nil {
 			return err
 		}
@@ -73,7 +76,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	canonical, _ := json.Marshal(req)
 	order, err := s.openOrder(r, newOrder{
 		swapFields: req.swapFields, sender: req.Sender, recipient: req.Recipient, refundTo: req.RefundTo,
-		clientReference: req.ClientReference, quoteID: req.QuoteID,
+		clientReference: req.ClientReference, quoteID: req.QuoteID, preference: req.Preference,
 		canonical: append([]byte("POST /v1/quote\n"), canonical...),
 	})
 	if err != nil {
@@ -85,14 +88,14 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// countedQuote asks the router within partner's monthly quota; the quote counts unless no
-// provider answered.
-func (s *Server) countedQuote(ctx context.Context, partner *swapv1.Partner, req provider.QuoteRequest) (routing.Result, error) {
+// countedQuote asks the router within partner's monthly quota and chooses the best candidate
+// for pref; the quote counts unless no provider answered.
+func (s *Server) countedQuote(ctx context.Context, partner *swapv1.Partner, req provider.QuoteRequest, pref routing.Preference) (routing.Result, error) {
 	settle, err := s.reserveQuota(ctx, partner, 1)
 	if err != nil {
 		return routing.Result{}, err
 	}
 	res := s.opts.Router.Quote(ctx, req)
 	settle(answered(res))
-	return res, nil
+	return res, s.choose(ctx, &res, pref, req.SwapType)
 }

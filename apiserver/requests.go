@@ -8,6 +8,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
 // Request bodies and their validation. Validation is pure: it checks shapes and fills
@@ -94,6 +95,8 @@ type quoteRequest struct {
 	ClientReference string `json:"clientReference,omitempty"`
 	// QuoteID binds dry:false to a candidate of an earlier dry quote (its provider and bound).
 	QuoteID string `json:"quoteId,omitempty"`
+	// Preference is what best is chosen for; "" (price) when absent or price.
+	Preference routing.Preference `json:"preference,omitempty"`
 }
 
 // orderRequest is the body of POST /v1/order.
@@ -248,7 +251,23 @@ func (q *quoteRequest) validate() *apierror.Error {
 	if err := checkText("recipient", q.Recipient, required, maxAddressLen); err != nil {
 		return err
 	}
+	if err := checkPreference(&q.Preference); err != nil {
+		return err
+	}
 	return checkText("refundTo", q.RefundTo, false, maxAddressLen)
+}
+
+// checkPreference accepts routing's preferences and leaves price, the default, as "": a
+// dry:false retry with or without preference:price is the same request.
+func checkPreference(v *routing.Preference) *apierror.Error {
+	switch *v {
+	case "", routing.PreferPrice:
+		*v = ""
+	case routing.PreferSpeed, routing.PreferReliability:
+	default:
+		return apierror.Invalid("preference", "must be price, speed or reliability")
+	}
+	return nil
 }
 
 func (o *orderRequest) validate() *apierror.Error {
