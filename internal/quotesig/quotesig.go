@@ -57,36 +57,34 @@ func Message(response []byte) (string, error) {
 	return base58.Encode(sum[:]), nil
 }
 
-// signedJSON is the serialized object 1Click hashes.
+// signedJSON is the serialized object 1Click hashes: the signed fields picked from the
+// response in one pass of a streaming decoder, merged as the SDK merges them, and written in
+// their sorted order.
 func signedJSON(response []byte) ([]byte, error) {
-	var top struct {
-		QuoteRequest map[string]json.RawMessage `json:"quoteRequest"`
-		Quote        map[string]json.RawMessage `json:"quote"`
-		Timestamp    json.RawMessage            `json:"timestamp"`
-	}
-	if err := json.Unmarshal(response, &top); err != nil {
+	var r picked
+	if err := r.read(response); err != nil {
 		return nil, fmt.Errorf("quote response: %w", err)
 	}
-	signed := map[string]json.RawMessage{}
-	pick := func(from map[string]json.RawMessage, names []string, onlyTruthy bool) {
+	var signed fieldSet
+	pick := func(from *fieldSet, names []int, onlyTruthy bool) {
 		for _, n := range names {
-			if v, ok := from[n]; ok && (!onlyTruthy || truthy(v)) {
-				signed[n] = v
+			if v, ok := from.get(n); ok && (!onlyTruthy || truthy(v)) {
+				signed.set(n, v)
 			} else {
-				delete(signed, n) // the SDK's undefined still replaces a value merged before
+				signed.clear(n) // the SDK's undefined still replaces a value merged before
 			}
 		}
 	}
-	pick(top.QuoteRequest, requestAlways, false)
-	pick(top.QuoteRequest, requestIfTruthy, true)
-	pick(top.Quote, quoteAlways, false)
-	if !truthy(top.QuoteRequest["dry"]) {
-		pick(top.Quote, quoteBound, true)
+	pick(&r.request, requestAlwaysIdx, false)
+	pick(&r.request, requestIfTruthyIdx, true)
+	pick(&r.quote, quoteAlwaysIdx, false)
+	if dry, _ := r.request.get(nameIndex["dry"]); !truthy(dry) {
+		pick(&r.quote, quoteBoundIdx, true)
 	}
-	if top.Timestamp != nil {
-		signed["timestamp"] = top.Timestamp
+	if r.hasTimestamp {
+		signed.set(nameIndex["timestamp"], r.timestamp)
 	}
-	return canonicalObject(signed)
+	return signed.appendCanonical(make([]byte, 0, 1024))
 }
 
 // Sign signs response (a QuoteResponse body whose signature is not yet set) and returns
