@@ -91,12 +91,14 @@ type picked struct {
 	request, quote fieldSet
 	timestamp      jsontext.Value
 	hasTimestamp   bool
+	// signature is the response's signature field ("" when absent or not a string).
+	signature string
 	// buf holds copies of the values kept; it only grows, so a value kept stays valid.
 	buf []byte
 }
 
-// read decodes response, keeping the fields of quoteRequest and quote that may be signed and
-// the timestamp, skipping everything else. As JSON.parse does, a repeated name's last value
+// read decodes a quote response, keeping the fields of quoteRequest and quote that may be
+// signed, the timestamp and the signature, skipping everything else. As JSON.parse does, a repeated name's last value
 // counts, and invalid UTF-8 is read (and later written) as U+FFFD.
 func (p *picked) read(response []byte) error {
 	p.buf = make([]byte, 0, len(response)/2)
@@ -111,14 +113,22 @@ func (p *picked) read(response []byte) error {
 			v, err := d.ReadValue()
 			p.timestamp, p.hasTimestamp = p.keep(v), true
 			return err
+		case "signature":
+			v, err := d.ReadValue()
+			p.signature = ""
+			if err == nil && v.Kind() == '"' {
+				s, _ := jsontext.AppendUnquote(nil, v)
+				p.signature = string(s)
+			}
+			return err
 		}
 		return d.SkipValue()
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("quote response: %w", err)
 	}
 	if _, err := d.ReadToken(); err != io.EOF {
-		return errors.New("data after the top-level object")
+		return errors.New("quote response: data after the top-level object")
 	}
 	return nil
 }

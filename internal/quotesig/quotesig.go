@@ -14,7 +14,6 @@ package quotesig
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -49,7 +48,15 @@ var ErrInvalid = errors.New("quote signature does not verify")
 // Message is what 1Click signs for a QuoteResponse (the JSON body as received): the base58
 // SHA-256 of the signed fields.
 func Message(response []byte) (string, error) {
-	canonical, err := signedJSON(response)
+	var r picked
+	if err := r.read(response); err != nil {
+		return "", err
+	}
+	return r.message()
+}
+
+func (r *picked) message() (string, error) {
+	canonical, err := r.signedJSON()
 	if err != nil {
 		return "", err
 	}
@@ -57,14 +64,9 @@ func Message(response []byte) (string, error) {
 	return base58.Encode(sum[:]), nil
 }
 
-// signedJSON is the serialized object 1Click hashes: the signed fields picked from the
-// response in one pass of a streaming decoder, merged as the SDK merges them, and written in
-// their sorted order.
-func signedJSON(response []byte) ([]byte, error) {
-	var r picked
-	if err := r.read(response); err != nil {
-		return nil, fmt.Errorf("quote response: %w", err)
-	}
+// signedJSON is the serialized object 1Click hashes: the signed fields, merged as the SDK
+// merges them, written in their sorted order.
+func (r *picked) signedJSON() ([]byte, error) {
 	var signed fieldSet
 	pick := func(from *fieldSet, names []int, onlyTruthy bool) {
 		for _, n := range names {
@@ -100,17 +102,15 @@ func Sign(key ed25519.PrivateKey, response []byte) (string, error) {
 // Verify checks the signature of response (a QuoteResponse body as received) with key;
 // every failure, a malformed signature included, wraps ErrInvalid.
 func Verify(key ed25519.PublicKey, response []byte) error {
-	var top struct {
-		Signature string `json:"signature"`
-	}
-	if err := json.Unmarshal(response, &top); err != nil {
+	var r picked
+	if err := r.read(response); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	sig, err := decode(top.Signature)
+	sig, err := decode(r.signature)
 	if err != nil || len(sig) != ed25519.SignatureSize {
-		return fmt.Errorf("%w: signature %q is not an ed25519 signature", ErrInvalid, top.Signature)
+		return fmt.Errorf("%w: signature %q is not an ed25519 signature", ErrInvalid, r.signature)
 	}
-	msg, err := Message(response)
+	msg, err := r.message()
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
