@@ -335,7 +335,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	providers := &controllers.RoutingProviderReconciler{
 		Recorder:  recorder(controllers.RoutingProviderEventSource),
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
-		HTTPClient: providerHTTPClient(),
+		HTTPClient: ProviderHTTPClient(),
 		// Each process judges providers from its own calls: quotes skip a failing provider
 		// fast, orders keep their status while it fails.
 		Health: breakers,
@@ -689,11 +689,12 @@ func liveOrders() labels.Selector {
 
 func ptr[T any](v T) *T { return &v }
 
-// providerHTTPClient is shared by every provider adapter. Go's default transport keeps two
-// idle connections per host, so concurrent quotes and polls would dial (and tear down) a TCP
-// connection for almost every call; the benchmark profile showed 20 % of CPU doing that.
+// ProviderHTTPClient is the client every provider adapter shares (the benchmarks' direct
+// baselines use one like it). Go's default transport keeps two idle connections per host,
+// so concurrent quotes and polls would dial (and tear down) a TCP connection for almost
+// every call; the benchmark profile showed 20 % of CPU doing that.
 // Timeouts are per call, from the RoutingProvider, through the request context.
-func providerHTTPClient() *http.Client {
+func ProviderHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 512
 	t.MaxIdleConnsPerHost = 256
