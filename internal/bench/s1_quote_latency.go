@@ -13,7 +13,10 @@ import (
 // unchanged), then each provider directly through its adapter at the same concurrency. The
 // figures are the frontend's p50 (p99) with three providers divided by the slowest
 // provider's p50 (p99) of the same round, and the frontend's p50 with three providers
-// divided by its p50 with two: what one more route costs a quote.
+// divided by its p50 with two: what one more route costs a quote. A last measurement asks
+// the three providers at once directly (the simulator's share of a frontend quote, whose
+// three calls compete for the same cores): the frontend's p50 divided by its p50 is what
+// the frontend itself adds.
 const injectedLatency = 50 * time.Millisecond
 
 var latencyConcurrency = []int{1, 16, 64}
@@ -22,10 +25,10 @@ func (h *harness) quoteLatency(ctx context.Context, s *Scenario) error {
 	h.setQuoteLatency(injectedLatency)
 	defer h.setQuoteLatency(0)
 	feDur, dirDur := h.cfg.sized(2*time.Second, 500*time.Millisecond), h.cfg.sized(time.Second, 300*time.Millisecond)
-	s.Setup = fmt.Sprintf("%d rounds per concurrency; a round is %s of frontend quotes (closed loop) with the %d providers, %s with relay disabled (two providers), then %s against each provider directly; injected latency %s on every provider's quote call",
-		h.cfg.Rounds, feDur, len(quoteProviders), feDur, dirDur, injectedLatency)
+	s.Setup = fmt.Sprintf("%d rounds per concurrency; a round is %s of frontend quotes (closed loop) with the %d providers, %s with relay disabled (two providers), then %s against each provider directly and %s against the three at once; injected latency %s on every provider's quote call",
+		h.cfg.Rounds, feDur, len(quoteProviders), feDur, dirDur, dirDur, injectedLatency)
 	for _, c := range latencyConcurrency {
-		var p50, p99, added, fe50, fe99, two50, d50, d99 []float64
+		var p50, p99, added, own, fe50, fe99, two50, d50, d99, all50 []float64
 		for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
 			fe := Closed(ctx, c, feDur, 0, h.frontendQuote)
 			if err := h.setRelayEnabled(ctx, false); err != nil {
@@ -42,6 +45,8 @@ func (h *harness) quoteLatency(ctx context.Context, s *Scenario) error {
 				notes = append(notes, errNote("direct "+string(id), d))
 				slow50, slow99 = math.Max(slow50, PercentileMs(d.Latencies, 50)), math.Max(slow99, PercentileMs(d.Latencies, 99))
 			}
+			all := Closed(ctx, c, dirDur, 0, h.directFanOut())
+			notes = append(notes, errNote("direct, the three at once", all))
 			for _, n := range notes {
 				if n != "" {
 					s.note("concurrency %d: %s", c, n)
@@ -51,7 +56,9 @@ func (h *harness) quoteLatency(ctx context.Context, s *Scenario) error {
 			p50 = append(p50, Ratio(f50, slow50))
 			p99 = append(p99, Ratio(f99, slow99))
 			added = append(added, Ratio(f50, t50))
-			fe50, fe99, two50, d50, d99 = append(fe50, f50), append(fe99, f99), append(two50, t50), append(d50, slow50), append(d99, slow99)
+			a50 := PercentileMs(all.Latencies, 50)
+			own = append(own, Ratio(f50, a50))
+			fe50, fe99, two50, d50, d99, all50 = append(fe50, f50), append(fe99, f99), append(two50, t50), append(d50, slow50), append(d99, slow99), append(all50, a50)
 		}
 		s.add(fmt.Sprintf("c=%d: frontend p50 ÷ slowest provider p50", c), p50, AtMost(1.05))
 		s.add(fmt.Sprintf("c=%d: frontend p99 ÷ slowest provider p99", c), p99, AtMost(1.15))
@@ -59,6 +66,8 @@ func (h *harness) quoteLatency(ctx context.Context, s *Scenario) error {
 		s.info(fmt.Sprintf("c=%d: frontend p50 / p99", c), fmt.Sprintf("ms (p99 %.1f ms)", Median(fe99)), fe50)
 		s.info(fmt.Sprintf("c=%d: frontend p50 with two providers", c), "ms", two50)
 		s.info(fmt.Sprintf("c=%d: slowest provider direct p50 / p99", c), fmt.Sprintf("ms (p99 %.1f ms)", Median(d99)), d50)
+		s.info(fmt.Sprintf("c=%d: the three providers called directly at once, p50", c), "ms", all50)
+		s.info(fmt.Sprintf("c=%d: frontend p50 ÷ the three called directly at once", c), "", own)
 		s.Curve = append(s.Curve, CurvePoint{Concurrency: c, FrontendP50: Median(fe50), FrontendP99: Median(fe99), DirectP50: Median(d50), DirectP99: Median(d99)})
 	}
 	return ctx.Err()

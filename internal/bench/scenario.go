@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -137,6 +138,24 @@ func (h *harness) directQuote(id swapv1.ProviderID) Op {
 			OriginAsset: ethETH, DestinationAsset: solSOL, Amount: pointOneETH, SwapType: swapv1.ExactInput,
 		})
 		return err
+	}
+}
+
+// directFanOut asks every quote provider at once through its adapter and waits for all: the
+// simulator's share of a frontend quote, without the frontend.
+func (h *harness) directFanOut() Op {
+	ops := make([]Op, len(quoteProviders))
+	for i, id := range quoteProviders {
+		ops[i] = h.directQuote(id)
+	}
+	return func(ctx context.Context, worker, i int) error {
+		errs := make([]error, len(ops))
+		var wg sync.WaitGroup
+		for j, op := range ops {
+			wg.Go(func() { errs[j] = op(ctx, worker, i) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
 	}
 }
 
