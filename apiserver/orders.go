@@ -18,6 +18,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/orderdisplay"
 	"github.com/swaprouter/swaprouter/internal/orderid"
+	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
 // POST /v1/order → 201 with the order record once the provider issued the deposit address, 202
@@ -59,7 +60,9 @@ type newOrder struct {
 	swapFields
 	sender, recipient, refundTo string
 	// providerID is the provider the partner named; "" lets a fresh quote choose.
-	providerID      swapv1.ProviderID
+	providerID swapv1.ProviderID
+	// preference is what that fresh quote chooses for ("": price).
+	preference      routing.Preference
 	clientReference string
 	// quoteID binds the order to an accepted candidate of a dry quote ("" when none).
 	quoteID string
@@ -119,7 +122,7 @@ func (s *Server) bindProvider(ctx context.Context, partner *swapv1.Partner, n ne
 	case n.providerID != "":
 		return nil
 	}
-	res, err := s.countedQuote(ctx, partner, n.providerRequest(n.sender, n.recipient, n.refundTo))
+	res, err := s.countedQuote(ctx, partner, n.providerRequest(n.sender, n.recipient, n.refundTo), n.preference)
 	if err != nil {
 		return err
 	}

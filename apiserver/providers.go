@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	providermetrics "github.com/swaprouter/swaprouter/internal/provider/metrics"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
+	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
 // Provider statuses of GET /v1/providers.
@@ -120,6 +122,11 @@ func judgeProvider(rp *swapv1.RoutingProvider, quotes callstats.Tally) wire.Prov
 	all := quotes
 	if c := rp.Status.Calls; c != nil {
 		h.DepositAddressLatencyMs = wireLatency(c.DepositAddressLatency)
+		if s := c.Settlement; s != nil && s.Orders > 0 {
+			rate := float64(s.Succeeded) / float64(s.Orders)
+			h.SettledOrders, h.OrderSuccessRate = s.Orders, &rate
+			h.SettleTimeSeconds = &wire.SettlePercentiles{P50: s.Seconds.P50, P95: s.Seconds.P95}
+		}
 		all.Calls += c.Calls
 		all.Failed += c.Failed
 		if c.FirstFailure != nil && (all.FirstFailure.IsZero() || c.FirstFailure.Time.Before(all.FirstFailure)) {
@@ -129,29 +136,84 @@ func judgeProvider(rp *swapv1.RoutingProvider, quotes callstats.Tally) wire.Prov
 	if rate, ok := all.SuccessRate(); ok {
 		h.SuccessRate = &rate
 	}
+	if reason, since, down := unavailability(rp); down {
+		h.Status, h.Reason, h.Since = ProviderUnavailable, optional(reason), optionalTime(since)
+		return h
+	}
+	if all.Calls >= minCallsForRate && *h.SuccessRate < degradedBelow {
+		h.Status, h.Reason = ProviderDegraded, optional(reasonCallsFailing)
+		h.Since = optionalTime(&metav1.Time{Time: all.FirstFailure})
+		return h
+	}
+	ready := meta.FindStatusCondition(rp.Status.Conditions, swapv1.ConditionReady)
+	available := meta.FindStatusCondition(rp.Status.Conditions, swapv1.ConditionAvailable)
+	h.Status, h.Since = ProviderAvailable, optionalTime(&ready.LastTransitionTime)
+	if available != nil && available.LastTransitionTime.After(ready.LastTransitionTime.Time) {
+		h.Since = optionalTime(&available.LastTransitionTime)
+	}
+	return h
+}
+
+// unavailability is why rp is UNAVAILABLE and since when (nil: not known): not probed yet,
+// not Ready (disabled, failing its probe, a duplicate id…), or held back by its breaker.
+// down is false for a provider that is available.
+func unavailability(rp *swapv1.RoutingProvider) (reason string, since *metav1.Time, down bool) {
 	ready := meta.FindStatusCondition(rp.Status.Conditions, swapv1.ConditionReady)
 	available := meta.FindStatusCondition(rp.Status.Conditions, swapv1.ConditionAvailable)
 	switch {
 	case ready == nil:
-		h.Status, h.Reason = ProviderUnavailable, optional(reasonNotProbedYet)
+		return reasonNotProbedYet, nil, true
 	case ready.Status != metav1.ConditionTrue:
-		h.Status, h.Reason, h.Since = ProviderUnavailable, optional(ready.Reason), optionalTime(&ready.LastTransitionTime)
+		return ready.Reason, &ready.LastTransitionTime, true
 	case available != nil && available.Status != metav1.ConditionTrue:
 		reason := available.Reason
 		if reason == health.ReasonDegraded {
 			reason = reasonProviderFailing
 		}
-		h.Status, h.Reason, h.Since = ProviderUnavailable, optional(reason), optionalTime(&available.LastTransitionTime)
-	case all.Calls >= minCallsForRate && *h.SuccessRate < degradedBelow:
-		h.Status, h.Reason = ProviderDegraded, optional(reasonCallsFailing)
-		h.Since = optionalTime(&metav1.Time{Time: all.FirstFailure})
-	default:
-		h.Status, h.Since = ProviderAvailable, optionalTime(&ready.LastTransitionTime)
-		if available != nil && available.LastTransitionTime.After(ready.LastTransitionTime.Time) {
-			h.Since = optionalTime(&available.LastTransitionTime)
+		return reason, &available.LastTransitionTime, true
+	}
+	return "", nil, false
+}
+
+// standing is what the frontend knows of each provider beyond its quote: why GET
+// /v1/providers reports it UNAVAILABLE, and its settled orders.
+type standing struct {
+	unavailable map[swapv1.ProviderID]string
+	measured    map[swapv1.ProviderID]routing.Record
+}
+
+// providerStanding reads every provider's standing from the RoutingProviders (the cache).
+func (s *Server) providerStanding(ctx context.Context) (standing, error) {
+	var list swapv1.RoutingProviderList
+	// Read only: the cache's objects, not copies of them, on every quote.
+	if err := s.opts.Client.List(ctx, &list, client.InNamespace(s.opts.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return standing{}, err
+	}
+	st := standing{unavailable: map[swapv1.ProviderID]string{}, measured: map[swapv1.ProviderID]routing.Record{}}
+	for _, rp := range servingProviders(list.Items) {
+		id := rp.Spec.ProviderID
+		if reason, _, down := unavailability(rp); down {
+			st.unavailable[id] = reason
+		}
+		if c := rp.Status.Calls; c != nil && c.Settlement != nil {
+			st.measured[id] = routing.Record{Settled: c.Settlement.Orders, Succeeded: c.Settlement.Succeeded,
+				SettleP50: time.Duration(c.Settlement.Seconds.P50) * time.Second}
 		}
 	}
-	return h
+	return st, nil
+}
+
+// choose settles res's best for pref (routing.Result.Choose) with the providers' standing.
+func (s *Server) choose(ctx context.Context, res *routing.Result, pref routing.Preference, swapType swapv1.SwapType) error {
+	if len(res.Candidates) == 0 {
+		return nil
+	}
+	st, err := s.providerStanding(ctx)
+	if err != nil {
+		return err
+	}
+	res.Choose(pref, swapType, st.unavailable, st.measured)
+	return nil
 }
 
 func wireLatency(l *swapv1.LatencyPercentiles) *wire.LatencyPercentiles {

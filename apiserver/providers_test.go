@@ -74,7 +74,8 @@ func TestProvidersListsEachProviderOnceWithItsMeasurements(t *testing.T) {
 	a := routingProvider("route_A", condition(swapv1.ConditionReady, metav1.ConditionTrue, "AssetsListed", probedAt))
 	a.Spec.DisplayName, a.Spec.Protocol = "NEAR Intents", swapv1.ProtocolOneClick
 	a.Status.Calls = &swapv1.ProviderCallSummary{Window: metav1.Duration{Duration: time.Hour}, Calls: 3,
-		DepositAddressLatency: &swapv1.LatencyPercentiles{P50: 250, P95: 1000}}
+		DepositAddressLatency: &swapv1.LatencyPercentiles{P50: 250, P95: 1000},
+		Settlement:            &swapv1.SettlementSummary{Orders: 8, Succeeded: 6, Seconds: swapv1.LatencyPercentiles{P50: 60, P95: 300}}}
 	b := routingProvider("route_B", condition(swapv1.ConditionReady, metav1.ConditionFalse, "ProviderUnavailable", changedAt))
 	b.Spec.Protocol = swapv1.ProtocolChannel
 	duplicate := routingProvider("route_A", condition(swapv1.ConditionReady, metav1.ConditionFalse, "DuplicateProviderID", changedAt))
@@ -87,10 +88,12 @@ func TestProvidersListsEachProviderOnceWithItsMeasurements(t *testing.T) {
 		t.Fatalf("providers %+v, want route_A and route_B once each", got)
 	}
 	if a := got[0]; a.DisplayName != "NEAR Intents" || !a.SignsQuotes || a.Status != ProviderAvailable || a.QuoteLatencyMs == nil || a.QuoteLatencyMs.P95 != 50 ||
-		a.DepositAddressLatencyMs.P50 != 250 || *a.SuccessRate != 1 || *a.AssetsUpdatedAt != "2026-03-10T11:00:00Z" || a.Window != "1h" {
+		a.DepositAddressLatencyMs.P50 != 250 || *a.SuccessRate != 1 || *a.AssetsUpdatedAt != "2026-03-10T11:00:00Z" || a.Window != "1h" ||
+		a.SettledOrders != 8 || *a.OrderSuccessRate != 0.75 || *a.SettleTimeSeconds != (wire.SettlePercentiles{P50: 60, P95: 300}) {
 		t.Errorf("route_A %+v", a)
 	}
-	if b := got[1]; b.DisplayName != "route_B" || b.SignsQuotes || b.Status != ProviderUnavailable || *b.Reason != "ProviderUnavailable" || b.QuoteLatencyMs != nil {
+	if b := got[1]; b.DisplayName != "route_B" || b.SignsQuotes || b.Status != ProviderUnavailable || *b.Reason != "ProviderUnavailable" || b.QuoteLatencyMs != nil ||
+		b.SettledOrders != 0 || b.OrderSuccessRate != nil || b.SettleTimeSeconds != nil {
 		t.Errorf("route_B %+v", b)
 	}
 	expectError(t, h.do(req{method: "GET", path: "/v1/providers", noAuth: true}), "unauthorized")

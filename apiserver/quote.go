@@ -13,10 +13,12 @@ import (
 	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
-// newQuoteResponse is the dry quote answer: every candidate, the best, and per-provider
-// failures.
+// newQuoteResponse is the dry quote answer: every candidate, the best, the preference that
+// chose it (the one asked for, or price when the providers' measurements cannot decide:
+// routing.Choose), and per-provider failures.
 func newQuoteResponse(res routing.Result) wire.QuoteResponse {
-	out := wire.QuoteResponse{Candidates: wireCandidates(res.Candidates), Errors: []wire.ProviderError{}}
+	out := wire.QuoteResponse{Candidates: wireCandidates(res.Candidates), Errors: []wire.ProviderError{},
+		BestChosenBy: wire.Preference(res.BestBy)}
 	if res.Best != nil {
 		out.Best = wireCandidate(*res.Best)
 	}
@@ -50,7 +52,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if dryQuote(&req) {
-		res, err := s.countedQuote(r.Context(), p.Partner, f.providerRequest(deref(req.Sender), deref(req.Recipient), deref(req.RefundTo)))
+		res, err := s.countedQuote(r.Context(), p.Partner, f.providerRequest(deref(req.Sender), deref(req.Recipient), deref(req.RefundTo)), preferenceOf(&req))
 		if err != nil {
 			return err
 		}
@@ -65,7 +67,7 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	canonical, _ := json.Marshal(req)
 	order, err := s.openOrder(r, newOrder{
 		swapFields: f, sender: deref(req.Sender), recipient: deref(req.Recipient), refundTo: deref(req.RefundTo),
-		clientReference: deref(req.ClientReference), quoteID: deref(req.QuoteID),
+		clientReference: deref(req.ClientReference), quoteID: deref(req.QuoteID), preference: preferenceOf(&req),
 		canonical: append([]byte("POST /v1/quote\n"), canonical...),
 	})
 	if err != nil {
@@ -77,14 +79,14 @@ func (s *Server) quote(w http.ResponseWriter, r *http.Request) error {
 	return writeOrderAnswer(w, order, wire.QuoteOrderResponse{Order: newOrderRecord(order), Quote: wireCandidate(*order.Spec.Quote)})
 }
 
-// countedQuote asks the router within partner's monthly quota; the quote counts unless no
-// provider answered.
-func (s *Server) countedQuote(ctx context.Context, partner *swapv1.Partner, req provider.QuoteRequest) (routing.Result, error) {
+// countedQuote asks the router within partner's monthly quota and chooses the best candidate
+// for pref; the quote counts unless no provider answered.
+func (s *Server) countedQuote(ctx context.Context, partner *swapv1.Partner, req provider.QuoteRequest, pref routing.Preference) (routing.Result, error) {
 	settle, err := s.reserveQuota(ctx, partner, 1)
 	if err != nil {
 		return routing.Result{}, err
 	}
 	res := s.opts.Router.Quote(ctx, req)
 	settle(answered(res))
-	return res, nil
+	return res, s.choose(ctx, &res, pref, req.SwapType)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
@@ -101,6 +104,8 @@ func TestQuoteInvalidRequests(t *testing.T) {
 		{"unknown field", with(quoteBody(true), "colour", "red"), "", apierror.InvalidRequest, "colour"},
 		{"field name in another case", with(with(quoteBody(true), "amount", nil), "Amount", "1000"), "", apierror.InvalidRequest, "Amount"},
 		{"bad swapType", with(quoteBody(true), "swapType", "EXACT"), "", apierror.InvalidRequest, "swapType"},
+		{"unknown preference", with(quoteBody(true), "preference", "cheapest"), "", apierror.InvalidRequest, "preference"},
+		{"preference in another case", with(quoteBody(true), "preference", "Speed"), "", apierror.InvalidRequest, "preference"},
 		{"slippage too high", with(quoteBody(true), "slippageToleranceBps", 10001), "", apierror.InvalidRequest, "slippageToleranceBps"},
 		{"slippage fractional", with(quoteBody(true), "slippageToleranceBps", 1.5), "", apierror.InvalidRequest, "slippageToleranceBps"},
 		{"dry not boolean", with(quoteBody(true), "dry", "yes"), "", apierror.InvalidRequest, "dry"},
@@ -210,5 +215,65 @@ func TestQuoteQuota(t *testing.T) {
 	h.now = h.now.AddDate(0, 1, 0)
 	if rec := h.do(q); rec.Code != 200 {
 		t.Errorf("April: %d", rec.Code)
+	}
+}
+
+// The preference chooses best from what the controllers measured (status.calls.settlement);
+// without enough of it price chooses, and the answer says so. A provider GET /v1/providers
+// reports UNAVAILABLE is never best.
+func TestQuotePreference(t *testing.T) {
+	ready := condition(swapv1.ConditionReady, metav1.ConditionTrue, "AssetsListed", probedAt)
+	settled := func(rp *swapv1.RoutingProvider, orders, succeeded, p50 int64) *swapv1.RoutingProvider {
+		rp.Status.Calls = &swapv1.ProviderCallSummary{Window: metav1.Duration{Duration: time.Hour},
+			Settlement: &swapv1.SettlementSummary{Orders: orders, Succeeded: succeeded, Seconds: swapv1.LatencyPercentiles{P50: p50, P95: p50}}}
+		return rp
+	}
+	// route_B pays 950 and settles in 10 minutes, all of its orders; route_A pays 900 and
+	// settles in 30 s, 7 of its 10 orders.
+	a := settled(routingProvider(swapv1.ProviderRouteA, ready), 10, 7, 30)
+	b := settled(routingProvider(swapv1.ProviderRouteB, ready), 10, 10, 600)
+	h := newHarness(t, a, b)
+	type answer struct {
+		Best         *swapv1.QuoteCandidate `json:"best"`
+		BestChosenBy string                 `json:"bestChosenBy"`
+		Errors       []map[string]any       `json:"errors"`
+	}
+	for _, tt := range []struct {
+		preference any // nil: absent
+		best       swapv1.ProviderID
+		by         string
+	}{
+		{nil, swapv1.ProviderRouteB, "price"},
+		{"price", swapv1.ProviderRouteB, "price"},
+		{"speed", swapv1.ProviderRouteA, "speed"},
+		{"reliability", swapv1.ProviderRouteB, "reliability"},
+	} {
+		got := decode[answer](t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(true), "preference", tt.preference)}), 200)
+		if got.Best == nil || got.Best.ProviderID != tt.best || got.BestChosenBy != tt.by {
+			t.Errorf("preference %v: best %+v by %q, want %s by %s", tt.preference, got.Best, got.BestChosenBy, tt.best, tt.by)
+		}
+	}
+
+	// Too few settled orders of route_A: price chooses, and says so.
+	base := a.DeepCopy()
+	a.Status.Calls.Settlement.Orders, a.Status.Calls.Settlement.Succeeded = 4, 4
+	if err := h.client.Patch(context.Background(), a, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	got := decode[answer](t, h.do(req{method: "POST", path: "/v1/quote", body: with(quoteBody(true), "preference", "speed")}), 200)
+	if got.Best == nil || got.Best.ProviderID != swapv1.ProviderRouteB || got.BestChosenBy != "price" {
+		t.Errorf("4 settled orders of route_A: best %+v by %q, want route_B by price", got.Best, got.BestChosenBy)
+	}
+
+	// route_B's breaker holds its calls back: its quote is left out, listed among the errors.
+	base = b.DeepCopy()
+	meta.SetStatusCondition(&b.Status.Conditions, condition(swapv1.ConditionAvailable, metav1.ConditionFalse, "Degraded", changedAt))
+	if err := h.client.Patch(context.Background(), b, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	got = decode[answer](t, h.do(req{method: "POST", path: "/v1/quote", body: quoteBody(true)}), 200)
+	if got.Best == nil || got.Best.ProviderID != swapv1.ProviderRouteA || len(got.Errors) != 1 ||
+		got.Errors[0]["providerId"] != "route_B" || got.Errors[0]["detail"] != "GET /v1/providers reports it UNAVAILABLE (ProviderFailing)" {
+		t.Errorf("route_B unavailable: best %+v, errors %v; want route_A, route_B among the errors", got.Best, got.Errors)
 	}
 }

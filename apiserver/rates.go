@@ -82,11 +82,17 @@ func (s *Server) rates(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	settle(answered(slices.Collect(maps.Values(results))...))
+	st, err := s.providerStanding(r.Context())
+	if err != nil {
+		return err
+	}
 	for i := range entries {
 		if entries[i].Error != nil {
 			continue
 		}
 		res, ok := results[entries[i].To]
+		// Best is never a provider GET /v1/providers reports UNAVAILABLE.
+		res.Choose(routing.PreferPrice, base.SwapType, st.unavailable, nil)
 		switch {
 		case !ok && overCap[entries[i].To]:
 			entries[i].Error = apierror.Newf(apierror.QuotaExceeded, "monthly quote quota of %d reached; not priced", partner.Spec.MonthlyQuoteQuota)

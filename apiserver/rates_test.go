@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 )
 
@@ -113,5 +116,21 @@ func TestRatesCountTargetsAgainstQuota(t *testing.T) {
 	expectError(t, rec, apierror.QuotaExceeded)
 	if rec.Header().Get("Retry-After") == "" {
 		t.Error("no Retry-After")
+	}
+}
+
+// A rate's best, like a quote's, is never a provider GET /v1/providers reports UNAVAILABLE:
+// eth→usdc's best by price is route_B; with route_B's probe failing it is route_A.
+func TestRatesBestSkipsAnUnavailableProvider(t *testing.T) {
+	h := newHarness(t,
+		routingProvider(swapv1.ProviderRouteA, condition(swapv1.ConditionReady, metav1.ConditionTrue, "AssetsListed", probedAt)),
+		routingProvider(swapv1.ProviderRouteB, condition(swapv1.ConditionReady, metav1.ConditionFalse, "ProviderTimeout", changedAt)))
+	got := decode[struct {
+		Rates []struct {
+			Best *swapv1.QuoteCandidate `json:"best"`
+		} `json:"rates"`
+	}](t, h.do(req{method: "POST", path: "/v1/rates", body: map[string]any{"from": eth, "amount": "5000", "targets": []string{usdc}}}), 200)
+	if len(got.Rates) != 1 || got.Rates[0].Best == nil || got.Rates[0].Best.ProviderID != swapv1.ProviderRouteA {
+		t.Errorf("rates %+v, want route_A's candidate as best", got.Rates)
 	}
 }

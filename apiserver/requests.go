@@ -9,6 +9,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/address"
 	"github.com/swaprouter/swaprouter/internal/apierror"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/routing"
 )
 
 // Request bodies and their validation. The bodies are the types generated from the OpenAPI
@@ -216,7 +217,28 @@ func validateQuote(q *wire.QuoteRequest) (swapFields, *apierror.Error) {
 	if err := checkText("recipient", deref(q.Recipient), required, maxAddressLen); err != nil {
 		return f, err
 	}
+	if err := checkPreference(&q.Preference); err != nil {
+		return f, err
+	}
 	return f, checkText("refundTo", deref(q.RefundTo), false, maxAddressLen)
+}
+
+// checkPreference accepts routing's preferences and leaves price, the default, absent: a
+// dry:false retry with or without preference:price is the same request.
+func checkPreference(v **wire.Preference) *apierror.Error {
+	switch routing.Preference(deref(*v)) {
+	case "", routing.PreferPrice:
+		*v = nil
+	case routing.PreferSpeed, routing.PreferReliability:
+	default:
+		return apierror.Invalid("preference", "must be price, speed or reliability")
+	}
+	return nil
+}
+
+// preferenceOf is the quote's preference; "" is price.
+func preferenceOf(q *wire.QuoteRequest) routing.Preference {
+	return routing.Preference(deref(q.Preference))
 }
 
 // validateOrder checks a POST /v1/order body, normalizes it and returns its swap fields.
@@ -295,7 +317,7 @@ func swapType[T ~string](v *T) swapv1.SwapType {
 	return swapv1.SwapType(*v)
 }
 
-func deref(s *string) string {
+func deref[T ~string](s *T) T {
 	if s == nil {
 		return ""
 	}

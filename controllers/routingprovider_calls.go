@@ -29,6 +29,9 @@ var orderCalls = []string{providermetrics.CallAssets, providermetrics.CallCreate
 type ProviderCallsPublisher struct {
 	Client client.Client
 	Calls  *callstats.Window
+	// Settlements, when set, is the order reconciler's measure of settled orders
+	// (status.calls.settlement).
+	Settlements *callstats.Window
 	// Interval defaults to DefaultProviderCallsInterval.
 	Interval time.Duration
 }
@@ -58,7 +61,7 @@ func (p *ProviderCallsPublisher) publish(ctx context.Context) {
 	}
 	for i := range list.Items {
 		rp := &list.Items[i]
-		summary := callSummary(p.Calls, rp.Spec.ProviderID)
+		summary := callSummary(p.Calls, p.Settlements, rp.Spec.ProviderID)
 		if equality.Semantic.DeepEqual(rp.Status.Calls, summary) {
 			continue
 		}
@@ -70,15 +73,21 @@ func (p *ProviderCallsPublisher) publish(ctx context.Context) {
 	}
 }
 
-// callSummary is the status form of id's order calls in w; nil without calls.
-func callSummary(w *callstats.Window, id swapv1.ProviderID) *swapv1.ProviderCallSummary {
-	all := w.Tally(id, orderCalls...)
-	if all.Calls == 0 {
+// callSummary is the status form of id's order calls in calls and its settled orders in
+// settlements (nil: not measured); nil without either.
+func callSummary(calls, settlements *callstats.Window, id swapv1.ProviderID) *swapv1.ProviderCallSummary {
+	all := calls.Tally(id, orderCalls...)
+	var settled *swapv1.SettlementSummary
+	if settlements != nil {
+		settled = callstats.Settled(settlements.Tally(id, callstats.Settlement))
+	}
+	if all.Calls == 0 && settled == nil {
 		return nil
 	}
 	s := &swapv1.ProviderCallSummary{
 		Window: metav1.Duration{Duration: callstats.Span}, Calls: all.Calls, Failed: all.Failed,
-		DepositAddressLatency: callstats.Latency(w.Tally(id, providermetrics.CallCreateDeposit)),
+		DepositAddressLatency: callstats.Latency(calls.Tally(id, providermetrics.CallCreateDeposit)),
+		Settlement:            settled,
 	}
 	if !all.FirstFailure.IsZero() {
 		s.FirstFailure = &metav1.Time{Time: all.FirstFailure}

@@ -56,3 +56,25 @@ func TestProviderCallsPublisherWritesOnlyChanges(t *testing.T) {
 		t.Errorf("status.calls = %+v, want the 101 order calls (quotes are the frontend's), 1 failed, deposit latency 100 ms", s)
 	}
 }
+
+// Settled orders reach status.calls.settlement, even before the controllers made any call.
+func TestProviderCallsPublisherWritesSettlements(t *testing.T) {
+	rp := &swapv1.RoutingProvider{ObjectMeta: metav1.ObjectMeta{Name: "relay", Namespace: "ns"},
+		Spec: swapv1.RoutingProviderSpec{ProviderID: "relay"}}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(rp).WithStatusSubresource(rp).Build()
+	settlements := &callstats.Window{Bounds: &callstats.SettleBounds}
+	p := &ProviderCallsPublisher{Client: c, Calls: &callstats.Window{}, Settlements: settlements}
+	settlements.Record("relay", callstats.Settlement, 20*time.Second, false)
+	settlements.Record("relay", callstats.Settlement, 40*time.Second, false)
+	settlements.Record("relay", callstats.Settlement, 3*time.Minute, true)
+	p.publish(context.Background())
+
+	var got swapv1.RoutingProvider
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(rp), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := swapv1.SettlementSummary{Orders: 3, Succeeded: 2, Seconds: swapv1.LatencyPercentiles{P50: 60, P95: 180}}
+	if s := got.Status.Calls; s == nil || s.Calls != 0 || s.Settlement == nil || *s.Settlement != want {
+		t.Errorf("status.calls = %+v, want no calls and settlement %+v", s, want)
+	}
+}

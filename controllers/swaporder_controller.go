@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -31,6 +32,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/parking"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/resilience"
@@ -107,6 +109,9 @@ type SwapOrderReconciler struct {
 	// Health, when set, is the providers' circuit breakers (the RoutingProvider reconciler's):
 	// an outage is timed from the later of the order's failures and the provider's.
 	Health *health.Tracker
+	// Settlements, when set, measures each provider's orders as they end (from deposit seen
+	// to outcome, and whether it was SUCCESS); ProviderCallsPublisher publishes it.
+	Settlements *callstats.Window
 	// CreateBound is how long a new order may wait for its deposit address; then it is
 	// FAILED NoDepositAddress (no address was ever shown for it).
 	CreateBound time.Duration
@@ -461,6 +466,7 @@ func (r *SwapOrderReconciler) report(p *orderPass) {
 	for _, t := range p.effect.transitions {
 		r.recordTransition(p.order, t)
 	}
+	r.recordSettlement(p.order, p.effect.transitions)
 	r.recordPause(p.order, &p.orig)
 	r.recordEvents(p.order, p.effect.events)
 }
@@ -518,6 +524,17 @@ func (r *SwapOrderReconciler) recordTransition(order *swapv1.SwapOrder, t swapv1
 	r.Recorder.Eventf(order, nil, kind, orders.CamelStatus(t.Status), "Transition",
 		"%s -> %s: %s", from, t.Status, t.Reason)
 	r.metrics.transitions.WithLabelValues(from, string(t.Status)).Inc()
+}
+
+// recordSettlement counts the order in its provider's settlements when one of the persisted
+// transitions ended it after a deposit: the write that ends an order happens once.
+func (r *SwapOrderReconciler) recordSettlement(order *swapv1.SwapOrder, persisted []swapv1.StatusTransition) {
+	if r.Settlements == nil || !slices.ContainsFunc(persisted, func(t swapv1.StatusTransition) bool { return t.Status.IsTerminal() }) {
+		return
+	}
+	if took, succeeded, ok := orders.Settlement(order); ok {
+		r.Settlements.Record(order.Spec.ProviderID, callstats.Settlement, took, !succeeded)
+	}
 }
 
 // providerMissing decides a step whose provider is not configured (the providers are

@@ -24,6 +24,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/index"
 	"github.com/swaprouter/swaprouter/internal/orders"
 	"github.com/swaprouter/swaprouter/internal/provider"
+	"github.com/swaprouter/swaprouter/internal/provider/callstats"
 	"github.com/swaprouter/swaprouter/internal/provider/health"
 	"github.com/swaprouter/swaprouter/internal/providerset"
 	"github.com/swaprouter/swaprouter/internal/resilience"
@@ -120,7 +121,8 @@ func newUnitRig(t *testing.T, objs ...client.Object) *unitRig {
 	set := providerset.New()
 	set.Put(swapv1.ProviderRouteA, providerset.Entry{Provider: rig.p, Enabled: true, PollMin: 10 * time.Second, PollMax: 15 * time.Second})
 	rig.r = &SwapOrderReconciler{Client: c, Scheme: c.Scheme(), Recorder: rig.rec, Providers: set,
-		Now: func() time.Time { return rig.now }, Rand: func() float64 { return 0.4 }}
+		Now: func() time.Time { return rig.now }, Rand: func() float64 { return 0.4 },
+		Settlements: &callstats.Window{Bounds: &callstats.SettleBounds, Now: func() time.Time { return rig.now }}}
 	rig.r.applyDefaults()
 	return rig
 }
@@ -244,13 +246,24 @@ func TestUnitDepositAddressThenLifecycle(t *testing.T) {
 		}
 	}
 
+	// The provider settled it in two polls (24 s) after the deposit was seen: counted once.
+	settled := func() *swapv1.SettlementSummary {
+		return callstats.Settled(g.r.Settlements.Tally(swapv1.ProviderRouteA, callstats.Settlement))
+	}
+	if s := settled(); s == nil || s.Orders != 1 || s.Succeeded != 1 || s.Seconds.P50 != 30 {
+		t.Fatalf("settlement %+v, want one order, succeeded, in the 30 s bucket", s)
+	}
+
 	// Terminal is final: a provider changing its mind is never asked.
 	g.p.status = provider.Status{Status: swapv1.OrderRefunded}
 	polls := g.p.polls
-	g.now = g.now.Add(time.Hour)
+	g.now = g.now.Add(time.Minute)
 	g.step()
 	if g.p.polls != polls || g.order().Status.Status != swapv1.OrderSuccess {
 		t.Fatal("terminal order polled or changed")
+	}
+	if s := settled(); s == nil || s.Orders != 1 {
+		t.Fatalf("settlement %+v after another pass, want the order counted once", s)
 	}
 }
 
@@ -618,6 +631,9 @@ func TestUnitDepositExpires(t *testing.T) {
 	}
 	if got := g.history(); got != "1:PENDING:DepositAddressIssued 2:FAILED:DepositExpired" {
 		t.Fatalf("history %q", got)
+	}
+	if s := g.r.Settlements.Tally(swapv1.ProviderRouteA, callstats.Settlement); s.Calls != 0 {
+		t.Fatalf("an order that expired without a deposit counted in the provider's settlements: %+v", s)
 	}
 }
 

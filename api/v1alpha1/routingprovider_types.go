@@ -125,10 +125,26 @@ type ProviderCallSummary struct {
 	// DepositAddressLatency is how long deposit-address calls took; absent without any.
 	// +optional
 	DepositAddressLatency *LatencyPercentiles `json:"depositAddressLatency,omitempty"`
+	// Settlement is how the provider's orders that ended within Window after a deposit was
+	// seen settled; absent without any.
+	// +optional
+	Settlement *SettlementSummary `json:"settlement,omitempty"`
 }
 
-// LatencyPercentiles are call latencies in milliseconds, to the precision of the buckets
-// they were counted in.
+// SettlementSummary is what the controllers measured of a provider's settled orders: those
+// that ended (SUCCESS, REFUNDED or FAILED) after their deposit was seen.
+type SettlementSummary struct {
+	// Orders is the number of settled orders.
+	Orders int64 `json:"orders"`
+	// Succeeded counts those that ended SUCCESS.
+	Succeeded int64 `json:"succeeded"`
+	// Seconds is how long they took from the deposit seen (the order's first PROCESSING) to
+	// their outcome, in seconds, to the precision of the buckets they were counted in.
+	Seconds LatencyPercentiles `json:"seconds"`
+}
+
+// LatencyPercentiles are a median and a 95th percentile, to the precision of the buckets
+// they were counted in: milliseconds for call latencies, seconds for settlement.
 type LatencyPercentiles struct {
 	P50 int64 `json:"p50"`
 	P95 int64 `json:"p95"`

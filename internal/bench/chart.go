@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// WriteLatencyChart draws scenario 1's latency against concurrency (frontend and slower
+// WriteLatencyChart draws scenario 1's latency against concurrency (frontend and slowest
 // provider called directly, p50 and p99) as a PNG.
 func WriteLatencyChart(path string, curve []CurvePoint) error {
 	if len(curve) == 0 {
@@ -37,8 +37,8 @@ func WriteLatencyChart(path string, curve []CurvePoint) error {
 	}{
 		{"frontend p50", func(c CurvePoint) float64 { return c.FrontendP50 }, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, false},
 		{"frontend p99", func(c CurvePoint) float64 { return c.FrontendP99 }, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, true},
-		{"slower provider direct p50", func(c CurvePoint) float64 { return c.DirectP50 }, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, false},
-		{"slower provider direct p99", func(c CurvePoint) float64 { return c.DirectP99 }, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, true},
+		{"slowest provider direct p50", func(c CurvePoint) float64 { return c.DirectP50 }, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, false},
+		{"slowest provider direct p99", func(c CurvePoint) float64 { return c.DirectP99 }, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, true},
 	}
 	for _, s := range series {
 		pts := make(plotter.XYs, len(curve))

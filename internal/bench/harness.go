@@ -25,6 +25,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/provider"
 	"github.com/swaprouter/swaprouter/internal/provider/registry"
+	"github.com/swaprouter/swaprouter/internal/system"
 	swapclient "github.com/swaprouter/swaprouter/pkg/client"
 )
 
@@ -114,11 +115,14 @@ const (
 
 // harness is one running system and what the scenarios share.
 type harness struct {
-	cfg     Config
-	env     *devenv.Env
-	api     *APIClient
-	recv    *Receiver
-	direct  map[swapv1.ProviderID]provider.Provider
+	cfg    Config
+	env    *devenv.Env
+	api    *APIClient
+	recv   *Receiver
+	direct map[swapv1.ProviderID]provider.Provider
+	// relay is the RoutingProvider of the third quote provider (scenario 1 disables it for
+	// its two-provider figure).
+	relay   client.ObjectKey
 	pollMin time.Duration
 	pollMax time.Duration
 	hookSrv *http.Server
@@ -276,21 +280,25 @@ func (h *harness) start(ctx context.Context) error {
 	if err := h.env.Client.Create(ctx, namespaceObject(rawNamespace)); client.IgnoreAlreadyExists(err) != nil {
 		return err
 	}
-	// The direct baselines use the adapters the system uses, through the same registry.
+	// The direct baselines use the adapters the system uses, through the same registry and
+	// with a client like the system's (the default transport would dial a connection for
+	// most calls at concurrency 64).
 	h.direct = map[swapv1.ProviderID]provider.Provider{}
-	for id, proto := range map[swapv1.ProviderID]swapv1.ProviderProtocol{
-		swapv1.ProviderRouteA: swapv1.ProtocolOneClick, swapv1.ProviderRouteB: swapv1.ProtocolChannel,
-	} {
+	directClient := system.ProviderHTTPClient()
+	for id, proto := range protocols {
 		token := ""
 		if id == swapv1.ProviderRouteA {
 			token = routeAToken
 		}
 		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second,
-			QuoteSigningKey: env.Simulator.QuotePublicKey()})
+			QuoteSigningKey: env.Simulator.QuotePublicKey(), HTTPClient: directClient})
 		if err != nil {
 			return err
 		}
 		h.direct[id] = p
+	}
+	if err := h.ensureRelay(ctx); err != nil {
+		return err
 	}
 	var assets struct {
 		Assets []swapclient.Asset `json:"assets"`

@@ -194,7 +194,7 @@ func (h *harness) manyStreams(ctx context.Context, s *Scenario) error {
 	}
 	closed := func() bool { return h.eventStreamsOpen() == 0 }
 	waitFor(ctx, h.cfg.budget(30*time.Second), 50*time.Millisecond, closed)
-	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on both providers' quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, opened and each read by pkg/client's reader in a child process (the bench process holds only the server's side of each stream, as a frontend whose clients are other machines does; the memory and goroutines per stream are that side's; the CPU profile covers the first round's quotes with the streams open)",
+	s.Setup += fmt.Sprintf("; streams: after one unmeasured opening and closing of the streams, %d rounds of %s of dry quotes at concurrency %d (injected latency %s on every provider's quote call) without streams, then with %d idle streams of the bench partner open on the one frontend replica, opened and each read by pkg/client's reader in a child process (the bench process holds only the server's side of each stream, as a frontend whose clients are other machines does; the memory and goroutines per stream are that side's; the CPU profile covers the first round's quotes with the streams open)",
 		h.cfg.Rounds, dur, streamConcurrency, injectedLatency, n)
 	var ratio, without99, with99, rssPer, runtimePer, goroutinesPer []float64
 	for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {

@@ -7,10 +7,16 @@ import (
 	"time"
 )
 
-// Scenario 1: dry quotes with both providers answering after 50 ms of injected latency, at
-// concurrency 1, 16 and 64. Each round measures the frontend, then each provider directly
-// through its adapter at the same concurrency; the figure is the frontend's p50 (p99)
-// divided by the slower provider's p50 (p99) of the same round.
+// Scenario 1: dry quotes with every provider (route_A, route_B and relay) answering after
+// 50 ms of injected latency, at concurrency 1, 16 and 64. Each round measures the frontend
+// with the three providers, then with relay disabled (two providers, the slowest latency
+// unchanged), then each provider directly through its adapter at the same concurrency. The
+// figures are the frontend's p50 (p99) with three providers divided by the slowest
+// provider's p50 (p99) of the same round, and the frontend's p50 with three providers
+// divided by its p50 with two: what one more route costs a quote. A last measurement asks
+// the three providers at once directly (the simulator's share of a frontend quote, whose
+// three calls compete for the same cores): the frontend's p50 divided by its p50 is what
+// the frontend itself adds.
 const injectedLatency = 50 * time.Millisecond
 
 var latencyConcurrency = []int{1, 16, 64}
@@ -19,30 +25,49 @@ func (h *harness) quoteLatency(ctx context.Context, s *Scenario) error {
 	h.setQuoteLatency(injectedLatency)
 	defer h.setQuoteLatency(0)
 	feDur, dirDur := h.cfg.sized(2*time.Second, 500*time.Millisecond), h.cfg.sized(time.Second, 300*time.Millisecond)
-	s.Setup = fmt.Sprintf("%d rounds per concurrency; a round is %s of frontend quotes (closed loop) then %s against each provider directly; injected latency %s on both providers' quote call",
-		h.cfg.Rounds, feDur, dirDur, injectedLatency)
+	s.Setup = fmt.Sprintf("%d rounds per concurrency; a round is %s of frontend quotes (closed loop) with the %d providers, %s with relay disabled (two providers), then %s against each provider directly and %s against the three at once; injected latency %s on every provider's quote call",
+		h.cfg.Rounds, feDur, len(quoteProviders), feDur, dirDur, dirDur, injectedLatency)
 	for _, c := range latencyConcurrency {
-		var p50, p99, fe50, fe99, d50, d99 []float64
+		var p50, p99, added, own, fe50, fe99, two50, d50, d99, all50 []float64
 		for r := 0; r < h.cfg.Rounds && ctx.Err() == nil; r++ {
 			fe := Closed(ctx, c, feDur, 0, h.frontendQuote)
-			a := Closed(ctx, c, dirDur, 0, h.directQuote(providers[0]))
-			b := Closed(ctx, c, dirDur, 0, h.directQuote(providers[1]))
-			for _, n := range []string{errNote("frontend", fe), errNote("direct route_A", a), errNote("direct route_B", b)} {
+			if err := h.setRelayEnabled(ctx, false); err != nil {
+				return err
+			}
+			two := Closed(ctx, c, feDur, 0, h.frontendQuote)
+			if err := h.setRelayEnabled(ctx, true); err != nil {
+				return err
+			}
+			notes := []string{errNote("frontend", fe), errNote("frontend with two providers", two)}
+			var slow50, slow99 float64
+			for _, id := range quoteProviders {
+				d := Closed(ctx, c, dirDur, 0, h.directQuote(id))
+				notes = append(notes, errNote("direct "+string(id), d))
+				slow50, slow99 = math.Max(slow50, PercentileMs(d.Latencies, 50)), math.Max(slow99, PercentileMs(d.Latencies, 99))
+			}
+			all := Closed(ctx, c, dirDur, 0, h.directFanOut())
+			notes = append(notes, errNote("direct, the three at once", all))
+			for _, n := range notes {
 				if n != "" {
 					s.note("concurrency %d: %s", c, n)
 				}
 			}
-			slow50 := math.Max(PercentileMs(a.Latencies, 50), PercentileMs(b.Latencies, 50))
-			slow99 := math.Max(PercentileMs(a.Latencies, 99), PercentileMs(b.Latencies, 99))
-			f50, f99 := PercentileMs(fe.Latencies, 50), PercentileMs(fe.Latencies, 99)
+			f50, f99, t50 := PercentileMs(fe.Latencies, 50), PercentileMs(fe.Latencies, 99), PercentileMs(two.Latencies, 50)
 			p50 = append(p50, Ratio(f50, slow50))
 			p99 = append(p99, Ratio(f99, slow99))
-			fe50, fe99, d50, d99 = append(fe50, f50), append(fe99, f99), append(d50, slow50), append(d99, slow99)
+			added = append(added, Ratio(f50, t50))
+			a50 := PercentileMs(all.Latencies, 50)
+			own = append(own, Ratio(f50, a50))
+			fe50, fe99, two50, d50, d99, all50 = append(fe50, f50), append(fe99, f99), append(two50, t50), append(d50, slow50), append(d99, slow99), append(all50, a50)
 		}
-		s.add(fmt.Sprintf("c=%d: frontend p50 ÷ slower provider p50", c), p50, AtMost(1.05))
-		s.add(fmt.Sprintf("c=%d: frontend p99 ÷ slower provider p99", c), p99, AtMost(1.15))
+		s.add(fmt.Sprintf("c=%d: frontend p50 ÷ slowest provider p50", c), p50, AtMost(1.05))
+		s.add(fmt.Sprintf("c=%d: frontend p99 ÷ slowest provider p99", c), p99, AtMost(1.15))
+		s.add(fmt.Sprintf("c=%d: quote p50 with three providers ÷ with two", c), added, AtMost(1.05))
 		s.info(fmt.Sprintf("c=%d: frontend p50 / p99", c), fmt.Sprintf("ms (p99 %.1f ms)", Median(fe99)), fe50)
-		s.info(fmt.Sprintf("c=%d: slower provider direct p50 / p99", c), fmt.Sprintf("ms (p99 %.1f ms)", Median(d99)), d50)
+		s.info(fmt.Sprintf("c=%d: frontend p50 with two providers", c), "ms", two50)
+		s.info(fmt.Sprintf("c=%d: slowest provider direct p50 / p99", c), fmt.Sprintf("ms (p99 %.1f ms)", Median(d99)), d50)
+		s.info(fmt.Sprintf("c=%d: the three providers called directly at once, p50", c), "ms", all50)
+		s.info(fmt.Sprintf("c=%d: frontend p50 ÷ the three called directly at once", c), "", own)
 		s.Curve = append(s.Curve, CurvePoint{Concurrency: c, FrontendP50: Median(fe50), FrontendP99: Median(fe99), DirectP50: Median(d50), DirectP99: Median(d99)})
 	}
 	return ctx.Err()

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Scenario 6: POST /v1/rates with 50 targets while both providers answer after 50 ms; its
+// Scenario 6: POST /v1/rates with 50 targets while every provider answers after 50 ms; its
 // p50 divided by the p50 of a single dry quote, measured in alternating rounds, one request
 // at a time.
 const rateTargets = 50
@@ -34,7 +34,7 @@ func (h *harness) rates(ctx context.Context, s *Scenario) error {
 		s.note("the simulator's catalog has %d assets besides ETH; the 50 targets repeat them", distinct)
 	}
 	ratesDur, quoteDur := h.cfg.sized(4*time.Second, time.Second), h.cfg.sized(2*time.Second, 500*time.Millisecond)
-	s.Setup = fmt.Sprintf("%d rounds; a round is %s of rates requests (50 targets from ETH) then %s of single dry quotes, one request at a time; %s injected latency on both providers",
+	s.Setup = fmt.Sprintf("%d rounds; a round is %s of rates requests (50 targets from ETH) then %s of single dry quotes, one request at a time; %s injected latency on every provider",
 		h.cfg.Rounds, ratesDur, quoteDur, injectedLatency)
 	body := swapclient.RatesRequest{From: ethETH, Amount: pointOneETH, Targets: targets}
 	ratesOp := func(ctx context.Context, _, _ int) error {

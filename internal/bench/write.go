@@ -151,7 +151,7 @@ func (r *Report) Markdown(chart, analysis string) string {
 	}
 	p("\n## Method\n\n")
 	p("- Latency ratios (scenarios 1, 5, 6) compare percentiles (nearest rank) of two closed- or open-loop runs in the same round; throughput ratios (2, 3, 7) compare successful operations per second at the same concurrency.\n")
-	p("- Scenario 1's and 2's baseline is the slower of the two providers called directly through the same adapter code (`internal/provider/registry`) the frontend uses.\n")
+	p("- Scenario 1's and 2's baseline is the slowest of the three providers (route_A, route_B, relay) called directly through the same adapter code (`internal/provider/registry`) the frontend uses.\n")
 	p("- Scenario 4's CPU figure: the manager runs in the harness process, together with the simulator and the load generator. Process CPU time comes from `/proc/self/stat`; a CPU profile over the same window attributes samples by stack — simulator handlers and server-side HTTP connections (the frontend serves nothing then) to the simulator, `internal/bench` to the harness, the rest to the manager; GC and scheduler background work is shared out in proportion. RSS per 1,000 orders is the process RSS growth (after GC and returning freed memory to the OS) times the manager's share of the in-use heap growth (heap profiles attributed the same way).\n")
 	p("- Raw control-plane baselines (scenarios 3 and 7) write to a namespace the manager does not cache, so nothing reconciles them.\n")
 	if strings.TrimSpace(analysis) != "" {

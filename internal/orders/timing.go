@@ -135,3 +135,24 @@ func RetainUntil(st *swapv1.SwapOrderStatus, created time.Time, retention time.D
 	}
 	return at.Add(retention), true
 }
+
+// Settlement is how an order that ended settled, for its provider's measurements: the time
+// from its deposit seen (its first PROCESSING) to its outcome, and whether it ended SUCCESS.
+// ok is false for an order that has not ended, or ended without any sign of a deposit (it
+// expired, or was failed before one): there was nothing for the provider to settle. An order
+// seen going from PENDING straight to its outcome settled between two status polls; it
+// counts as took 0.
+func Settlement(o *swapv1.SwapOrder) (took time.Duration, succeeded, ok bool) {
+	st := &o.Status
+	end, ended := TerminalAt(st)
+	if !ended || !DepositEvidence(o) {
+		return 0, false, false
+	}
+	for _, t := range st.History {
+		if t.Status == swapv1.OrderProcessing {
+			took = max(end.Sub(t.At.Time), 0)
+			break
+		}
+	}
+	return took, st.Status == swapv1.OrderSuccess, true
+}

@@ -229,3 +229,37 @@ func TestRetainUntil(t *testing.T) {
 		t.Fatalf("without history RetainUntil = %v, %v; want creation + retention", got, ok)
 	}
 }
+
+func TestSettlement(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) metav1.Time { return metav1.NewTime(t0.Add(d)) }
+	order := func(steps ...swapv1.OrderStatus) *swapv1.SwapOrder {
+		o := &swapv1.SwapOrder{}
+		for i, s := range steps {
+			Apply(&o.Status, Change{s, fmt.Sprint("step ", i)}, at(time.Duration(i)*time.Minute))
+		}
+		return o
+	}
+	hinted := order(swapv1.OrderPending, swapv1.OrderFailed)
+	hinted.Spec.DepositHint = &swapv1.DepositHint{TxHash: "0xabc"}
+	for _, tt := range []struct {
+		name          string
+		order         *swapv1.SwapOrder
+		took          time.Duration
+		succeeded, ok bool
+	}{
+		{"still processing", order(swapv1.OrderPending, swapv1.OrderProcessing), 0, false, false},
+		{"success: deposit seen to outcome", order(swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderProcessing, swapv1.OrderSuccess), 2 * time.Minute, true, true},
+		{"refunded after processing", order(swapv1.OrderPending, swapv1.OrderProcessing, swapv1.OrderRefunded), time.Minute, false, true},
+		{"straight from pending: within one poll", order(swapv1.OrderPending, swapv1.OrderSuccess), 0, true, true},
+		{"expired without a deposit: not the provider's", order(swapv1.OrderPending, swapv1.OrderFailed), 0, false, false},
+		{"failed with a deposit shown", hinted, 0, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			took, succeeded, ok := Settlement(tt.order)
+			if took != tt.took || succeeded != tt.succeeded || ok != tt.ok {
+				t.Errorf("Settlement = %v, %v, %v; want %v, %v, %v", took, succeeded, ok, tt.took, tt.succeeded, tt.ok)
+			}
+		})
+	}
+}

@@ -14,7 +14,6 @@ package quotesig
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -49,7 +48,15 @@ var ErrInvalid = errors.New("quote signature does not verify")
 // Message is what 1Click signs for a QuoteResponse (the JSON body as received): the base58
 // SHA-256 of the signed fields.
 func Message(response []byte) (string, error) {
-	canonical, err := signedJSON(response)
+	var r picked
+	if err := r.read(response); err != nil {
+		return "", err
+	}
+	return r.message()
+}
+
+func (r *picked) message() (string, error) {
+	canonical, err := r.signedJSON()
 	if err != nil {
 		return "", err
 	}
@@ -57,36 +64,29 @@ func Message(response []byte) (string, error) {
 	return base58.Encode(sum[:]), nil
 }
 
-// signedJSON is the serialized object 1Click hashes.
-func signedJSON(response []byte) ([]byte, error) {
-	var top struct {
-		QuoteRequest map[string]json.RawMessage `json:"quoteRequest"`
-		Quote        map[string]json.RawMessage `json:"quote"`
-		Timestamp    json.RawMessage            `json:"timestamp"`
-	}
-	if err := json.Unmarshal(response, &top); err != nil {
-		return nil, fmt.Errorf("quote response: %w", err)
-	}
-	signed := map[string]json.RawMessage{}
-	pick := func(from map[string]json.RawMessage, names []string, onlyTruthy bool) {
+// signedJSON is the serialized object 1Click hashes: the signed fields, merged as the SDK
+// merges them, written in their sorted order.
+func (r *picked) signedJSON() ([]byte, error) {
+	var signed fieldSet
+	pick := func(from *fieldSet, names []int, onlyTruthy bool) {
 		for _, n := range names {
-			if v, ok := from[n]; ok && (!onlyTruthy || truthy(v)) {
-				signed[n] = v
+			if v, ok := from.get(n); ok && (!onlyTruthy || truthy(v)) {
+				signed.set(n, v)
 			} else {
-				delete(signed, n) // the SDK's undefined still replaces a value merged before
+				signed.clear(n) // the SDK's undefined still replaces a value merged before
 			}
 		}
 	}
-	pick(top.QuoteRequest, requestAlways, false)
-	pick(top.QuoteRequest, requestIfTruthy, true)
-	pick(top.Quote, quoteAlways, false)
-	if !truthy(top.QuoteRequest["dry"]) {
-		pick(top.Quote, quoteBound, true)
+	pick(&r.request, requestAlwaysIdx, false)
+	pick(&r.request, requestIfTruthyIdx, true)
+	pick(&r.quote, quoteAlwaysIdx, false)
+	if dry, _ := r.request.get(nameIndex["dry"]); !truthy(dry) {
+		pick(&r.quote, quoteBoundIdx, true)
 	}
-	if top.Timestamp != nil {
-		signed["timestamp"] = top.Timestamp
+	if r.hasTimestamp {
+		signed.set(nameIndex["timestamp"], r.timestamp)
 	}
-	return canonicalObject(signed)
+	return signed.appendCanonical(make([]byte, 0, 1024))
 }
 
 // Sign signs response (a QuoteResponse body whose signature is not yet set) and returns
@@ -102,17 +102,15 @@ func Sign(key ed25519.PrivateKey, response []byte) (string, error) {
 // Verify checks the signature of response (a QuoteResponse body as received) with key;
 // every failure, a malformed signature included, wraps ErrInvalid.
 func Verify(key ed25519.PublicKey, response []byte) error {
-	var top struct {
-		Signature string `json:"signature"`
-	}
-	if err := json.Unmarshal(response, &top); err != nil {
+	var r picked
+	if err := r.read(response); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	sig, err := decode(top.Signature)
+	sig, err := decode(r.signature)
 	if err != nil || len(sig) != ed25519.SignatureSize {
-		return fmt.Errorf("%w: signature %q is not an ed25519 signature", ErrInvalid, top.Signature)
+		return fmt.Errorf("%w: signature %q is not an ed25519 signature", ErrInvalid, r.signature)
 	}
-	msg, err := Message(response)
+	msg, err := r.message()
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}

@@ -15,6 +15,10 @@ import (
 var sdkHashes = map[string]string{
 	"dry.json":   "FyBHwtEDzX1DsjJoTgZ3WwUAekEc79U9JMkup1jbag3p",
 	"bound.json": "E5qSPjnGApMr9MryVtytDWX3VApe4G6UZrJmCeSX6uXC",
+	// A repeated quoteRequest (the last counts), an escaped name, a nested object with keys
+	// that sort differently by UTF-16 than by code point, -0, 1.0, 0.5e1, 1E2, an integer past
+	// 2^53, escapes and astral characters in strings, a truthy [] and a falsy 0 for dry.
+	"edge.json": "FMpzRJ21VfJ4UB6LgVUe1THFaosxyb3Cv7RYTXtTv1om",
 }
 
 func readResponse(t *testing.T, name string) []byte {

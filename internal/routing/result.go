@@ -16,6 +16,8 @@ type ProviderError struct {
 type Result struct {
 	Candidates []provider.Quote
 	// Best is nil when no provider answered with a quote.
-	Best   *provider.Quote
+	Best *provider.Quote
+	// BestBy is the preference that chose Best.
+	BestBy Preference
 	Errors []ProviderError
 }

@@ -52,10 +52,7 @@ func (r *Router) Quote(ctx context.Context, req provider.QuoteRequest) Result {
 		}
 		res.Candidates = append(res.Candidates, a.quote)
 	}
-	if i := SelectBest(req.SwapType, res.Candidates); i >= 0 {
-		best := res.Candidates[i]
-		res.Best = &best
-	}
+	res.Choose(PreferPrice, req.SwapType, nil, nil)
 	return res
 }
 

@@ -329,10 +329,13 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 	// What this process measured of its provider calls: the frontend answers GET
 	// /v1/providers with its quotes' share, the controllers publish theirs to status.calls.
 	calls := &callstats.Window{}
+	// The order reconciler's measure of settled orders, published beside the calls: the
+	// frontends' speed and reliability preferences read it from status.calls.settlement.
+	settlements := &callstats.Window{Bounds: &callstats.SettleBounds}
 	providers := &controllers.RoutingProviderReconciler{
 		Recorder:  recorder(controllers.RoutingProviderEventSource),
 		Providers: sys.Providers, Catalog: sys.Catalog, ReadOnly: !o.Controllers,
-		HTTPClient: providerHTTPClient(),
+		HTTPClient: ProviderHTTPClient(),
 		// Each process judges providers from its own calls: quotes skip a failing provider
 		// fast, orders keep their status while it fails.
 		Health: breakers,
@@ -355,7 +358,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 		if err := (&controllers.PartnerReconciler{Tiers: tierTable}).SetupWithManager(mgr); err != nil {
 			return nil, fmt.Errorf("partner controller: %w", err)
 		}
-		if err := mgr.Add(&controllers.ProviderCallsPublisher{Client: mgr.GetClient(), Calls: calls}); err != nil {
+		if err := mgr.Add(&controllers.ProviderCallsPublisher{Client: mgr.GetClient(), Calls: calls, Settlements: settlements}); err != nil {
 			return nil, err
 		}
 		orders := &controllers.SwapOrderReconciler{
@@ -368,6 +371,7 @@ func New(cfg *rest.Config, o Options) (*System, error) {
 			WatchBound:              o.OrderWatchBound,
 			ProviderIssueAfter:      o.ProviderIssueAfter,
 			Health:                  breakers,
+			Settlements:             settlements,
 			MaxConcurrentReconciles: o.OrderConcurrency,
 			ProviderConcurrency:     o.ProviderConcurrency,
 			Metrics:                 o.Metrics,
@@ -685,11 +689,12 @@ func liveOrders() labels.Selector {
 
 func ptr[T any](v T) *T { return &v }
 
-// providerHTTPClient is shared by every provider adapter. Go's default transport keeps two
-// idle connections per host, so concurrent quotes and polls would dial (and tear down) a TCP
-// connection for almost every call; the benchmark profile showed 20 % of CPU doing that.
+// ProviderHTTPClient is the client every provider adapter shares (the benchmarks' direct
+// baselines use one like it). Go's default transport keeps two idle connections per host,
+// so concurrent quotes and polls would dial (and tear down) a TCP connection for almost
+// every call; the benchmark profile showed 20 % of CPU doing that.
 // Timeouts are per call, from the RoutingProvider, through the request context.
-func providerHTTPClient() *http.Client {
+func ProviderHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 512
 	t.MaxIdleConnsPerHost = 256

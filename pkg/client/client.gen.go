@@ -254,6 +254,27 @@ func (e OrderStatus) Valid() bool {
 	}
 }
 
+// Defines values for Preference.
+const (
+	Price       Preference = "price"
+	Reliability Preference = "reliability"
+	Speed       Preference = "speed"
+)
+
+// Valid indicates whether the value is a known member of the Preference enum.
+func (e Preference) Valid() bool {
+	switch e {
+	case Price:
+		return true
+	case Reliability:
+		return true
+	case Speed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProviderHealthStatus.
 const (
 	AVAILABLE   ProviderHealthStatus = "AVAILABLE"
@@ -2355,6 +2376,9 @@ type OrderRequestSwapType string
 // OrderStatus The order's normalized status; SUCCESS, REFUNDED and FAILED are final.
 type OrderStatus string
 
+// Preference What `best` is chosen for (with dry:false, the candidate the order goes to). price: the highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT). speed and reliability score each candidate as value × factor, where value is its price against the best price among the candidates (amountOut ÷ the highest amountOut; the lowest amountIn ÷ amountIn) and factor is, for speed, the fastest settleTimeSeconds.p50 among the candidates' providers ÷ its provider's, for reliability its provider's orderSuccessRate (both from GET /v1/providers); the highest score wins, ties as for price. They need at least 5 settledOrders of every candidate's provider; without them price chooses, and `bestChosenBy` says so.
+type Preference string
+
 // ProviderError defines model for ProviderError.
 type ProviderError struct {
 	// ProviderId A routing provider of this installation, as its RoutingProvider names it (route_A and route_B in the contract's examples). The set is open: GET /v1/providers lists an installation's providers, and clients must accept ids they do not know.
@@ -2389,8 +2413,17 @@ type ProviderHealth struct {
 	DepositAddressLatencyMs *LatencyPercentiles `json:"depositAddressLatencyMs"`
 
 	// SuccessRate Share of the window's calls that did not fail the provider as a whole (a refused order is an answer).
-	SuccessRate *float32             `json:"successRate"`
-	Window      ProviderHealthWindow `json:"window"`
+	SuccessRate *float32 `json:"successRate"`
+
+	// SettledOrders The provider's orders that ended in the window (SUCCESS, REFUNDED or FAILED) after their deposit was seen; an order that expired without a deposit is not counted.
+	SettledOrders int64 `json:"settledOrders"`
+
+	// OrderSuccessRate Share of settledOrders that ended SUCCESS; what the reliability preference scores.
+	OrderSuccessRate *float32 `json:"orderSuccessRate"`
+
+	// SettleTimeSeconds How long settledOrders took; what the speed preference scores.
+	SettleTimeSeconds *SettlePercentiles   `json:"settleTimeSeconds"`
+	Window            ProviderHealthWindow `json:"window"`
 }
 
 // ProviderHealthStatus defines model for ProviderHealth.Status.
@@ -2489,16 +2522,22 @@ type QuoteRequest struct {
 
 	// QuoteId quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it.
 	QuoteId *string `json:"quoteId,omitempty"`
+
+	// Preference What `best` is chosen for (with dry:false, the candidate the order goes to). price: the highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT). speed and reliability score each candidate as value × factor, where value is its price against the best price among the candidates (amountOut ÷ the highest amountOut; the lowest amountIn ÷ amountIn) and factor is, for speed, the fastest settleTimeSeconds.p50 among the candidates' providers ÷ its provider's, for reliability its provider's orderSuccessRate (both from GET /v1/providers); the highest score wins, ties as for price. They need at least 5 settledOrders of every candidate's provider; without them price chooses, and `bestChosenBy` says so.
+	Preference *Preference `json:"preference,omitempty"`
 }
 
 // QuoteRequestSwapType defines model for QuoteRequest.SwapType.
 type QuoteRequestSwapType string
 
-// QuoteResponse `best`: highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId.
+// QuoteResponse `best`: chosen for the request's `preference` among the candidates of providers that GET /v1/providers does not report UNAVAILABLE (such a provider's quote is left out, and listed in `errors`); for price, the highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId. `bestChosenBy`: the preference that chose `best`, the one asked for or price when the providers' measurements could not decide.
 type QuoteResponse struct {
 	Candidates []QuoteCandidate `json:"candidates"`
 	Best       QuoteCandidate   `json:"best"`
-	Errors     []ProviderError  `json:"errors"`
+
+	// BestChosenBy What `best` is chosen for (with dry:false, the candidate the order goes to). price: the highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT). speed and reliability score each candidate as value × factor, where value is its price against the best price among the candidates (amountOut ÷ the highest amountOut; the lowest amountIn ÷ amountIn) and factor is, for speed, the fastest settleTimeSeconds.p50 among the candidates' providers ÷ its provider's, for reliability its provider's orderSuccessRate (both from GET /v1/providers); the highest score wins, ties as for price. They need at least 5 settledOrders of every candidate's provider; without them price chooses, and `bestChosenBy` says so.
+	BestChosenBy Preference      `json:"bestChosenBy"`
+	Errors       []ProviderError `json:"errors"`
 }
 
 // QuotesUsage defines model for QuotesUsage.
@@ -2585,6 +2624,12 @@ type RequestsUsage struct {
 
 	// ResetAt When the bucket is full again.
 	ResetAt time.Time `json:"resetAt"`
+}
+
+// SettlePercentiles Seconds from an order's deposit seen (its first PROCESSING) to its outcome, to the precision of the buckets orders are counted in (15, 30, 60, 120, 180, 300, 600, 900, 1800, 3600, 7200, 14400; past the last, 28800). An order seen going from PENDING straight to its outcome settled between two status polls and counts in the first.
+type SettlePercentiles struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
 }
 
 // Substatus What the user should do or expect beside the status. AWAITING_DEPOSIT: send the deposit. DEPOSIT_SEEN: the transaction is known, not yet confirmed. INCOMPLETE_DEPOSIT: less than required arrived (see depositedAmount); top up or wait for the refund. SWAPPING, SENDING: in progress. DELAYED: PROCESSING that the provider reports as delayed; nothing to do, it is still being filled. SETTLED: the recipient has the whole output. PARTIAL_REFUND: SUCCESS for part of the deposit, the rest refunded (refundedAmount). PARTIAL_DEPOSIT: SUCCESS for a deposit short of the quoted amount, all of it swapped, so amountOut is below the quote's (depositedAmount says what arrived). REFUNDING, REFUNDED: the deposit is on its way back, or back. DEPOSIT_WINDOW_CLOSED: the address no longer accepts deposits. DEPOSIT_REJECTED: the provider refused the deposit itself and did not send it back. PROVIDER_FAILED: the provider failed without a refund. HELD_FOR_REVIEW: screening held the new order for an operator's review; no deposit address yet. A refund is never shown as SUCCESS/SETTLED.
@@ -3363,7 +3408,7 @@ type ClientInterface interface {
 
 	// ListProviders Providers and their health
 	//
-	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency, the order calls behind successRate and the settled orders are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
 	//
 	// Corresponds with GET /v1/providers (the `ListProviders` operationId).
 	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3862,7 +3907,7 @@ func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParam
 
 // ListProviders Providers and their health
 //
-// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency, the order calls behind successRate and the settled orders are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
 //
 // Corresponds with GET /v1/providers (the `ListProviders` operationId).
 func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5886,7 +5931,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListProvidersWithResponse Providers and their health
 	//
-	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+	// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency, the order calls behind successRate and the settled orders are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12594,7 +12639,7 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 
 // ListProvidersWithResponse Providers and their health
 //
-// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+// Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency, the order calls behind successRate and the settled orders are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -2,7 +2,8 @@
 // last hour: how many calls, how many failed the provider as a whole, and their latencies, in
 // one-minute slots with a fixed latency histogram each, so memory stays bounded whatever the
 // traffic. The call metrics feed it (metrics.Instrument); GET /v1/providers and the
-// RoutingProvider status summary read it.
+// RoutingProvider status summary read it. A Window with SettleBounds keeps the orders'
+// settlement the same way (the order reconciler feeds it when an order ends).
 package callstats
 
 import (
@@ -21,20 +22,43 @@ const slots = 60
 // slotWidth is the width of one slot.
 const slotWidth = Span / slots
 
-// bounds are the upper bounds (inclusive) of the latency buckets; one more bucket holds the
-// rest. A percentile is reported as the bound of its bucket.
-var bounds = []time.Duration{
+// Bounds are the upper bounds (inclusive) of a Window's latency buckets; one more bucket holds
+// the rest. A percentile is reported as the bound of its bucket.
+type Bounds [12]time.Duration
+
+// CallBounds suit provider calls, 5 ms to 30 s.
+var CallBounds = Bounds{
 	5 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond,
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second,
 	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second,
 }
 
+// SettleBounds suit an order's settlement, from its deposit seen to its outcome: 15 s (about
+// one status poll) to 4 h.
+var SettleBounds = Bounds{
+	15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 3 * time.Minute,
+	5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour,
+	2 * time.Hour, 4 * time.Hour,
+}
+
+// Settlement is the call label a settlement Window records orders under.
+const Settlement = "settlement"
+
 // Tally is a count of calls: their number, the provider-wide failures among them, their
 // latencies by bucket, and the start of the oldest slot with a failure.
 type Tally struct {
 	Calls, Failed int64
-	Latency       [13]int64
+	Latency       [len(Bounds{}) + 1]int64
 	FirstFailure  time.Time
+	// bounds are the Window's; nil is CallBounds.
+	bounds *Bounds
+}
+
+func (t Tally) scale() *Bounds {
+	if t.bounds == nil {
+		return &CallBounds
+	}
+	return t.bounds
 }
 
 // add folds o into t.
@@ -61,13 +85,11 @@ func (t Tally) Percentile(q float64) (time.Duration, bool) {
 	}
 	// Nearest rank: the smallest latency at least a share q of the calls did not exceed.
 	rank := max(int64(math.Ceil(q*float64(n))), 1)
+	bounds := t.scale()
 	var seen int64
 	for i, c := range t.Latency {
 		seen += c
-		if seen >= rank {
-			if i == len(bounds) {
-				return 2 * bounds[len(bounds)-1], true
-			}
+		if seen >= rank && i < len(bounds) {
 			return bounds[i], true
 		}
 	}
@@ -95,12 +117,21 @@ type slot struct {
 }
 
 // Window is the last Span of calls of this process. Safe for concurrent use; the zero value
-// uses time.Now.
+// uses time.Now and CallBounds.
 type Window struct {
 	Now func() time.Time
+	// Bounds are the latency buckets; nil is CallBounds.
+	Bounds *Bounds
 
 	mu    sync.Mutex
 	rings map[key]*[slots]slot
+}
+
+func (w *Window) scale() *Bounds {
+	if w.Bounds == nil {
+		return &CallBounds
+	}
+	return w.Bounds
 }
 
 func (w *Window) now() time.Time {
@@ -137,6 +168,7 @@ func (w *Window) Record(provider swapv1.ProviderID, call string, took time.Durat
 			s.tally.FirstFailure = start
 		}
 	}
+	bounds := w.scale()
 	b := 0
 	for b < len(bounds) && took > bounds[b] {
 		b++
@@ -149,7 +181,7 @@ func (w *Window) Tally(provider swapv1.ProviderID, calls ...string) Tally {
 	oldest := w.now().Add(-Span)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var t Tally
+	t := Tally{bounds: w.scale()}
 	for _, call := range calls {
 		ring := w.rings[key{provider, call}]
 		if ring == nil {
@@ -172,4 +204,15 @@ func Latency(t Tally) *swapv1.LatencyPercentiles {
 	}
 	p95, _ := t.Percentile(0.95)
 	return &swapv1.LatencyPercentiles{P50: p50.Milliseconds(), P95: p95.Milliseconds()}
+}
+
+// Settled is t, a settlement Window's tally, as the status records it: nil without orders.
+func Settled(t Tally) *swapv1.SettlementSummary {
+	p50, ok := t.Percentile(0.5)
+	if !ok {
+		return nil
+	}
+	p95, _ := t.Percentile(0.95)
+	return &swapv1.SettlementSummary{Orders: t.Calls, Succeeded: t.Calls - t.Failed,
+		Seconds: swapv1.LatencyPercentiles{P50: int64(p50 / time.Second), P95: int64(p95 / time.Second)}}
 }

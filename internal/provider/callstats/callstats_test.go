@@ -63,3 +63,28 @@ func TestWindowForgetsCallsOlderThanAnHour(t *testing.T) {
 		t.Errorf("after the slot was reused: %+v", got)
 	}
 }
+
+func TestSettlementWindowCountsMinutes(t *testing.T) {
+	w := Window{Bounds: &SettleBounds}
+	for _, o := range []struct {
+		took time.Duration
+		ok   bool
+	}{{10 * time.Second, true}, {90 * time.Second, true}, {100 * time.Second, false}, {4 * time.Minute, true}, {5 * time.Hour, true}} {
+		w.Record("relay", Settlement, o.took, !o.ok)
+	}
+	got := Settled(w.Tally("relay", Settlement))
+	// Buckets: 15 s, 2 min, 2 min, 5 min, past 4 h. The median is the third order's bucket;
+	// the 95th percentile is past the last bound, reported as twice it.
+	if got == nil || got.Orders != 5 || got.Succeeded != 4 || got.Seconds.P50 != 120 || got.Seconds.P95 != 8*3600 {
+		t.Errorf("settlement = %+v", got)
+	}
+	if Settled(w.Tally("route_A", Settlement)) != nil {
+		t.Error("a provider without settled orders has a summary")
+	}
+	// A call window keeps its own buckets: 10 s is not rounded up to 15 s there.
+	var calls Window
+	calls.Record("relay", "quote", 10*time.Second, false)
+	if p, _ := calls.Tally("relay", "quote").Percentile(0.5); p != 10*time.Second {
+		t.Errorf("call p50 = %v, want 10s", p)
+	}
+}

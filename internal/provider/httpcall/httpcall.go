@@ -107,6 +107,22 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 	if err != nil {
 		return c.transportError(ctx, call, err)
 	}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		return c.statusError(resp, body, call)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "malformed response body",
+			Upstream: &provider.Upstream{Status: resp.StatusCode, Path: call.String()}, Err: err}
+	}
+	return nil
+}
+
+// statusError is the error of an answer that is not 2xx. Only such a body is read for the
+// provider's message: decoding every successful answer twice cost a quote 5 % of its CPU.
+func (c *Client) statusError(resp *http.Response, body []byte, call Call) error {
 	up := &provider.Upstream{Status: resp.StatusCode, Path: call.String()}
 	msg, code := message(body)
 	switch {
@@ -121,16 +137,8 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 		return &provider.Error{Provider: c.provider, Kind: provider.KindNotFound, Detail: msg, Code: code, Upstream: up}
 	case resp.StatusCode >= 400:
 		return &provider.Error{Provider: c.provider, Kind: provider.KindRefused, Detail: msg, Code: code, Upstream: up}
-	case resp.StatusCode < 200 || resp.StatusCode >= 300:
-		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "unexpected status", Upstream: up}
 	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "malformed response body", Upstream: up, Err: err}
-	}
-	return nil
+	return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "unexpected status", Upstream: up}
 }
 
 func (c *Client) newRequest(ctx context.Context, call Call) (*http.Request, error) {

@@ -12,6 +12,8 @@ export type QuoteRequest = Schemas["QuoteRequest"];
 export type QuoteResponse = Schemas["QuoteResponse"];
 export type QuoteCandidate = Schemas["QuoteCandidate"];
 export type QuoteOrderResponse = Schemas["QuoteOrderResponse"];
+/** What a quote's `best` is chosen for: price (the default), speed or reliability. */
+export type Preference = Schemas["Preference"];
 export type OrderRequest = Schemas["OrderRequest"];
 export type Order = Schemas["Order"];
 export type OrderStatus = Order["status"];

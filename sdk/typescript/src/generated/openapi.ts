@@ -293,7 +293,7 @@ export interface paths {
         };
         /**
          * Providers and their health
-         * @description Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency and the order calls behind successRate are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
+         * @description Every routing provider with what this installation measured of it in the last hour (`window`): UNAVAILABLE while it is disabled, not probed yet, failing its probe, or held back by its circuit breaker (after repeated timeouts, 5xx or throttling; `reason` ProviderFailing, or CredentialsRejected); DEGRADED while it answers but fewer than 90 % of at least 10 calls in the window succeeded (`reason` CallsFailing); else AVAILABLE. `since` is when that judgement began (for DEGRADED: the first minute with a failed call in the window). Deposit-address latency, the order calls behind successRate and the settled orders are the controllers' measurements (refreshed every 30 s); quote latency is the answering frontend replica's own quotes.
          */
         get: operations["listProviders"];
         put?: never;
@@ -612,11 +612,19 @@ export interface components {
             clientReference?: string;
             /** @description quoteId of the accepted candidate of a dry quote: the order is bound to its provider and its minAmountOut/maxAmountIn. 400 `quote expired` after its expiresAt, 400 `quote mismatch` when other fields contradict it. */
             quoteId?: string;
+            preference?: components["schemas"]["Preference"];
         };
-        /** @description `best`: highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId. */
+        /**
+         * @description What `best` is chosen for (with dry:false, the candidate the order goes to). price: the highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT). speed and reliability score each candidate as value × factor, where value is its price against the best price among the candidates (amountOut ÷ the highest amountOut; the lowest amountIn ÷ amountIn) and factor is, for speed, the fastest settleTimeSeconds.p50 among the candidates' providers ÷ its provider's, for reliability its provider's orderSuccessRate (both from GET /v1/providers); the highest score wins, ties as for price. They need at least 5 settledOrders of every candidate's provider; without them price chooses, and `bestChosenBy` says so.
+         * @default price
+         * @enum {string}
+         */
+        Preference: "price" | "speed" | "reliability";
+        /** @description `best`: chosen for the request's `preference` among the candidates of providers that GET /v1/providers does not report UNAVAILABLE (such a provider's quote is left out, and listed in `errors`); for price, the highest amountOut (EXACT_INPUT) or lowest amountIn (EXACT_OUTPUT); ties by estimated time, then providerId. `bestChosenBy`: the preference that chose `best`, the one asked for or price when the providers' measurements could not decide. */
         QuoteResponse: {
             candidates: components["schemas"]["QuoteCandidate"][];
             best: components["schemas"]["QuoteCandidate"];
+            bestChosenBy: components["schemas"]["Preference"];
             errors: components["schemas"]["ProviderError"][];
         };
         QuoteOrderResponse: {
@@ -942,6 +950,13 @@ export interface components {
             /** Format: int64 */
             p95: number;
         };
+        /** @description Seconds from an order's deposit seen (its first PROCESSING) to its outcome, to the precision of the buckets orders are counted in (15, 30, 60, 120, 180, 300, 600, 900, 1800, 3600, 7200, 14400; past the last, 28800). An order seen going from PENDING straight to its outcome settled between two status polls and counts in the first. */
+        SettlePercentiles: {
+            /** Format: int64 */
+            p50: number;
+            /** Format: int64 */
+            p95: number;
+        };
         /** @description Every field is always present; what was not measured is null. */
         ProviderHealth: {
             providerId: components["schemas"]["ProviderId"];
@@ -960,6 +975,15 @@ export interface components {
             depositAddressLatencyMs: components["schemas"]["LatencyPercentiles"] | null;
             /** @description Share of the window's calls that did not fail the provider as a whole (a refused order is an answer). */
             successRate: number | null;
+            /**
+             * Format: int64
+             * @description The provider's orders that ended in the window (SUCCESS, REFUNDED or FAILED) after their deposit was seen; an order that expired without a deposit is not counted.
+             */
+            settledOrders: number;
+            /** @description Share of settledOrders that ended SUCCESS; what the reliability preference scores. */
+            orderSuccessRate: number | null;
+            /** @description How long settledOrders took; what the speed preference scores. */
+            settleTimeSeconds: components["schemas"]["SettlePercentiles"] | null;
             /** @enum {string} */
             window: "1h";
         };

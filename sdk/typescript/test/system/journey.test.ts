@@ -58,7 +58,8 @@ test("an order to SUCCESS: the stream, broken and resumed midway, yields each tr
   const stream = sr.events();
   try {
     await stream.open();
-    const quote = await sr.requestQuote({ ...swap, dry: true });
+    const quote = await sr.requestQuote({ ...swap, dry: true, preference: "speed" });
+    ok(quote.bestChosenBy === "speed" || quote.bestChosenBy === "price", `speed, or price without settled orders: ${quote.bestChosenBy}`);
     const best = quote.best;
     ok(best?.quoteId, "the best candidate binds an order with its quoteId");
     const order = await sr.createOrder({ ...swap, providerId: best.providerId, quoteId: best.quoteId });

@@ -39,8 +39,9 @@ test("the caller's own Idempotency-Key is sent, also on a dry:false quote; a dry
   const { sr, requests } = client([json(201, order), json(201, { order, quote: {} }), json(200, { candidates: [], errors: [] })]);
   await sr.createOrder(orderRequest, { idempotencyKey: "checkout-42" });
   await sr.requestQuote({ ...orderRequest, dry: false }, { idempotencyKey: "checkout-43" });
-  await sr.requestQuote({ ...orderRequest, dry: true });
+  await sr.requestQuote({ ...orderRequest, dry: true, preference: "reliability" });
   deepStrictEqual(requests.map((r) => r.headers.get("Idempotency-Key")), ["checkout-42", "checkout-43", null]);
+  strictEqual((await requests[2]?.json()).preference, "reliability", "the preference is sent as given");
 });
 
 test("reads and dry quotes are repeated after a 5xx or a lost answer; a redelivery is not", async () => {
