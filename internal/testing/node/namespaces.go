@@ -1,0 +1,131 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+)
+
+// role tells this binary, started again by RunInOwnNamespaces, what it is there.
+const role = "SWAPROUTER_TEST_NODE_ROLE"
+
+// kernelDefaults are the kernel settings a kubelet insists on. They are machine-wide, so
+// the node's kubelet runs with protectKernelDefaults and reads these values from files mounted
+// over /proc/sys in its own mount namespace, instead of setting them for every suite.
+var kernelDefaults = map[string]string{
+	"vm/overcommit_memory":      "1",
+	"vm/panic_on_oom":           "0",
+	"kernel/panic":              "10",
+	"kernel/panic_on_oops":      "1",
+	"kernel/keys/root_maxkeys":  "1000000",
+	"kernel/keys/root_maxbytes": "25000000",
+}
+
+// RunInOwnNamespaces runs this test binary again in network, mount and PID namespaces of its
+// own, and returns its exit code; in that copy it returns inside=true. Every port, address,
+// route, iptables rule and mount the node makes is then the test's alone, and when the test
+// ends the kernel ends every process the node started (containerd's shims included).
+//
+// The first process of the namespaces is this binary as their init: it sets up the mounts and
+// the loopback, runs the test as its child and reaps the orphans a container runtime leaves.
+func RunInOwnNamespaces() (code int, inside bool, err error) {
+	switch os.Getenv(role) {
+	case "test":
+		return 0, true, nil
+	case "init":
+		os.Exit(initNamespaces())
+	}
+	cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
+	cmd.Env = append(os.Environ(), role+"=init")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), false, nil
+	}
+	if err != nil {
+		return 1, false, err
+	}
+	return 0, false, nil
+}
+
+// initNamespaces is PID 1 of the node's namespaces: it returns the test's exit code.
+func initNamespaces() int {
+	if err := setUpMounts(); err != nil {
+		fmt.Fprintln(os.Stderr, "node: setting up the namespaces:", err)
+		return 1
+	}
+	if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "node: ip link set lo up: %v: %s\n", err, out)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		return 1
+	}
+	test, err := syscall.ForkExec(self, os.Args, &syscall.ProcAttr{
+		Env:   append(os.Environ(), role+"=test"),
+		Files: []uintptr{0, 1, 2},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "node: starting the test:", err)
+		return 1
+	}
+	for {
+		var status syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &status, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "node: waiting for the test:", err)
+			return 1
+		}
+		if pid != test {
+			continue // an orphan, reaped
+		}
+		if status.Signaled() {
+			return 128 + int(status.Signal())
+		}
+		return status.ExitStatus()
+	}
+}
+
+// setUpMounts gives the namespaces their own /proc (of the new PID namespace), an empty /run
+// and /var/log (containerd's shim sockets and the kubelet's pod logs have fixed paths there)
+// and the kernel settings the kubelet reads.
+func setUpMounts() error {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make / private: %w", err)
+	}
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
+	}
+	for _, dir := range []string{"/run", "/var/log"} {
+		if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755"); err != nil {
+			return fmt.Errorf("mount %s: %w", dir, err)
+		}
+	}
+	settings := "/run/swaprouter-test-node/sysctl"
+	if err := os.MkdirAll(settings, 0o755); err != nil {
+		return err
+	}
+	for key, value := range kernelDefaults {
+		file := filepath.Join(settings, filepath.Base(filepath.Dir(key))+"."+filepath.Base(key))
+		if err := os.WriteFile(file, []byte(value+"\n"), 0o444); err != nil {
+			return err
+		}
+		if err := syscall.Mount(file, filepath.Join("/proc/sys", key), "", syscall.MS_BIND, ""); err != nil {
+			return fmt.Errorf("mount %s over /proc/sys/%s: %w", file, key, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+// Package node runs swaprouter on a real single-node Kubernetes cluster (internal/testing/node):
+// the images `make image` builds, imported into containerd, scheduled by kube-scheduler, run
+// by the kubelet, reached through kube-proxy's Services by CoreDNS's names.
+//
+// It needs the node's parts (make node) and runs with `make node-test`; under a plain
+// `go test ./...` it is skipped unless SWAPROUTER_NODE_TEST=1.
+package node
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swaprouter/swaprouter/internal/testing/node"
+	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+)
+
+const namespace = "swaprouter-system"
+
+// simulatorOverlay is config/simulator with the provider simulator's image pinned as `make
+// image` tags it.
+const simulatorOverlay = `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: ` + namespace + `
+resources: [%s]
+images: [{name: provider-sim, newName: swaprouter/provider-sim, newTag: %q}]
+`
+
+// partsDir is where hack/build-node.sh puts the node's parts.
+func partsDir() string {
+	return filepath.Join(testenv.RepoRoot(), "bin", "node", testenv.K8sVersion+"-linux-amd64")
+}
+
+// unavailable says why the node cannot run here ("" when it can).
+func unavailable() string {
+	if os.Getenv("SWAPROUTER_NODE_TEST") != "1" {
+		return "the real node runs with make node-test (SWAPROUTER_NODE_TEST=1)"
+	}
+	if os.Geteuid() != 0 {
+		return "the node needs root (namespaces, cgroups, iptables)"
+	}
+	for _, bin := range []string{"runc", "ip", "iptables", "ipset"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return bin + " is not installed (make tools installs it)"
+		}
+	}
+	if _, err := os.Stat(filepath.Join(partsDir(), "kubelet")); err != nil {
+		return "the node's parts are not built (make node)"
+	}
+	return ""
+}
+
+func TestMain(m *testing.M) {
+	if unavailable() != "" {
+		os.Exit(m.Run())
+	}
+	code, inside, err := node.RunInOwnNamespaces()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		os.Exit(1)
+	}
+	if !inside {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func TestNode(t *testing.T) {
+	if why := unavailable(); why != "" {
+		if os.Getenv("SWAPROUTER_NODE_TEST") == "1" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	g := NewWithT(t)
+	SetDefaultEventuallyTimeout(5 * time.Minute)
+	SetDefaultEventuallyPollingInterval(500 * time.Millisecond)
+	ctx := context.Background()
+	root := testenv.RepoRoot()
+
+	build := exec.Command("make", "image")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), "make image:\n%s", out)
+	version, err := exec.Command("make", "-C", root, "-s", "version").Output()
+	g.Expect(err).NotTo(HaveOccurred())
+	tag := strings.TrimSpace(string(version))
+
+	dir := t.TempDir()
+	n, err := node.Start(ctx, node.Options{
+		PartsDir: partsDir(), ControlPlaneDir: testenv.AssetsDir(), Dir: dir,
+		Images: []string{filepath.Join(root, "dist", "provider-sim.tar")},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(n.LogTails(60))
+		}
+		n.Stop()
+	})
+
+	kubectl := func(stdin []byte, args ...string) []byte {
+		out, err := testenv.Kubectl(n.Kubeconfig, stdin, args...)
+		g.Expect(err).NotTo(HaveOccurred())
+		return out
+	}
+	overlay := filepath.Join(dir, "simulator")
+	g.Expect(os.MkdirAll(overlay, 0o755)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(overlay, "kustomization.yaml"),
+		[]byte(fmt.Sprintf(simulatorOverlay, filepath.Join(root, "config", "simulator"), tag)), 0o644)).To(Succeed())
+	kubectl(nil, "create", "namespace", namespace)
+	kubectl(nil, "apply", "-k", overlay)
+
+	t.Run("the Deployment becomes Available", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Eventually(func() bool {
+			d, err := n.Client.AppsV1().Deployments(namespace).Get(ctx, "provider-sim", metav1.GetOptions{})
+			return err == nil && available(d)
+		}).Should(BeTrue(), "provider-sim never became Available")
+	})
+
+	t.Run("its Service answers by its cluster DNS name", func(t *testing.T) {
+		g := NewWithT(t)
+		dns := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(node.IP, "53"))
+		}}
+		web := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+			DialContext: (&net.Dialer{Resolver: dns}).DialContext,
+		}}
+		g.Eventually(func() (int, error) {
+			resp, err := web.Get("http://provider-sim." + namespace + ".svc.cluster.local:18080/control/stats")
+			if err != nil {
+				return 0, err
+			}
+			resp.Body.Close()
+			return resp.StatusCode, nil
+		}).Should(Equal(http.StatusOK))
+	})
+}
+
+// available is a Deployment's Available condition.
+func available(d *appsv1.Deployment) bool {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentAvailable {
+			return c.Status == "True"
+		}
+	}
+	return false
+}
