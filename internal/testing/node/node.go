@@ -29,8 +29,10 @@ import (
 // The node's network: its own address on a dummy interface (the default route's, as on a
 // machine with one NIC), the Pods' bridge network and the Services' range.
 const (
-	Name        = "swaprouter-node"
-	IP          = "10.250.0.2"
+	Name = "swaprouter-node"
+	IP   = "10.250.0.2"
+	// ClusterCIDR is the Pods' range; the node's share of it, the first /24, is PodCIDR.
+	ClusterCIDR = "10.244.0.0/16"
 	PodCIDR     = "10.244.0.0/24"
 	ServiceCIDR = "10.96.0.0/24"
 	// APIServiceIP is the kubernetes Service's address (the first of ServiceCIDR).
@@ -195,6 +197,7 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 		"--bind-address=0.0.0.0", "--secure-port=6443", "--advertise-address="+IP,
 		"--tls-cert-file="+pki("apiserver.crt"), "--tls-private-key-file="+pki("apiserver.key"),
 		"--client-ca-file="+pki("ca.crt"),
+		"--kubelet-client-certificate="+pki("admin.crt"), "--kubelet-client-key="+pki("admin.key"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file="+pki("sa.pub"), "--service-account-signing-key-file="+pki("sa.key"),
 		"--service-cluster-ip-range="+ServiceCIDR,
@@ -211,7 +214,8 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 		"--kubeconfig="+n.Kubeconfig, "--secure-port=0", "--leader-elect=false",
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file="+pki("sa.key"), "--root-ca-file="+pki("ca.crt"),
-		"--cluster-cidr="+PodCIDR, "--service-cluster-ip-range="+ServiceCIDR); err != nil {
+		"--allocate-node-cidrs=true", "--cluster-cidr="+ClusterCIDR, "--node-cidr-mask-size=24",
+		"--service-cluster-ip-range="+ServiceCIDR); err != nil {
 		return err
 	}
 	return n.start("kube-scheduler", n.part("kube-scheduler"),
@@ -371,7 +375,7 @@ const corefile = `.:53 {
 `
 
 func (n *Node) startAddons() error {
-	config := fmt.Sprintf(kubeProxyConfig, Name, PodCIDR, n.Kubeconfig)
+	config := fmt.Sprintf(kubeProxyConfig, Name, ClusterCIDR, n.Kubeconfig)
 	if err := os.WriteFile(n.path("kube-proxy.yaml"), []byte(config), 0o644); err != nil {
 		return err
 	}
@@ -380,7 +384,7 @@ func (n *Node) startAddons() error {
 	}
 	if err := n.start("kube-router", n.part("kube-router"), "--kubeconfig="+n.Kubeconfig,
 		"--hostname-override="+Name, "--run-firewall=true", "--run-router=false", "--run-service-proxy=false",
-		"--enable-cni=false", "--metrics-port=0"); err != nil {
+		"--enable-cni=false", "--service-cluster-ip-range="+ServiceCIDR); err != nil {
 		return err
 	}
 	if err := os.WriteFile(n.path("Corefile"), []byte(fmt.Sprintf(corefile, n.Kubeconfig)), 0o644); err != nil {
