@@ -20,13 +20,25 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 
 	"github.com/swaprouter/swaprouter/internal/testing/node"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 )
 
 const namespace = "swaprouter-system"
+
+// dialImage is test/node/dial packed as an image: a Pod's TCP client.
+const dialImage = "swaprouter.test/dial:test"
+
+// The exit codes of test/node/dial.
+const (
+	connected = 0
+	refused   = 3
+)
 
 // simulatorOverlay is config/simulator with the provider simulator's image pinned as `make
 // image` tags it.
@@ -98,9 +110,11 @@ func TestNode(t *testing.T) {
 	tag := strings.TrimSpace(string(version))
 
 	dir := t.TempDir()
+	dial := filepath.Join(dir, "dial.tar")
+	g.Expect(buildImage(dir, "./test/node/dial", dialImage, dial)).To(Succeed())
 	n, err := node.Start(ctx, node.Options{
 		PartsDir: partsDir(), ControlPlaneDir: testenv.AssetsDir(), Dir: dir,
-		Images: []string{filepath.Join(root, "dist", "provider-sim.tar")},
+		Images: []string{filepath.Join(root, "dist", "provider-sim.tar"), dial},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() {
@@ -147,6 +161,70 @@ func TestNode(t *testing.T) {
 			return resp.StatusCode, nil
 		}).Should(Equal(http.StatusOK))
 	})
+
+	t.Run("its NetworkPolicy refuses a Pod that is not swaprouter's, and admits swaprouter's", func(t *testing.T) {
+		g := NewWithT(t)
+		simulator := "provider-sim." + namespace + ".svc.cluster.local:18080"
+		attempt := 0
+		dialFrom := func(name string) func() (int32, error) {
+			return func() (int32, error) {
+				attempt++
+				return runDial(ctx, n, fmt.Sprintf("dial-%d", attempt), name, simulator)
+			}
+		}
+		g.Eventually(dialFrom("someone-else")).Should(Equal(int32(refused)))
+		g.Eventually(dialFrom("swaprouter")).Should(Equal(int32(connected)))
+	})
+}
+
+// buildImage compiles the command in pkg (of this repository) and packs it with hack/image.
+func buildImage(dir, pkg, ref, tarball string) error {
+	root := testenv.RepoRoot()
+	binary := filepath.Join(dir, filepath.Base(pkg))
+	build := exec.Command("go", "build", "-o", binary, pkg)
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	pack := exec.Command("go", "run", ".", "-binary", binary, "-name", ref, "-ca-bundle", "", "-out", tarball)
+	pack.Dir = filepath.Join(root, "hack", "image")
+	if out, err := pack.CombinedOutput(); err != nil {
+		return fmt.Errorf("hack/image %s: %v\n%s", ref, err, out)
+	}
+	return nil
+}
+
+// runDial runs test/node/dial in a Pod labeled as app name, against addr, and returns its
+// exit code once it has ended.
+func runDial(ctx context.Context, n *node.Node, pod, app, addr string) (int32, error) {
+	pods := n.Client.CoreV1().Pods(namespace)
+	_, err := pods.Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: pod, Labels: map[string]string{"app.kubernetes.io/name": app}},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name: "dial", Image: dialImage, ImagePullPolicy: corev1.PullNever, Args: []string{addr},
+				SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+			}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return 0, err
+	}
+	var code int32
+	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		p, err := pods.Get(ctx, pod, metav1.GetOptions{})
+		if err != nil || len(p.Status.ContainerStatuses) == 0 {
+			return false, nil
+		}
+		if ended := p.Status.ContainerStatuses[0].State.Terminated; ended != nil {
+			code = ended.ExitCode
+			return true, nil
+		}
+		return false, nil
+	})
+	return code, err
 }
 
 // available is a Deployment's Available condition.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -71,8 +72,14 @@ func initNamespaces() int {
 		fmt.Fprintln(os.Stderr, "node:", err)
 		return 1
 	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, role+"=") {
+			env = append(env, kv)
+		}
+	}
 	test, err := syscall.ForkExec(self, os.Args, &syscall.ProcAttr{
-		Env:   append(os.Environ(), role+"=test"),
+		Env:   append(env, role+"=test"),
 		Files: []uintptr{0, 1, 2},
 	})
 	if err != nil {
