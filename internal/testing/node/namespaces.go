@@ -33,10 +33,10 @@ var kernelDefaults = map[string]string{
 // The first process of the namespaces is this binary as their init: it sets up the mounts and
 // the loopback, runs the test as its child and reaps the orphans a container runtime leaves.
 func RunInOwnNamespaces() (code int, inside bool, err error) {
-	switch os.Getenv(role) {
-	case "test":
+	if insideNamespaces() {
 		return 0, true, nil
-	case "init":
+	}
+	if os.Getenv(role) == "init" {
 		os.Exit(initNamespaces())
 	}
 	cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
@@ -56,6 +56,9 @@ func RunInOwnNamespaces() (code int, inside bool, err error) {
 	}
 	return 0, false, nil
 }
+
+// insideNamespaces says whether this process is the test RunInOwnNamespaces started.
+func insideNamespaces() bool { return os.Getenv(role) == "test" }
 
 // initNamespaces is PID 1 of the node's namespaces: it returns the test's exit code.
 func initNamespaces() int {

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -77,6 +79,9 @@ type process struct {
 // Start starts the node and returns once it is Ready, with DNS and NetworkPolicy enforcement
 // running. On error, what started is stopped again.
 func Start(ctx context.Context, opts Options) (n *Node, err error) {
+	if !insideNamespaces() {
+		return nil, errors.New("the node runs only in its own namespaces: call RunInOwnNamespaces from TestMain")
+	}
 	n = &Node{opts: opts}
 	defer func() {
 		if err != nil {
@@ -453,8 +458,46 @@ func (n *Node) Stop() {
 		}
 	}
 	n.procs = nil
+	killOrphans()
+	unmountUnder(n.opts.Dir)
 	n.killCgroupTree()
 	n.removeCgroupTree()
+}
+
+// killOrphans kills what is left in the PID namespace but its init and this test: containerd's
+// shims, which outlive containerd, and hold the containers' root file systems mounted.
+func killOrphans() {
+	if !insideNamespaces() {
+		return // every other process of the machine would be an "orphan"
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == 1 || pid == os.Getpid() {
+			continue
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// unmountUnder detaches every mount below dir (the containers' root file systems, the
+// kubelet's volumes), deepest first, so that the test can remove dir.
+func unmountUnder(dir string) {
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	var points []string
+	for _, line := range strings.Split(string(info), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) > 4 && strings.HasPrefix(fields[4], dir+"/") {
+			points = append(points, fields[4])
+		}
+	}
+	slices.SortFunc(points, func(a, b string) int { return len(b) - len(a) })
+	for _, p := range points {
+		_ = syscall.Unmount(p, syscall.MNT_DETACH)
+	}
 }
 
 // LogTails is the last lines of every component's log, for a failure's message.
