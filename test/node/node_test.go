@@ -131,8 +131,10 @@ func TestNode(t *testing.T) {
 	}
 	overlay := filepath.Join(dir, "simulator")
 	g.Expect(os.MkdirAll(overlay, 0o755)).To(Succeed())
+	base, err := filepath.Rel(overlay, filepath.Join(root, "config", "simulator"))
+	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(os.WriteFile(filepath.Join(overlay, "kustomization.yaml"),
-		[]byte(fmt.Sprintf(simulatorOverlay, filepath.Join(root, "config", "simulator"), tag)), 0o644)).To(Succeed())
+		[]byte(fmt.Sprintf(simulatorOverlay, base, tag)), 0o644)).To(Succeed())
 	kubectl(nil, "create", "namespace", namespace)
 	kubectl(nil, "apply", "-k", overlay)
 
@@ -166,14 +168,14 @@ func TestNode(t *testing.T) {
 		g := NewWithT(t)
 		simulator := "provider-sim." + namespace + ".svc.cluster.local:18080"
 		attempt := 0
-		dialFrom := func(name string) func() (int32, error) {
+		dialFrom := func(name string, args ...string) func() (int32, error) {
 			return func() (int32, error) {
 				attempt++
-				return runDial(ctx, n, fmt.Sprintf("dial-%d", attempt), name, simulator)
+				return runDial(ctx, n, fmt.Sprintf("dial-%d", attempt), name, append(args, simulator)...)
 			}
 		}
 		g.Eventually(dialFrom("someone-else")).Should(Equal(int32(refused)))
-		g.Eventually(dialFrom("swaprouter")).Should(Equal(int32(connected)))
+		g.Eventually(dialFrom("swaprouter", "-until-connected")).Should(Equal(int32(connected)))
 	})
 }
 
@@ -195,16 +197,19 @@ func buildImage(dir, pkg, ref, tarball string) error {
 	return nil
 }
 
-// runDial runs test/node/dial in a Pod labeled as app name, against addr, and returns its
-// exit code once it has ended.
-func runDial(ctx context.Context, n *node.Node, pod, app, addr string) (int32, error) {
+// runDial runs test/node/dial with args in a Pod labeled as app name, and returns its exit
+// code once it has ended. A Pod that has not ended within a minute is an error, and the
+// caller's Eventually tries another.
+func runDial(ctx context.Context, n *node.Node, pod, app string, args ...string) (int32, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
 	pods := n.Client.CoreV1().Pods(namespace)
 	_, err := pods.Create(ctx, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: pod, Labels: map[string]string{"app.kubernetes.io/name": app}},
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{
-				Name: "dial", Image: dialImage, ImagePullPolicy: corev1.PullNever, Args: []string{addr},
+				Name: "dial", Image: dialImage, ImagePullPolicy: corev1.PullNever, Args: args,
 				SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
 			}},
 		},

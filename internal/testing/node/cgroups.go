@@ -63,11 +63,11 @@ func (n *Node) makeCgroupRoot() error {
 	return nil
 }
 
-// cgroupDirs are the node's cgroups in every hierarchy, deepest first.
-func (n *Node) cgroupDirs() []string {
+// cgroupDirs are the cgroups under root in every hierarchy, deepest first.
+func cgroupDirs(root string) []string {
 	var dirs []string
 	for _, h := range hierarchies() {
-		_ = filepath.WalkDir(filepath.Join(h, n.cgroupRoot), func(path string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(h, root), func(path string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
 				dirs = append(dirs, path)
 			}
@@ -78,9 +78,9 @@ func (n *Node) cgroupDirs() []string {
 	return dirs
 }
 
-// killCgroupTree kills every process in the node's cgroups: the containers.
-func (n *Node) killCgroupTree() {
-	for _, dir := range n.cgroupDirs() {
+// killCgroupTree kills every process in the cgroups under root: the node's containers.
+func killCgroupTree(root string) {
+	for _, dir := range cgroupDirs(root) {
 		procs, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 		if err != nil {
 			continue
@@ -93,13 +93,10 @@ func (n *Node) killCgroupTree() {
 	}
 }
 
-// removeCgroupTree removes the node's cgroups once their killed processes are gone.
-func (n *Node) removeCgroupTree() {
-	if n.cgroupRoot == "" {
-		return
-	}
+// removeCgroupTree removes the cgroups under root once their killed processes are gone.
+func removeCgroupTree(root string) {
 	deadline := time.Now().Add(30 * time.Second)
-	for _, dir := range n.cgroupDirs() {
+	for _, dir := range cgroupDirs(root) {
 		for os.Remove(dir) != nil && time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)
 		}

@@ -102,6 +102,7 @@ func initNamespaces() int {
 		if pid != test {
 			continue // an orphan, reaped
 		}
+		cleanUpAfter()
 		if status.Signaled() {
 			return 128 + int(status.Signal())
 		}
@@ -109,9 +110,24 @@ func initNamespaces() int {
 	}
 }
 
-// setUpMounts gives the namespaces their own /proc (of the new PID namespace), an empty /run
-// and /var/log (containerd's shim sockets and the kubelet's pod logs have fixed paths there)
-// and the kernel settings the kubelet reads.
+// cleanUpAfter ends what the test left running in the namespaces and removes the node's
+// cgroups, which outlive the namespaces: a test that timed out never ran its Stop.
+func cleanUpAfter() {
+	_ = syscall.Kill(-1, syscall.SIGKILL) // from PID 1: every other process of the namespace
+	for {
+		if _, err := syscall.Wait4(-1, nil, 0, nil); errors.Is(err, syscall.ECHILD) {
+			break
+		}
+	}
+	if root, err := cgroupRootName(); err == nil {
+		removeCgroupTree(root)
+	}
+}
+
+// setUpMounts gives the namespaces their own /proc (of the new PID namespace), an empty /run,
+// /var/log and /var/lib/kubelet (containerd's shim sockets, the kubelet's pod logs, device
+// plugin socket and serving certificate have fixed paths there) and the kernel settings the
+// kubelet reads.
 func setUpMounts() error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
@@ -119,7 +135,10 @@ func setUpMounts() error {
 	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)
 	}
-	for _, dir := range []string{"/run", "/var/log"} {
+	for _, dir := range []string{"/run", "/var/log", "/var/lib/kubelet"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 		if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755"); err != nil {
 			return fmt.Errorf("mount %s: %w", dir, err)
 		}

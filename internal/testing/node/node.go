@@ -206,6 +206,7 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 		"--tls-cert-file="+pki("apiserver.crt"), "--tls-private-key-file="+pki("apiserver.key"),
 		"--client-ca-file="+pki("ca.crt"),
 		"--kubelet-client-certificate="+pki("admin.crt"), "--kubelet-client-key="+pki("admin.key"),
+		"--kubelet-preferred-address-types=InternalIP",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file="+pki("sa.pub"), "--service-account-signing-key-file="+pki("sa.key"),
 		"--service-cluster-ip-range="+ServiceCIDR,
@@ -231,7 +232,9 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 }
 
 // containerdConfig runs Pods with runc (cgroupfs, as the kubelet), the CNI plugins on the Pods'
-// bridge network, and the pause image built from source as every Pod's sandbox.
+// bridge network, and the pause image built from source as every Pod's sandbox. It never
+// lowers a container's OOM score below its own: that takes CAP_SYS_RESOURCE, which machines
+// running tests in containers often withhold (this one does).
 const containerdConfig = `version = 3
 root = %[1]q
 state = %[2]q
@@ -239,6 +242,8 @@ state = %[2]q
   address = %[3]q
 [plugins.'io.containerd.cri.v1.images'.pinned_images]
   sandbox = %[4]q
+[plugins.'io.containerd.cri.v1.runtime']
+  restrict_oom_score_adj = true
 [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
   runtime_type = 'io.containerd.runc.v2'
 [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
@@ -340,7 +345,7 @@ func (n *Node) startKubelet(ctx context.Context) error {
 	}
 	if err := n.start("kubelet", n.part("kubelet"),
 		"--config="+n.path("kubelet", "config.yaml"), "--kubeconfig="+n.path("kubelet.kubeconfig"),
-		"--root-dir="+n.path("kubelet", "root"), "--hostname-override="+Name, "--node-ip="+IP); err != nil {
+		"--hostname-override="+Name, "--node-ip="+IP); err != nil {
 		return err
 	}
 	return n.waitFor(ctx, "the node to be Ready", func(ctx context.Context) (bool, error) {
@@ -444,9 +449,10 @@ func (n *Node) waitFor(ctx context.Context, what string, ready func(context.Cont
 	return nil
 }
 
-// Stop ends the containers and the components, and removes the node's cgroups.
+// Stop ends the containers and the components, and removes the node's cgroups. (When a test
+// ends without it, by a timeout's panic, the namespaces' init does the same.)
 func (n *Node) Stop() {
-	n.killCgroupTree()
+	killCgroupTree(n.cgroupRoot)
 	for i := len(n.procs) - 1; i >= 0; i-- {
 		p := n.procs[i]
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -460,8 +466,8 @@ func (n *Node) Stop() {
 	n.procs = nil
 	killOrphans()
 	unmountUnder(n.opts.Dir)
-	n.killCgroupTree()
-	n.removeCgroupTree()
+	killCgroupTree(n.cgroupRoot)
+	removeCgroupTree(n.cgroupRoot)
 }
 
 // killOrphans kills what is left in the PID namespace but its init and this test: containerd's
