@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -46,7 +47,18 @@ func RunInOwnNamespaces() (code int, inside bool, err error) {
 		Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 		Pdeathsig:  syscall.SIGKILL,
 	}
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 1, false, err
+	}
+	// An interrupted run (Ctrl-C, go test's kill) ends through the init, which cleans up.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		for range interrupts {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}()
+	err = cmd.Wait()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), false, nil
@@ -89,6 +101,13 @@ func initNamespaces() int {
 		fmt.Fprintln(os.Stderr, "node: starting the test:", err)
 		return 1
 	}
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		for range interrupts {
+			_ = syscall.Kill(test, syscall.SIGTERM)
+		}
+	}()
 	for {
 		var status syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &status, 0, nil)
