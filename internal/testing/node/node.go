@@ -28,7 +28,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// The node's network: its own address on a dummy interface (the default route's, as on a
+// The node's network: its own address on a veth standing in for a NIC (the default route's, as on a
 // machine with one NIC), the Pods' bridge network and the Services' range.
 const (
 	Name = "swaprouter-node"
