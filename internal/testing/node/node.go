@@ -28,8 +28,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// The node's network: its own address on a veth standing in for a NIC (the default route's, as on a
-// machine with one NIC), the Pods' bridge network and the Services' range.
+// The node's network: its own address on a veth standing in for its NIC (the default route's),
+// the Pods' bridge network and the Services' range.
 const (
 	Name = "swaprouter-node"
 	IP   = "10.250.0.2"
