@@ -6,6 +6,7 @@ SHELL := /usr/bin/env bash -o pipefail
 
 K8S_VERSION    ?= 1.37.1
 ENVTEST_DIR    ?= $(CURDIR)/bin/k8s/$(K8S_VERSION)-linux-amd64
+NODE_DIR       ?= $(CURDIR)/bin/node/$(K8S_VERSION)-linux-amd64
 CONTROLLER_GEN := go tool controller-gen
 GO_TEST_FLAGS  ?= -count=1 -timeout 30m
 VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -58,11 +59,19 @@ envtest: $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubect
 $(ENVTEST_DIR)/kube-apiserver $(ENVTEST_DIR)/etcd $(ENVTEST_DIR)/kubectl:
 	ENVTEST_DIR=$(ENVTEST_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-envtest.sh >/dev/null
 
+.PHONY: node
+node: envtest ## Build the single-node cluster's parts from source (kubelet, kube-proxy, kube-controller-manager, kube-scheduler, containerd, the CNI plugins, kube-router, CoreDNS, the pause image) into bin/node (each reused when present).
+	NODE_DIR=$(NODE_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-node.sh >/dev/null
+
+.PHONY: node-test
+node-test: tools node ## Run swaprouter on a real single-node cluster (test/node).
+	SWAPROUTER_NODE_TEST=1 go test $(GO_TEST_FLAGS) -v ./test/node/...
+
 .PHONY: tools
-tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium, runc and iproute2 for the containers, Node.js and npm for the TypeScript generator and the 1Click and Relay SDK checks).
-	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && test -x /usr/bin/redis-server && test -x /usr/sbin/runc && command -v ip >/dev/null || { \
-		echo "installing curl, jq, postgresql, redis-server, chromium, runc and iproute2 with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql redis-server chromium runc iproute2 >/dev/null; }
+tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium, runc, iproute2, iptables and ipset for the containers and the node, Node.js and npm for the TypeScript generator and the 1Click and Relay SDK checks).
+	@command -v curl >/dev/null && command -v jq >/dev/null && test -x /usr/bin/chromium && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && test -x /usr/bin/redis-server && test -x /usr/sbin/runc && command -v ip >/dev/null && test -x /usr/sbin/iptables && test -x /usr/sbin/ipset || { \
+		echo "installing curl, jq, postgresql, redis-server, chromium, runc, iproute2, iptables and ipset with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq postgresql redis-server chromium runc iproute2 iptables ipset >/dev/null; }
 	@command -v node >/dev/null && command -v npm >/dev/null || { \
 		echo "installing nodejs and npm with apt-get"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
