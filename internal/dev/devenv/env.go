@@ -82,6 +82,9 @@ type EnvOptions struct {
 	Providers []Provider
 	// Partner names the demo partner.
 	Partner string
+	// PartnerRequestsPerMinute is the demo partner's per-key limit; 0 keeps make run's 300. A
+	// suite that polls through the partner's key states one its own pace cannot reach.
+	PartnerRequestsPerMinute int32
 	// WebhookURL, when set, receives the demo partner's webhooks.
 	WebhookURL string
 	// Out receives progress lines.
@@ -255,7 +258,10 @@ func (e *Env) applyPartner(ctx context.Context, o EnvOptions) error {
 	if _, err := controllerutil.CreateOrUpdate(ctx, e.Client, p, func() error {
 		p.Spec.DisplayName = "Demo partner"
 		p.Spec.Tier = tiers.DefaultTier
-		if p.Spec.RequestsPerMinute == 0 {
+		switch {
+		case o.PartnerRequestsPerMinute > 0:
+			p.Spec.RequestsPerMinute = o.PartnerRequestsPerMinute
+		case p.Spec.RequestsPerMinute == 0:
 			p.Spec.RequestsPerMinute = 300
 		}
 		p.Spec.Webhook = nil
