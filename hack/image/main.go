@@ -3,6 +3,9 @@
 // and webhook targets), run as a non-root user, written as a docker-loadable tarball.
 //
 //	go run . -binary ../../bin/linux/swaprouter -name swaprouter/swaprouter:latest -out ../../dist/swaprouter.tar
+//
+// With -shared-libraries it packs a dynamically linked program of this machine instead, with
+// the libraries ldd names at the paths it names them (test/node packs Debian's redis-server so).
 package main
 
 import (
@@ -13,8 +16,10 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/exec"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -32,24 +37,36 @@ func main() {
 	ref := flag.String("name", "", "image reference, e.g. swaprouter/swaprouter:latest")
 	out := flag.String("out", "", "tarball to write")
 	caBundle := flag.String("ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "CA certificates to include (empty skips)")
+	at := flag.String("at", "", "path of the binary in the image (default /<basename>)")
+	sharedLibraries := flag.Bool("shared-libraries", false, "include the shared libraries the binary loads, as ldd names them")
 	flag.Parse()
 	if *binary == "" || *ref == "" || *out == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := build(*binary, *ref, *out, *caBundle); err != nil {
+	if *at == "" {
+		*at = "/" + path.Base(*binary)
+	}
+	if err := build(*binary, *at, *ref, *out, *caBundle, *sharedLibraries); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func build(binary, ref, out, caBundle string) error {
+func build(binary, at, ref, out, caBundle string, sharedLibraries bool) error {
 	tag, err := name.NewTag(ref)
 	if err != nil {
 		return err
 	}
-	files := []file{{path: "/" + path.Base(binary), src: binary, mode: 0o755}}
+	files := []file{{path: at, src: binary, mode: 0o755}}
 	if caBundle != "" {
 		files = append(files, file{path: "/etc/ssl/certs/ca-certificates.crt", src: caBundle, mode: 0o644})
+	}
+	if sharedLibraries {
+		libraries, err := librariesOf(binary)
+		if err != nil {
+			return err
+		}
+		files = append(files, libraries...)
 	}
 	layerTar, err := tarOf(files)
 	if err != nil {
@@ -72,7 +89,7 @@ func build(binary, ref, out, caBundle string) error {
 	cfg = cfg.DeepCopy()
 	cfg.Architecture, cfg.OS = "amd64", "linux"
 	cfg.Config = v1.Config{
-		Entrypoint: []string{"/" + path.Base(binary)},
+		Entrypoint: []string{at},
 		User:       fmt.Sprintf("%d:%d", nonRoot, nonRoot),
 		Env:        []string{"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
 		Labels:     map[string]string{"org.opencontainers.image.source": "https://github.com/swaprouter/swaprouter"},
@@ -92,6 +109,35 @@ func build(binary, ref, out, caBundle string) error {
 	}
 	fmt.Printf("%s -> %s (%s)\n", ref, out, digest)
 	return nil
+}
+
+// librariesOf are the shared libraries binary loads, the dynamic loader among them, each at the
+// path ldd resolves it to (its contents, not a symbolic link).
+func librariesOf(binary string) ([]file, error) {
+	out, err := exec.Command("ldd", binary).Output()
+	if err != nil {
+		return nil, fmt.Errorf("ldd %s: %w", binary, err)
+	}
+	var libraries []file
+	for _, line := range strings.Split(string(out), "\n") {
+		// "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)", or the loader's
+		// "/lib64/ld-linux-x86-64.so.2 (0x...)"; the kernel's vdso has no file.
+		fields := strings.Fields(line)
+		lib := ""
+		switch {
+		case len(fields) == 4 && fields[1] == "=>":
+			lib = fields[2]
+		case len(fields) == 2 && path.IsAbs(fields[0]):
+			lib = fields[0]
+		}
+		if lib != "" {
+			libraries = append(libraries, file{path: lib, src: lib, mode: 0o755})
+		}
+	}
+	if len(libraries) == 0 {
+		return nil, fmt.Errorf("ldd names no shared library of %s:\n%s", binary, out)
+	}
+	return libraries, nil
 }
 
 type file struct {

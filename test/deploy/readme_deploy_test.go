@@ -1,10 +1,11 @@
-// Package deploy executes the README's deploy section as written, in a copy of the repository,
-// against a real kube-apiserver: the image is built, the namespace and Secrets are created and
-// the receipt key written for real; the applies run as server-side dry runs and the wait for
-// the Deployments is skipped, since no node runs the pods here. It then checks what a
-// cluster would need of the result: every Secret and ConfigMap the pods read exists (the quote
-// keys one a keyset the frontend loads), every container runs the image the section built, by
-// its tag, without pulling it, and the section names the Kubernetes version the manifests need.
+// The section executed as written, in a copy of the repository, against a real kube-apiserver:
+// the image is built, the namespace and Secrets are created and the receipt key written for
+// real; the applies run as server-side dry runs, and the image load, the wait for the
+// Deployments and the sanctions Job, which only a node can do, are recorded. It then checks
+// what a cluster would need of the result: every Secret and ConfigMap the pods read exists
+// (the quote keys one a keyset the frontend loads), every container runs the image the
+// section built, by its tag, without pulling it, and the section names the Kubernetes version
+// the manifests need. test/node runs the same section on a real node.
 package deploy
 
 import (
@@ -34,9 +35,6 @@ import (
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
-
-// namespace is where the section deploys.
-const namespace = "swaprouter-system"
 
 // kubectlShim is kubectl as the section meets it here: the real one, but an apply is a
 // server-side dry run (no node would run what it creates), and a wait or a job run now, which
@@ -74,14 +72,18 @@ func TestReadmeDeploySection(t *testing.T) {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	must(t, os.WriteFile(kubeconfig, env.KubeConfig, 0o600))
 	clone := filepath.Join(dir, "swaprouter")
-	copyRepository(t, clone)
+	must(t, CopyRepository(clone))
 	shims := filepath.Join(dir, "shims")
 	must(t, os.MkdirAll(shims, 0o755))
 	must(t, os.WriteFile(filepath.Join(shims, "kubectl"), []byte(kubectlShim), 0o755))
+	// There is no node to load the image into: the load is recorded.
+	must(t, os.WriteFile(filepath.Join(shims, "ctr"), []byte("#!/bin/sh\necho ctr \"$@\" >> \"$WAIT_LOG\"\n"), 0o755))
 	waitLog := filepath.Join(dir, "waits")
 
-	section := readmeSection(t)
-	block := markedBlock(t, section)
+	section, err := Section()
+	must(t, err)
+	block, err := Block(section)
+	must(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", block)
@@ -103,8 +105,11 @@ func TestReadmeDeploySection(t *testing.T) {
 		t.Errorf("%d objects accepted by the server-side dry runs, want the overlay's %d and the RoutingProvider", n, len(rendered))
 	}
 	waits, err := os.ReadFile(waitLog)
-	if err != nil || !strings.Contains(string(waits), "-n "+namespace+" wait deployment --all --for=condition=Available") {
+	if err != nil || !strings.Contains(string(waits), "-n "+Namespace+" wait deployment --all --for=condition=Available") {
 		t.Errorf("the section does not wait for its Deployments to be Available: %q, %v", waits, err)
+	}
+	if !strings.Contains(string(waits), "ctr -n k8s.io images import dist/swaprouter.tar") {
+		t.Errorf("the section does not load the image it built into the node: %q", waits)
 	}
 	if !strings.Contains(string(waits), "create job --from=cronjob/swaprouter-sanctions") {
 		t.Errorf("the section does not load the sanctions list (without it every order is refused): %q", waits)
@@ -142,13 +147,13 @@ func TestReadmeDeploySection(t *testing.T) {
 	}
 
 	var credentials corev1.Secret
-	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: auth.FrontendSecret}, &credentials))
+	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: auth.FrontendSecret}, &credentials))
 	if len(credentials.Data[receipt.SecretKey]) == 0 {
 		t.Errorf("the section wrote no receipt signing key to %s", auth.FrontendSecret)
 	}
 	// The frontend refuses to start on a quote keys file it cannot load.
 	var quoteKeys corev1.Secret
-	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: "swaprouter-quote-keys"}, &quoteKeys))
+	must(t, kube.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: "swaprouter-quote-keys"}, &quoteKeys))
 	if _, err := tokenkeys.Parse(quoteKeys.Data["keys"]); err != nil {
 		t.Errorf("the section's swaprouter-quote-keys Secret holds no keyset the frontend loads: %v", err)
 	}
@@ -232,7 +237,7 @@ func checkReference(t *testing.T, c client.Client, rendered []*unstructured.Unst
 		if ref.kind == "ConfigMap" {
 			obj = &corev1.ConfigMap{}
 		}
-		if err := c.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: ref.name}, obj); err != nil {
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: ref.name}, obj); err != nil {
 			t.Errorf("Deployment %s reads %s %s, which the section does not create: %v", deployment, ref.kind, ref.name, err)
 			return
 		}
@@ -250,53 +255,6 @@ func checkReference(t *testing.T, c client.Client, rendered []*unstructured.Unst
 	}
 	if _, ok := data[ref.key]; ref.key != "" && !ok {
 		t.Errorf("Deployment %s reads key %s of %s %s, which it lacks", deployment, ref.key, ref.kind, ref.name)
-	}
-}
-
-// readmeSection is README.md's "Deploying it" section.
-func readmeSection(t *testing.T) string {
-	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
-	must(t, err)
-	_, rest, ok := strings.Cut(string(readme), "\n## Deploying it")
-	if !ok {
-		t.Fatal(`README.md has no "Deploying it" section`)
-	}
-	section, _, _ := strings.Cut(rest, "\n## ")
-	return section
-}
-
-// markedBlock is the sh block between the section's deploy markers.
-func markedBlock(t *testing.T, section string) string {
-	t.Helper()
-	_, rest, ok := strings.Cut(section, "<!-- deploy:start -->")
-	block, _, ok2 := strings.Cut(rest, "<!-- deploy:end -->")
-	block = strings.TrimSpace(block)
-	if !ok || !ok2 || !strings.HasPrefix(block, "```sh\n") {
-		t.Fatal("the deploy section has no sh block between <!-- deploy:start --> and <!-- deploy:end -->")
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(block, "```sh\n"), "```")
-}
-
-// copyRepository copies the repository's files (tracked, and new ones not ignored) to dir:
-// the section runs in a clone, and writes its overlay there.
-func copyRepository(t *testing.T, dir string) {
-	t.Helper()
-	root := testenv.RepoRoot()
-	files := strings.Split(strings.TrimRight(run(t, root, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
-	for _, f := range files {
-		info, err := os.Lstat(filepath.Join(root, f))
-		if os.IsNotExist(err) {
-			continue // deleted in the working tree
-		}
-		must(t, err)
-		if !info.Mode().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, f))
-		must(t, err)
-		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
-		must(t, os.WriteFile(filepath.Join(dir, f), b, info.Mode().Perm()))
 	}
 }
 

@@ -41,6 +41,11 @@ const (
 	APIServiceIP = "10.96.0.1"
 	// PauseImage is the pod sandbox image hack/build-node.sh builds from hack/pause.
 	PauseImage = "swaprouter.test/pause:source"
+	// OutsideIP is an address beyond the node's NIC, on the far end of its veth, where a test
+	// runs what a cluster reaches outside itself (a database, a partner's webhook receiver, a
+	// mirror). It is public, as a partner's webhook endpoint is (the controllers refuse private
+	// ones); the namespaces have no route out, so it reaches nothing else.
+	OutsideIP = "11.0.0.1"
 )
 
 // startBound bounds each step of the start-up (a cold kubelet on a loaded 2-core machine takes
@@ -130,6 +135,7 @@ func setUpNetwork() error {
 		// no dummy interfaces).
 		{"link", "add", "node0", "type", "veth", "peer", "name", "node0-wire"},
 		{"addr", "add", IP + "/24", "dev", "node0"},
+		{"addr", "add", OutsideIP + "/32", "dev", "node0-wire"},
 		{"link", "set", "node0-wire", "up"},
 		{"link", "set", "node0", "up"},
 		{"route", "add", "default", "dev", "node0"},
@@ -267,14 +273,15 @@ const cniConfig = `{
 }
 `
 
-func (n *Node) socket() string { return n.path("containerd", "containerd.sock") }
+// ContainerdSocket is containerd's address (CONTAINERD_ADDRESS of its ctr).
+func (n *Node) ContainerdSocket() string { return n.path("containerd", "containerd.sock") }
 
 func (n *Node) startRuntime(ctx context.Context) error {
 	runc, err := exec.LookPath("runc")
 	if err != nil {
 		return errors.New("runc is not installed (make tools installs Debian's)")
 	}
-	config := fmt.Sprintf(containerdConfig, n.path("containerd", "root"), n.path("containerd", "state"), n.socket(),
+	config := fmt.Sprintf(containerdConfig, n.path("containerd", "root"), n.path("containerd", "state"), n.ContainerdSocket(),
 		PauseImage, runc, n.part("cni"), n.path("cni", "net.d"))
 	if err := os.WriteFile(n.path("containerd", "config.toml"), []byte(config), 0o644); err != nil {
 		return err
@@ -287,25 +294,28 @@ func (n *Node) startRuntime(ctx context.Context) error {
 		return err
 	}
 	if err := n.waitFor(ctx, "containerd to serve", func(ctx context.Context) (bool, error) {
-		return n.ctr(ctx, "version") == nil, nil
+		_, err := n.Ctr(ctx, "version")
+		return err == nil, nil
 	}); err != nil {
 		return err
 	}
 	for _, image := range append([]string{n.part("images", "pause.tar")}, n.opts.Images...) {
-		if err := n.ctr(ctx, "images", "import", image); err != nil {
+		if _, err := n.Ctr(ctx, "images", "import", image); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// ctr runs containerd's client in the namespace the kubelet's Pods live in.
-func (n *Node) ctr(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, n.part("ctr"), append([]string{"--address", n.socket(), "--namespace", "k8s.io"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
+// Ctr runs containerd's client in the namespace the kubelet's Pods live in, and returns its
+// output.
+func (n *Node) Ctr(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, n.part("ctr"), append([]string{"--address", n.ContainerdSocket(), "--namespace", "k8s.io"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
 	}
-	return nil
+	return out, nil
 }
 
 // kubeletConfig: cgroup v1 (this machine's) allowed, the node's own cgroup root so that
@@ -339,7 +349,7 @@ func (n *Node) startKubelet(ctx context.Context) error {
 	if err := n.makeCgroupRoot(); err != nil {
 		return err
 	}
-	config := fmt.Sprintf(kubeletConfig, n.cgroupRoot, n.socket(), n.path("pki", "ca.crt"), IP)
+	config := fmt.Sprintf(kubeletConfig, n.cgroupRoot, n.ContainerdSocket(), n.path("pki", "ca.crt"), IP)
 	if err := os.WriteFile(n.path("kubelet", "config.yaml"), []byte(config), 0o644); err != nil {
 		return err
 	}
