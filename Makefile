@@ -64,8 +64,8 @@ node: envtest ## Build the single-node cluster's parts from source (kubelet, kub
 	NODE_DIR=$(NODE_DIR) K8S_VERSION=$(K8S_VERSION) hack/build-node.sh >/dev/null
 
 .PHONY: node-test
-node-test: tools node ## Run swaprouter on a real single-node cluster (test/node).
-	SWAPROUTER_NODE_TEST=1 go test $(GO_TEST_FLAGS) -v ./test/node/...
+node-test: tools node ## Deploy swaprouter on a real single-node cluster as the README says, and only that (test/node; make test runs it too).
+	go test $(GO_TEST_FLAGS) -v ./test/node/...
 
 .PHONY: tools
 tools: ## Install the Debian packages the tests, make run and the README walkthrough use (curl, jq, postgresql, redis-server, chromium, runc, iproute2, iptables and ipset for the containers and the node, Node.js and npm for the TypeScript generator and the 1Click and Relay SDK checks).
@@ -77,7 +77,7 @@ tools: ## Install the Debian packages the tests, make run and the README walkthr
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 .PHONY: test
-test: tools envtest verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the images run as containers (test/containers runs make image), the README's deploy section against a real API server (test/deploy), the OpenAPI generators, 1Click's and Relay's npm SDKs against the simulator (test/oneclicksdk, test/relaysdk), our TypeScript SDK against the whole system (test/tssdk)).
+test: tools envtest node verify vet openapi-check ## Run every test (unit, envtest suites, whole-system journeys, the README's deploy section run on a real single node (test/node, built by make node) and against a bare API server (test/deploy), the OpenAPI generators, 1Click's and Relay's npm SDKs against the simulator (test/oneclicksdk, test/relaysdk), our TypeScript SDK against the whole system (test/tssdk)).
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

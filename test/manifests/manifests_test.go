@@ -50,7 +50,7 @@ func TestOverlaysApplyToARealAPIServer(t *testing.T) {
 			"NetworkPolicy/swaprouter-frontend-ingress", "ClusterRole/swaprouter-manager", "ClusterRole/swaprouter-frontend",
 			"CustomResourceDefinition/swaporders.swap.swaprouter.dev", "Deployment/swaprouter-redis", "Service/swaprouter-redis", "ConfigMap/swaprouter-tiers",
 		}},
-		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app"}},
+		{"config/app", "swaprouter-system", []string{"Deployment/swaprouter-app", "Service/swaprouter-app", "NetworkPolicy/swaprouter-app-ingress"}},
 		{"config/samples", "swaprouter-system", []string{"RoutingProvider/route-a", "RoutingProvider/route-b", "RoutingProvider/relay", "Partner/acme"}},
 		{"config/sanctions", "swaprouter-system", []string{"CronJob/swaprouter-sanctions", "Role/swaprouter-sanctions-fetcher"}},
 		{"config/dev", "swaprouter-dev", []string{

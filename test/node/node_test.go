@@ -1,20 +1,28 @@
-// Package node runs swaprouter on a real single-node Kubernetes cluster (internal/testing/node):
-// the images `make image` builds, imported into containerd, scheduled by kube-scheduler, run
-// by the kubelet, reached through kube-proxy's Services by CoreDNS's names.
+// Package node deploys swaprouter on a real single-node Kubernetes cluster
+// (internal/testing/node) exactly as the README's deploy section tells a user to: the block
+// between its deploy markers runs as written, its image loaded into containerd with ctr,
+// scheduled by kube-scheduler, run by the kubelet, reached through kube-proxy's Services by
+// CoreDNS's names, its NetworkPolicies enforced by kube-router. What the README asks a user to
+// provide runs beyond the node's NIC (PostgreSQL, a mirror of OFAC's files, the partner's
+// webhook receiver), and Redis's image is Debian's redis-server packed as a mirror's copy.
+// Then a partner's journey, the swap page, the policies, a liveness restart, a rollout with an
+// order in flight and a leader's loss.
 //
-// It needs the node's parts (make node) and runs with `make node-test`; under a plain
-// `go test ./...` it is skipped unless SWAPROUTER_NODE_TEST=1.
+// It needs root and the node's parts (make node, which make test builds first). Where it
+// cannot run it is skipped with the reason, and fails when CI=true.
 package node
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,11 +33,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
+	"github.com/swaprouter/swaprouter/internal/dev/simulator"
 	"github.com/swaprouter/swaprouter/internal/testing/node"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
+	"github.com/swaprouter/swaprouter/test/deploy"
+	"github.com/swaprouter/swaprouter/test/partnerapi"
 )
 
-const namespace = "swaprouter-system"
+const namespace = deploy.Namespace
 
 // dialImage is test/node/dial packed as an image: a Pod's TCP client.
 const dialImage = "swaprouter.test/dial:test"
@@ -41,12 +52,43 @@ const (
 )
 
 // simulatorOverlay is config/simulator with the provider simulator's image pinned as `make
-// image` tags it.
+// image` tags it: the providers every journey here swaps with.
 const simulatorOverlay = `apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 namespace: ` + namespace + `
 resources: [%s]
 images: [{name: provider-sim, newName: swaprouter/provider-sim, newTag: %q}]
+`
+
+// simulatorURL is the simulator's Service, by its cluster DNS name.
+const simulatorURL = "http://provider-sim." + namespace + ".svc.cluster.local:18080"
+
+// providers is the PROVIDERS file of the deploy block: route_A and route_B at the simulator
+// (route_A's quotes signed with the key of its default seed).
+const providers = `apiVersion: swap.swaprouter.dev/v1alpha1
+kind: RoutingProvider
+metadata: {name: route-a}
+spec:
+  providerId: route_A
+  displayName: NEAR Intents (simulated)
+  protocol: oneclick
+  endpoint: ` + simulatorURL + `/route_A
+  quoteSigningKey: %s
+  timeout: 5s
+  pollInterval: {min: 1s, max: 2s}
+  enabled: true
+---
+apiVersion: swap.swaprouter.dev/v1alpha1
+kind: RoutingProvider
+metadata: {name: route-b}
+spec:
+  providerId: route_B
+  displayName: Chainflip (simulated)
+  protocol: channel
+  endpoint: ` + simulatorURL + `/route_B
+  timeout: 5s
+  pollInterval: {min: 1s, max: 2s}
+  enabled: true
 `
 
 // partsDir is where hack/build-node.sh puts the node's parts.
@@ -56,13 +98,10 @@ func partsDir() string {
 
 // unavailable says why the node cannot run here ("" when it can).
 func unavailable() string {
-	if os.Getenv("SWAPROUTER_NODE_TEST") != "1" {
-		return "the real node runs with make node-test (SWAPROUTER_NODE_TEST=1)"
-	}
 	if os.Geteuid() != 0 {
 		return "the node needs root (namespaces, cgroups, iptables)"
 	}
-	for _, bin := range []string{"runc", "ip", "iptables", "ipset"} {
+	for _, bin := range []string{"runc", "ip", "iptables", "ipset", "redis-server"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			return bin + " is not installed (make tools installs it)"
 		}
@@ -90,7 +129,7 @@ func TestMain(m *testing.M) {
 
 func TestNode(t *testing.T) {
 	if why := unavailable(); why != "" {
-		if os.Getenv("SWAPROUTER_NODE_TEST") == "1" {
+		if os.Getenv("CI") == "true" {
 			t.Fatal(why)
 		}
 		t.Skip(why)
@@ -99,83 +138,231 @@ func TestNode(t *testing.T) {
 	SetDefaultEventuallyTimeout(5 * time.Minute)
 	SetDefaultEventuallyPollingInterval(500 * time.Millisecond)
 	ctx := context.Background()
-	root := testenv.RepoRoot()
-
-	build := exec.Command("make", "image")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	g.Expect(err).NotTo(HaveOccurred(), "make image:\n%s", out)
-	version, err := exec.Command("make", "-C", root, "-s", "version").Output()
-	g.Expect(err).NotTo(HaveOccurred())
-	tag := strings.TrimSpace(string(version))
-
 	dir := t.TempDir()
+
+	// The test is a machine in the cluster's network: its names are CoreDNS's.
+	net.DefaultResolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(node.IP, "53"))
+	}}
+
 	dial := filepath.Join(dir, "dial.tar")
 	g.Expect(buildImage(dir, "./test/node/dial", dialImage, dial)).To(Succeed())
+	redis, redisTarball, err := redisImage(dir)
+	g.Expect(err).NotTo(HaveOccurred())
 	n, err := node.Start(ctx, node.Options{
 		PartsDir: partsDir(), ControlPlaneDir: testenv.AssetsDir(), Dir: dir,
-		Images: []string{filepath.Join(root, "dist", "provider-sim.tar"), dial},
+		Images: []string{dial, redisTarball},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(n.LogTails(60))
+			logPods(t, n)
 		}
 		n.Stop()
 	})
-
+	world, err := startOutside(ctx, t, dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	repo, err := newClone(dir, n)
+	g.Expect(err).NotTo(HaveOccurred())
 	kubectl := func(stdin []byte, args ...string) []byte {
 		out, err := testenv.Kubectl(n.Kubeconfig, stdin, args...)
-		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(err).NotTo(HaveOccurred(), "kubectl %s", strings.Join(args, " "))
 		return out
 	}
-	overlay := filepath.Join(dir, "simulator")
-	g.Expect(os.MkdirAll(overlay, 0o755)).To(Succeed())
-	base, err := filepath.Rel(overlay, filepath.Join(root, "config", "simulator"))
+
+	providersFile := filepath.Join(dir, "providers.yaml")
+	g.Expect(os.WriteFile(providersFile, []byte(fmt.Sprintf(providers, simulator.SeedQuotePublicKey(1))), 0o644)).To(Succeed())
+	section, err := deploy.Section()
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(os.WriteFile(filepath.Join(overlay, "kustomization.yaml"),
-		[]byte(fmt.Sprintf(simulatorOverlay, base, tag)), 0o644)).To(Succeed())
-	kubectl(nil, "create", "namespace", namespace)
-	kubectl(nil, "apply", "-k", overlay)
+	block, err := deploy.Block(section)
+	g.Expect(err).NotTo(HaveOccurred())
+	started := time.Now()
+	out, err := repo.run(ctx, block, "ARCHIVE_DSN="+world.archiveDSN, "REDIS_IMAGE="+redis,
+		"SANCTIONS_FILES="+world.mirrorURL, "PROVIDERS="+providersFile)
+	g.Expect(err).NotTo(HaveOccurred(), "the README's deploy block")
+	t.Logf("the README's deploy block ran in %s:\n%s", time.Since(started).Round(time.Second), out)
 
-	t.Run("the Deployment becomes Available", func(t *testing.T) {
-		g := NewWithT(t)
-		g.Eventually(func() bool {
-			d, err := n.Client.AppsV1().Deployments(namespace).Get(ctx, "provider-sim", metav1.GetOptions{})
-			return err == nil && available(d)
-		}).Should(BeTrue(), "provider-sim never became Available")
-	})
+	// The providers: config/simulator beside it, from the image the block's make image built.
+	version, err := repo.run(ctx, "make -s version")
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = n.Ctr(ctx, "images", "import", filepath.Join(repo.dir, "dist", "provider-sim.tar"))
+	g.Expect(err).NotTo(HaveOccurred())
+	simulatorDir := filepath.Join(dir, "simulator")
+	g.Expect(os.MkdirAll(simulatorDir, 0o755)).To(Succeed())
+	base, err := filepath.Rel(simulatorDir, filepath.Join(repo.dir, "config", "simulator"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(os.WriteFile(filepath.Join(simulatorDir, "kustomization.yaml"),
+		[]byte(fmt.Sprintf(simulatorOverlay, base, strings.TrimSpace(version))), 0o644)).To(Succeed())
+	kubectl(nil, "apply", "-k", simulatorDir)
 
-	t.Run("its Service answers by its cluster DNS name", func(t *testing.T) {
+	t.Run("every Deployment of the README's overlay becomes Available with all its replicas", func(t *testing.T) {
 		g := NewWithT(t)
-		dns := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(node.IP, "53"))
-		}}
-		web := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-			DialContext: (&net.Dialer{Resolver: dns}).DialContext,
-		}}
-		g.Eventually(func() (int, error) {
-			resp, err := web.Get("http://provider-sim." + namespace + ".svc.cluster.local:18080/control/stats")
-			if err != nil {
-				return 0, err
+		want := map[string]int32{"swaprouter-controllers": 2, "swaprouter-frontend": 3, "swaprouter-redis": 1, "provider-sim": 1}
+		g.Eventually(func(g Gomega) {
+			list, err := n.Client.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			got := map[string]int32{}
+			for _, d := range list.Items {
+				g.Expect(available(&d)).To(BeTrue(), "Deployment %s is not Available", d.Name)
+				got[d.Name] = d.Status.ReadyReplicas
 			}
-			resp.Body.Close()
-			return resp.StatusCode, nil
-		}).Should(Equal(http.StatusOK))
+			g.Expect(got).To(Equal(want))
+		}).Should(Succeed())
 	})
 
-	t.Run("its NetworkPolicy refuses a Pod that is not swaprouter's, and admits swaprouter's", func(t *testing.T) {
+	t.Run("the sanctions Job run now writes the list from the mirror", func(t *testing.T) {
 		g := NewWithT(t)
-		simulator := "provider-sim." + namespace + ".svc.cluster.local:18080"
+		g.Eventually(func() (string, error) {
+			cm, err := n.Client.CoreV1().ConfigMaps(namespace).Get(ctx, "swaprouter-sanctions", metav1.GetOptions{})
+			if err != nil {
+				return "", err
+			}
+			return strings.Join(slices.Collect(maps.Values(cm.Data)), "\n"), nil
+		}).Should(ContainSubstring("0xCa0Df2c95Aa144c1d0FF2ff3C8F967fDc1de9EF0"), "the sample SDN.CSV's first address")
+	})
+
+	sys := &system{t: t, n: n, repo: repo, world: world}
+	var api *partnerapi.Client
+	t.Run("a listed sender is refused; a partner's journey through the frontend Service reaches SUCCESS with a verified webhook", func(t *testing.T) {
+		RegisterTestingT(t)
+		api, _, _ = sys.partner(ctx, "acme", "standard", true)
+		sys.refusesListedSender(api)
+		sys.settle(api, sys.order(api))
+	})
+
+	t.Run("the swap page through the app Service shows every route's quote", func(t *testing.T) {
+		RegisterTestingT(t)
+		// As "The swap app" says: a Partner of its own on the enterprise tier, its key in the
+		// Secret swap-app-key, and config/app added to the overlay.
+		_, keyID, secret := sys.partner(ctx, "swap-app", "enterprise", false)
+		sys.kubectl(nil, "-n", namespace, "create", "secret", "generic", "swap-app-key", "--from-literal=keyId="+keyID, "--from-literal=secret="+secret)
+		Expect(repo.editOverlay("resources: [../../config/default, ../../config/sanctions]",
+			"resources: [../../config/default, ../../config/sanctions, ../../config/app]")).To(Succeed())
+		_, err := repo.run(ctx, "kubectl apply --server-side -k deploy/production && "+
+			"kubectl -n "+namespace+" rollout status deployment/swaprouter-app --timeout=5m")
+		Expect(err).NotTo(HaveOccurred())
+		// Chromium resolves names with the machine's resolver, not the cluster's: it is given
+		// the address CoreDNS gives the Service's name.
+		addrs, err := net.DefaultResolver.LookupHost(ctx, "swaprouter-app."+namespace+".svc.cluster.local")
+		Expect(err).NotTo(HaveOccurred())
+		b, err := startBrowser(dir, t.Cleanup)
+		Expect(err).NotTo(HaveOccurred())
+		b.quotes(Default, "http://"+addrs[0]+"/")
+	})
+
+	t.Run("the NetworkPolicies refuse a foreign Pod Redis and the metrics port, and admit it to the API and the swap page", func(t *testing.T) {
+		g := NewWithT(t)
+		RegisterTestingT(t)
+		frontendPod := sys.pods(ctx, "frontend")[0]
 		attempt := 0
-		dialFrom := func(name string, args ...string) func() (int32, error) {
+		dialFrom := func(app, target string, args ...string) func() (int32, error) {
 			return func() (int32, error) {
 				attempt++
-				return runDial(ctx, n, fmt.Sprintf("dial-%d", attempt), name, append(args, simulator)...)
+				return runDial(ctx, n, fmt.Sprintf("dial-%d", attempt), app, append(args, target)...)
 			}
 		}
-		g.Eventually(dialFrom("someone-else")).Should(Equal(int32(refused)))
-		g.Eventually(dialFrom("swaprouter", "-until-connected")).Should(Equal(int32(connected)))
+		g.Eventually(dialFrom("someone-else", "swaprouter-redis."+namespace+".svc.cluster.local:6379")).Should(Equal(int32(refused)))
+		g.Eventually(dialFrom("someone-else", net.JoinHostPort(frontendPod.Status.PodIP, "8443"))).Should(Equal(int32(refused)))
+		for _, service := range []string{"swaprouter-frontend", "swaprouter-app"} {
+			g.Eventually(dialFrom("someone-else", service+"."+namespace+".svc.cluster.local:80", "-until-connected")).Should(Equal(int32(connected)), service)
+		}
+	})
+
+	t.Run("every container runs as its Pod spec says", func(t *testing.T) {
+		RegisterTestingT(t)
+		pods, err := n.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{
+			LabelSelector: "app.kubernetes.io/name=swaprouter", FieldSelector: "status.phase=Running",
+		})
+		Expect(err).NotTo(HaveOccurred())
+		for _, pod := range pods.Items {
+			pid, err := sys.containerPID(ctx, pod)
+			Expect(err).NotTo(HaveOccurred())
+			wrong, err := runsAsSpecified(pid, pod, pod.Spec.Containers[0])
+			Expect(err).NotTo(HaveOccurred())
+			Expect(wrong).To(BeEmpty(), pod.Name)
+		}
+	})
+
+	t.Run("on SIGTERM each of swaprouter's programs exits by itself with status 0", func(t *testing.T) {
+		RegisterTestingT(t)
+		for _, component := range []string{"controllers", "frontend", "app"} {
+			pod := sys.pods(ctx, component)[0]
+			before := pod.Status.ContainerStatuses[0].RestartCount
+			pid, err := sys.containerPID(ctx, pod)
+			Expect(err).NotTo(HaveOccurred())
+			// Nothing else ends it: a program that ignored the signal would never restart.
+			Expect(syscall.Kill(pid, syscall.SIGTERM)).To(Succeed())
+			Eventually(func(g Gomega) {
+				status := sys.containerStatus(ctx, g, pod.Name)
+				g.Expect(status.RestartCount).To(BeNumerically(">", before))
+				g.Expect(status.LastTerminationState.Terminated).NotTo(BeNil())
+				g.Expect(status.LastTerminationState.Terminated.ExitCode).To(BeZero(), "%s's exit code", pod.Name)
+				g.Expect(status.Ready).To(BeTrue())
+			}).Should(Succeed())
+		}
+	})
+
+	// The checks below take the partner of the journey through what operating the cluster does
+	// to the pods.
+	if api == nil {
+		t.Fatal("the journey declared no partner")
+	}
+
+	t.Run("a frontend that fails its liveness probe is restarted by the kubelet and ready again", func(t *testing.T) {
+		RegisterTestingT(t)
+		pod := sys.pods(ctx, "frontend")[0]
+		before := pod.Status.ContainerStatuses[0].RestartCount
+		pid, err := sys.containerPID(ctx, pod)
+		Expect(err).NotTo(HaveOccurred())
+		// Stopped, the process answers no probe; the kubelet kills and restarts the container.
+		Expect(syscall.Kill(pid, syscall.SIGSTOP)).To(Succeed())
+		Eventually(func(g Gomega) {
+			status := sys.containerStatus(ctx, g, pod.Name)
+			g.Expect(status.RestartCount).To(BeNumerically(">", before))
+			g.Expect(status.Ready).To(BeTrue())
+		}).Should(Succeed(), "the kubelet restarts %s", pod.Name)
+	})
+
+	t.Run("a rollout to a new image tag with an order in flight: the order reaches SUCCESS with its webhook", func(t *testing.T) {
+		RegisterTestingT(t)
+		order := sys.order(api)
+		// The next version, built and loaded as step 1 does, and pinned in the overlay.
+		next := strings.TrimSpace(version) + "-next"
+		_, err := repo.run(ctx, `make image IMAGE_TAG="$NEXT" && ctr -n k8s.io images import dist/swaprouter.tar`, "NEXT="+next)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(repo.editOverlay(`newTag: "`+strings.TrimSpace(version)+`"`, `newTag: "`+next+`"`)).To(Succeed())
+		_, err = repo.run(ctx, "kubectl apply --server-side -k deploy/production && "+
+			"kubectl -n "+namespace+" rollout status deployment/swaprouter-controllers --timeout=5m && "+
+			"kubectl -n "+namespace+" rollout status deployment/swaprouter-frontend --timeout=5m")
+		Expect(err).NotTo(HaveOccurred())
+		for _, component := range []string{"controllers", "frontend"} {
+			for _, pod := range sys.pods(ctx, component) {
+				Expect(pod.Spec.Containers[0].Image).To(Equal("swaprouter/swaprouter:"+next), pod.Name)
+			}
+		}
+		sys.settle(api, order)
+	})
+
+	t.Run("the leader's Pod deleted, the standby takes the Lease and an order still reaches SUCCESS", func(t *testing.T) {
+		RegisterTestingT(t)
+		order := sys.order(api)
+		leader, err := sys.leader(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		var standby []string
+		for _, pod := range sys.pods(ctx, "controllers") {
+			if pod.Name != leader {
+				standby = append(standby, pod.Name)
+			}
+		}
+		Expect(standby).To(HaveLen(1), "the leader %s and its standby", leader)
+		// The node cordoned, the Pod replacing the leader cannot start and race the standby
+		// for the Lease.
+		sys.kubectl(nil, "cordon", node.Name)
+		Expect(n.Client.CoreV1().Pods(namespace).Delete(ctx, leader, metav1.DeleteOptions{})).To(Succeed())
+		Eventually(func() (string, error) { return sys.leader(ctx) }).Should(Equal(standby[0]))
+		sys.kubectl(nil, "uncordon", node.Name)
+		sys.settle(api, order)
 	})
 }
 
@@ -197,9 +384,9 @@ func buildImage(dir, pkg, ref, tarball string) error {
 	return nil
 }
 
-// runDial runs test/node/dial with args in a Pod labeled as app name, and returns its exit
-// code once it has ended. A Pod that has not ended within a minute is an error, and the
-// caller's Eventually tries another.
+// runDial runs test/node/dial with args in a Pod labeled as app name (restricted, as the
+// namespace enforces), and returns its exit code once it has ended. A Pod that has not ended
+// within a minute is an error, and the caller's Eventually tries another.
 func runDial(ctx context.Context, n *node.Node, pod, app string, args ...string) (int32, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -207,10 +394,13 @@ func runDial(ctx context.Context, n *node.Node, pod, app string, args ...string)
 	_, err := pods.Create(ctx, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: pod, Labels: map[string]string{"app.kubernetes.io/name": app}},
 		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
+			RestartPolicy:   corev1.RestartPolicyNever,
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 			Containers: []corev1.Container{{
 				Name: "dial", Image: dialImage, ImagePullPolicy: corev1.PullNever, Args: args,
-				SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
 			}},
 		},
 	}, metav1.CreateOptions{})
@@ -240,4 +430,16 @@ func available(d *appsv1.Deployment) bool {
 		}
 	}
 	return false
+}
+
+// logPods logs every Pod's phase, conditions and container states, for a failure's message.
+func logPods(t *testing.T, n *node.Node) {
+	pods, err := n.Client.CoreV1().Pods(namespace).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	for _, p := range pods.Items {
+		t.Logf("pod %s: %s %v", p.Name, p.Status.Phase, p.Status.ContainerStatuses)
+	}
 }

@@ -21,8 +21,8 @@ type Declared struct{ KeyID, Secret string }
 // (route-a speaking 1Click, trusting quoteSigningKey, route-b the Chainflip protocol) at
 // simulatorURL/<providerId>, polled every pollMin to pollMax, the partner with its webhook
 // to receiverURL, signed with a fresh secret that receiver verifies, and the sanctions list;
-// then it issues the partner's key. The suites that use it (test/topology, test/containers)
-// hold replicas, restarts and pods to the orders they name, route_A's and route_B's; Relay's
+// then it issues the partner's key. The suite that uses it (test/topology)
+// holds replicas, restarts and pods to the orders they name, route_A's and route_B's; Relay's
 // journeys are test/e2e's, against the dev system's three providers.
 func Declare(ctx context.Context, c client.Client, namespace, partner, simulatorURL, quoteSigningKey, receiverURL string,
 	pollMin, pollMax time.Duration, receiver *devenv.Receiver) (Declared, error) {
