@@ -165,11 +165,6 @@ func TestNode(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	repo, err := newClone(dir, n)
 	g.Expect(err).NotTo(HaveOccurred())
-	kubectl := func(stdin []byte, args ...string) []byte {
-		out, err := testenv.Kubectl(n.Kubeconfig, stdin, args...)
-		g.Expect(err).NotTo(HaveOccurred(), "kubectl %s", strings.Join(args, " "))
-		return out
-	}
 
 	providersFile := filepath.Join(dir, "providers.yaml")
 	g.Expect(os.WriteFile(providersFile, []byte(fmt.Sprintf(providers, simulator.SeedQuotePublicKey(1))), 0o644)).To(Succeed())
@@ -184,8 +179,9 @@ func TestNode(t *testing.T) {
 	t.Logf("the README's deploy block ran in %s:\n%s", time.Since(started).Round(time.Second), out)
 
 	// The providers: config/simulator beside it, from the image the block's make image built.
-	version, err := repo.run(ctx, "make -s version")
+	out, err = repo.run(ctx, "make -s version")
 	g.Expect(err).NotTo(HaveOccurred())
+	version := strings.TrimSpace(out)
 	_, err = n.Ctr(ctx, "images", "import", filepath.Join(repo.dir, "dist", "provider-sim.tar"))
 	g.Expect(err).NotTo(HaveOccurred())
 	simulatorDir := filepath.Join(dir, "simulator")
@@ -193,8 +189,9 @@ func TestNode(t *testing.T) {
 	base, err := filepath.Rel(simulatorDir, filepath.Join(repo.dir, "config", "simulator"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(os.WriteFile(filepath.Join(simulatorDir, "kustomization.yaml"),
-		[]byte(fmt.Sprintf(simulatorOverlay, base, strings.TrimSpace(version))), 0o644)).To(Succeed())
-	kubectl(nil, "apply", "-k", simulatorDir)
+		[]byte(fmt.Sprintf(simulatorOverlay, base, version)), 0o644)).To(Succeed())
+	_, err = testenv.Kubectl(n.Kubeconfig, nil, "apply", "-k", simulatorDir)
+	g.Expect(err).NotTo(HaveOccurred())
 
 	t.Run("every Deployment of the README's overlay becomes Available with all its replicas", func(t *testing.T) {
 		g := NewWithT(t)
@@ -223,10 +220,13 @@ func TestNode(t *testing.T) {
 	})
 
 	sys := &system{t: t, n: n, repo: repo, world: world}
-	var api *partnerapi.Client
+	var (
+		api                *partnerapi.Client
+		acmeKeyID, acmeKey string
+	)
 	t.Run("a listed sender is refused; a partner's journey through the frontend Service reaches SUCCESS with a verified webhook", func(t *testing.T) {
 		RegisterTestingT(t)
-		api, _, _ = sys.partner(ctx, "acme", "standard", true)
+		api, acmeKeyID, acmeKey = sys.partner(ctx, "acme", "standard", true)
 		sys.refusesListedSender(api)
 		sys.settle(api, sys.order(api))
 	})
@@ -315,8 +315,12 @@ func TestNode(t *testing.T) {
 		before := pod.Status.ContainerStatuses[0].RestartCount
 		pid, err := sys.containerPID(ctx, pod)
 		Expect(err).NotTo(HaveOccurred())
-		// Stopped, the process answers no probe; the kubelet kills and restarts the container.
+		// Stopped, the process answers no probe, and the kubelet decides to restart it. Let go
+		// then, it ends on the kubelet's SIGTERM instead of the grace period's SIGKILL.
 		Expect(syscall.Kill(pid, syscall.SIGSTOP)).To(Succeed())
+		Eventually(func() ([]string, error) { return sys.events(ctx, pod.Name, "Killing") }).
+			Should(ContainElement(ContainSubstring("failed liveness probe")))
+		Expect(syscall.Kill(pid, syscall.SIGCONT)).To(Succeed())
 		Eventually(func(g Gomega) {
 			status := sys.containerStatus(ctx, g, pod.Name)
 			g.Expect(status.RestartCount).To(BeNumerically(">", before))
@@ -328,14 +332,27 @@ func TestNode(t *testing.T) {
 		RegisterTestingT(t)
 		order := sys.order(api)
 		// The next version, built and loaded as step 1 does, and pinned in the overlay.
-		next := strings.TrimSpace(version) + "-next"
+		next := version + "-next"
 		_, err := repo.run(ctx, `make image IMAGE_TAG="$NEXT" && ctr -n k8s.io images import dist/swaprouter.tar`, "NEXT="+next)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(repo.editOverlay(`newTag: "`+strings.TrimSpace(version)+`"`, `newTag: "`+next+`"`)).To(Succeed())
+		Expect(repo.editOverlay(`newTag: "`+version+`"`, `newTag: "`+next+`"`)).To(Succeed())
+		// The partner polls the order all along, and sees no failure.
+		poll, err := pollOrder(ctx, order.Id, acmeKeyID, acmeKey)
+		Expect(err).NotTo(HaveOccurred())
 		_, err = repo.run(ctx, "kubectl apply --server-side -k deploy/production && "+
 			"kubectl -n "+namespace+" rollout status deployment/swaprouter-controllers --timeout=5m && "+
 			"kubectl -n "+namespace+" rollout status deployment/swaprouter-frontend --timeout=5m")
 		Expect(err).NotTo(HaveOccurred())
+		// Until the last replaced pod has ended: its SIGTERM comes after the rollout's end.
+		Eventually(func() (int, error) {
+			list, err := n.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=frontend"})
+			if err != nil {
+				return 0, err
+			}
+			return len(list.Items), nil
+		}).Should(Equal(3))
+		polls, failures := poll.finish()
+		Expect(failures).To(BeEmpty(), "of %d polls of the order through the rollout", polls)
 		for _, component := range []string{"controllers", "frontend"} {
 			for _, pod := range sys.pods(ctx, component) {
 				Expect(pod.Spec.Containers[0].Image).To(Equal("swaprouter/swaprouter:"+next), pod.Name)

@@ -85,11 +85,11 @@ func runsAsSpecified(pid int, pod corev1.Pod, c corev1.Container) (string, error
 		return "", err
 	}
 	uid := int64(imageUser)
-	if u := pod.Spec.SecurityContext.RunAsUser; u != nil {
-		uid = *u
+	if sc := pod.Spec.SecurityContext; sc != nil && sc.RunAsUser != nil {
+		uid = *sc.RunAsUser
 	}
-	if u := c.SecurityContext.RunAsUser; u != nil {
-		uid = *u
+	if sc := c.SecurityContext; sc != nil && sc.RunAsUser != nil {
+		uid = *sc.RunAsUser
 	}
 	var wrong []string
 	for field, want := range map[string]string{

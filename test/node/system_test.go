@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -74,11 +75,7 @@ func (s *system) partner(ctx context.Context, name, tier string, webhook bool) (
 
 	// Not partnerapi's client yet: it fails the spec on a refused connection, which is what
 	// a replica that is not ready answers.
-	api, err := swapclient.NewClientWithResponses(frontendURL, swapclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-		r.Header.Set("X-Key-Id", keyID)
-		r.Header.Set("Authorization", "Bearer "+keySecret)
-		return nil
-	}))
+	api, err := swapclient.NewClientWithResponses(frontendURL, withKey(keyID, keySecret))
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func(g Gomega) {
 		quote, err := api.RequestQuoteWithResponse(ctx, nil, quoteRequest())
@@ -87,6 +84,15 @@ func (s *system) partner(ctx context.Context, name, tier string, webhook bool) (
 		g.Expect(quote.JSON200.Candidates).To(HaveLen(2))
 	}).Should(Succeed())
 	return partnerapi.New(frontendURL, keyID, keySecret), keyID, keySecret
+}
+
+// withKey signs a request with a partner's key.
+func withKey(keyID, secret string) swapclient.ClientOption {
+	return swapclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("X-Key-Id", keyID)
+		r.Header.Set("Authorization", "Bearer "+secret)
+		return nil
+	})
 }
 
 func quoteRequest() swapclient.QuoteRequest {
@@ -188,4 +194,69 @@ func (s *system) containerStatus(ctx context.Context, g Gomega, pod string) core
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(p.Status.ContainerStatuses).NotTo(BeEmpty())
 	return p.Status.ContainerStatuses[0]
+}
+
+// events are the messages of a Pod's Events with reason.
+func (s *system) events(ctx context.Context, pod, reason string) ([]string, error) {
+	list, err := s.n.Client.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.name=" + pod + ",reason=" + reason,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var messages []string
+	for _, e := range list.Items {
+		messages = append(messages, e.Message)
+	}
+	return messages, nil
+}
+
+// poller reads an order through the frontend Service every 200 ms, each time on a new
+// connection, as a partner polling through a rollout does, and keeps every failure.
+type poller struct {
+	cancel   context.CancelFunc
+	done     chan struct{}
+	polls    int
+	failures []string
+}
+
+func pollOrder(ctx context.Context, id, keyID, secret string) (*poller, error) {
+	api, err := swapclient.NewClientWithResponses(frontendURL, withKey(keyID, secret), swapclient.WithHTTPClient(&http.Client{
+		Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true},
+	}))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	p := &poller{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			p.polls++
+			r, err := api.GetOrderWithResponse(ctx, id)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err != nil:
+				p.failures = append(p.failures, err.Error())
+			case r.StatusCode() != http.StatusOK:
+				p.failures = append(p.failures, fmt.Sprintf("%d %s", r.StatusCode(), r.Body))
+			}
+		}
+	}()
+	return p, nil
+}
+
+// finish stops polling and returns how many polls were made and the failures.
+func (p *poller) finish() (int, []string) {
+	p.cancel()
+	<-p.done
+	return p.polls, p.failures
 }
