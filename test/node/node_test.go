@@ -251,22 +251,25 @@ func TestNode(t *testing.T) {
 		b.quotes(Default, "http://"+addrs[0]+"/")
 	})
 
-	t.Run("the NetworkPolicies refuse a foreign Pod Redis and the metrics port, and admit it to the API and the swap page", func(t *testing.T) {
-		g := NewWithT(t)
+	t.Run("the NetworkPolicies refuse a foreign Pod Redis and the metrics port, and admit it to the API and the swap page, and monitoring to the metrics", func(t *testing.T) {
 		RegisterTestingT(t)
-		frontendPod := sys.pods(ctx, "frontend")[0]
+		metrics := net.JoinHostPort(sys.pods(ctx, "frontend")[0].Status.PodIP, "8443")
 		attempt := 0
-		dialFrom := func(app, target string, args ...string) func() (int32, error) {
+		dialFrom := func(ns, app, target string, args ...string) func() (int32, error) {
 			return func() (int32, error) {
 				attempt++
-				return runDial(ctx, n, fmt.Sprintf("dial-%d", attempt), app, append(args, target)...)
+				return runDial(ctx, n, ns, fmt.Sprintf("dial-%d", attempt), app, append(args, target)...)
 			}
 		}
-		g.Eventually(dialFrom("someone-else", "swaprouter-redis."+namespace+".svc.cluster.local:6379")).Should(Equal(int32(refused)))
-		g.Eventually(dialFrom("someone-else", net.JoinHostPort(frontendPod.Status.PodIP, "8443"))).Should(Equal(int32(refused)))
+		Eventually(dialFrom(namespace, "someone-else", "swaprouter-redis."+namespace+".svc.cluster.local:6379")).Should(Equal(int32(refused)))
+		Eventually(dialFrom(namespace, "someone-else", metrics)).Should(Equal(int32(refused)))
 		for _, service := range []string{"swaprouter-frontend", "swaprouter-app"} {
-			g.Eventually(dialFrom("someone-else", service+"."+namespace+".svc.cluster.local:80", "-until-connected")).Should(Equal(int32(connected)), service)
+			Eventually(dialFrom(namespace, "someone-else", service+"."+namespace+".svc.cluster.local:80", "-until-connected")).Should(Equal(int32(connected)), service)
 		}
+		// The namespace config/network-policy names as the metrics' scrapers.
+		sys.kubectl(nil, "create", "namespace", "monitoring")
+		sys.kubectl(nil, "label", "namespace", "monitoring", "swaprouter.dev/monitoring=true")
+		Eventually(dialFrom("monitoring", "prometheus", metrics, "-until-connected")).Should(Equal(int32(connected)))
 	})
 
 	t.Run("every container runs as its Pod spec says", func(t *testing.T) {
@@ -401,13 +404,13 @@ func buildImage(dir, pkg, ref, tarball string) error {
 	return nil
 }
 
-// runDial runs test/node/dial with args in a Pod labeled as app name (restricted, as the
-// namespace enforces), and returns its exit code once it has ended. A Pod that has not ended
+// runDial runs test/node/dial with args in a Pod of namespace ns labeled as app name
+// (restricted, as swaprouter's namespace enforces), and returns its exit code once it has ended. A Pod that has not ended
 // within a minute is an error, and the caller's Eventually tries another.
-func runDial(ctx context.Context, n *node.Node, pod, app string, args ...string) (int32, error) {
+func runDial(ctx context.Context, n *node.Node, ns, pod, app string, args ...string) (int32, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	pods := n.Client.CoreV1().Pods(namespace)
+	pods := n.Client.CoreV1().Pods(ns)
 	_, err := pods.Create(ctx, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: pod, Labels: map[string]string{"app.kubernetes.io/name": app}},
 		Spec: corev1.PodSpec{
