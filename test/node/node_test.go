@@ -386,24 +386,6 @@ func TestNode(t *testing.T) {
 	})
 }
 
-// buildImage compiles the command in pkg (of this repository) and packs it with hack/image.
-func buildImage(dir, pkg, ref, tarball string) error {
-	root := testenv.RepoRoot()
-	binary := filepath.Join(dir, filepath.Base(pkg))
-	build := exec.Command("go", "build", "-o", binary, pkg)
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-	}
-	pack := exec.Command("go", "run", ".", "-binary", binary, "-name", ref, "-ca-bundle", "", "-out", tarball)
-	pack.Dir = filepath.Join(root, "hack", "image")
-	if out, err := pack.CombinedOutput(); err != nil {
-		return fmt.Errorf("hack/image %s: %v\n%s", ref, err, out)
-	}
-	return nil
-}
-
 // runDial runs test/node/dial with args in a Pod of namespace ns labeled as app name
 // (restricted, as swaprouter's namespace enforces), and returns its exit code once it has ended. A Pod that has not ended
 // within a minute is an error, and the caller's Eventually tries another.

@@ -15,33 +15,6 @@ import (
 	"github.com/swaprouter/swaprouter/test/deploy"
 )
 
-// redisImage is Debian's redis-server packed with its libraries (hack/image
-// -shared-libraries), tagged with its version: the copy of Redis a user's mirror holds, since
-// redis:7.4-alpine cannot be fetched here.
-func redisImage(dir string) (ref, tarball string, err error) {
-	out, err := exec.Command("redis-server", "--version").Output()
-	if err != nil {
-		return "", "", fmt.Errorf("redis-server --version: %w", err)
-	}
-	version := regexp.MustCompile(`v=([0-9.]+)`).FindStringSubmatch(string(out))
-	if version == nil {
-		return "", "", fmt.Errorf("redis-server --version says no version: %s", out)
-	}
-	binary, err := exec.LookPath("redis-server")
-	if err != nil {
-		return "", "", err
-	}
-	ref = "swaprouter.test/debian-redis-server:" + version[1]
-	tarball = filepath.Join(dir, "redis.tar")
-	pack := exec.Command("go", "run", ".", "-binary", binary, "-at", "/usr/bin/redis-server", "-shared-libraries",
-		"-ca-bundle", "", "-name", ref, "-out", tarball)
-	pack.Dir = filepath.Join(testenv.RepoRoot(), "hack", "image")
-	if out, err := pack.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("hack/image %s: %v\n%s", ref, err, out)
-	}
-	return ref, tarball, nil
-}
-
 // clone is a copy of the repository where the README's deploy block runs, as a user runs it
 // from theirs, with kubectl pointed at the node and ctr at its containerd.
 type clone struct {
