@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -32,6 +33,7 @@ import (
 	"github.com/swaprouter/swaprouter/internal/auth"
 	"github.com/swaprouter/swaprouter/internal/receipt"
 	"github.com/swaprouter/swaprouter/internal/scheme"
+	"github.com/swaprouter/swaprouter/internal/screening/sdnupdate"
 	"github.com/swaprouter/swaprouter/internal/testing/testenv"
 	"github.com/swaprouter/swaprouter/internal/tokenkeys"
 )
@@ -121,8 +123,20 @@ func TestReadmeDeploySection(t *testing.T) {
 		t.Errorf("make image built %v, the section pins %s", tags, image)
 	}
 
+	// Unless told otherwise (an air-gapped cluster's copies), Redis is the image config/redis
+	// names and the sanctions Job reads OFAC's own files.
+	redisImage := deploymentImage(t, clone, "config/redis")
 	deployments := 0
 	for _, o := range rendered {
+		if o.GetKind() == "CronJob" && o.GetName() == "swaprouter-sanctions" {
+			args, _, _ := unstructured.NestedSlice(o.Object, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+			text := fmt.Sprint(args)
+			for _, want := range []string{"--sdn=" + sdnupdate.DefaultSDN, "--comments=" + sdnupdate.DefaultComments} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the sanctions CronJob does not read OFAC's files by default (%s): %s", want, text)
+				}
+			}
+		}
 		if o.GetKind() != "Deployment" {
 			continue
 		}
@@ -133,6 +147,9 @@ func TestReadmeDeploySection(t *testing.T) {
 			checkReference(t, kube, rendered, d.Name, ref)
 		}
 		for _, c := range d.Spec.Template.Spec.Containers {
+			if d.Name == "swaprouter-redis" && c.Image != redisImage {
+				t.Errorf("Redis runs %s by default, want config/redis's %s", c.Image, redisImage)
+			}
 			if !strings.HasPrefix(c.Image, "swaprouter/") {
 				continue
 			}
@@ -269,6 +286,21 @@ func renderedObjects(t *testing.T, dir, overlay string) []*unstructured.Unstruct
 		objs = append(objs, o)
 	}
 	return objs
+}
+
+// deploymentImage is the image of the first container of the Deployment overlay renders.
+func deploymentImage(t *testing.T, dir, overlay string) string {
+	t.Helper()
+	for _, o := range renderedObjects(t, dir, overlay) {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		var d appsv1.Deployment
+		must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d))
+		return d.Spec.Template.Spec.Containers[0].Image
+	}
+	t.Fatalf("%s renders no Deployment", overlay)
+	return ""
 }
 
 // imageTags are the references a docker-loadable image tarball carries.
