@@ -27,6 +27,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/redis/go-redis/v9"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -147,7 +148,7 @@ func TestNode(t *testing.T) {
 
 	dial := filepath.Join(dir, "dial.tar")
 	g.Expect(buildImage(dir, "./test/node/dial", dialImage, dial)).To(Succeed())
-	redis, redisTarball, err := redisImage(dir)
+	redisRef, redisTarball, err := redisImage(dir)
 	g.Expect(err).NotTo(HaveOccurred())
 	n, err := node.Start(ctx, node.Options{
 		PartsDir: partsDir(), ControlPlaneDir: testenv.AssetsDir(), Dir: dir,
@@ -173,7 +174,7 @@ func TestNode(t *testing.T) {
 	block, err := deploy.Block(section)
 	g.Expect(err).NotTo(HaveOccurred())
 	started := time.Now()
-	out, err := repo.run(ctx, block, "ARCHIVE_DSN="+world.archiveDSN, "REDIS_IMAGE="+redis,
+	out, err := repo.run(ctx, block, "ARCHIVE_DSN="+world.archiveDSN, "REDIS_IMAGE="+redisRef,
 		"SANCTIONS_FILES="+world.mirrorURL, "PROVIDERS="+providersFile)
 	g.Expect(err).NotTo(HaveOccurred(), "the README's deploy block")
 	t.Logf("the README's deploy block ran in %s:\n%s", time.Since(started).Round(time.Second), out)
@@ -229,6 +230,15 @@ func TestNode(t *testing.T) {
 		api, acmeKeyID, acmeKey = sys.partner(ctx, "acme", "standard", true)
 		sys.refusesListedSender(api)
 		sys.settle(api, sys.order(api))
+	})
+
+	t.Run("the frontend keeps the partner's request budget in the cluster's Redis", func(t *testing.T) {
+		g := NewWithT(t)
+		rdb := redis.NewClient(&redis.Options{Addr: "swaprouter-redis." + namespace + ".svc.cluster.local:6379"})
+		t.Cleanup(func() { _ = rdb.Close() })
+		// Bucket keys are "rate:swaprouter:apikey:<key id>" (internal/ratelimit/redislimit).
+		g.Eventually(func() ([]string, error) { return rdb.Keys(ctx, "rate:swaprouter:apikey:*").Result() }).
+			Should(ContainElement(HaveSuffix(acmeKeyID)))
 	})
 
 	t.Run("the swap page through the app Service shows every route's quote", func(t *testing.T) {
