@@ -220,7 +220,7 @@ func TestNode(t *testing.T) {
 		}).Should(ContainSubstring("0xCa0Df2c95Aa144c1d0FF2ff3C8F967fDc1de9EF0"), "the sample SDN.CSV's first address")
 	})
 
-	sys := &system{t: t, n: n, repo: repo, world: world}
+	sys := &system{n: n, repo: repo, world: world}
 	var (
 		api                *partnerapi.Client
 		acmeKeyID, acmeKey string

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -45,7 +44,6 @@ const webhookManifest = `  webhook:
 
 // system is swaprouter as deployed on the node, and the world around it.
 type system struct {
-	t     *testing.T
 	n     *node.Node
 	repo  *clone
 	world *outside
