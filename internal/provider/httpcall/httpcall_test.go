@@ -13,10 +13,14 @@ import (
 
 func TestDoClassifiesAnswers(t *testing.T) {
 	tests := []struct {
-		name       string
-		status     int
-		body       string
-		hang       bool // never answers: the call must time out
+		name   string
+		status int
+		body   string
+		hang   bool // never answers: the call must time out
+		// length, when set, is the Content-Length the answer declares; chunked sends the
+		// body without one.
+		length     string
+		chunked    bool
 		wantKind   provider.Kind
 		wantStatus int
 		wantDetail string
@@ -44,6 +48,8 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		{name: "503 with Retry-After", status: 503, body: `{"message":"The swap service is currently unavailable due to maintenance"}`, retryAfter: "2", wantErr: true,
 			wantKind: provider.KindUpstream, wantStatus: 503, wantAfter: 2 * time.Second},
 		{name: "slow", status: 200, body: `{}`, hang: true, wantErr: true, wantKind: provider.KindTimeout},
+		{name: "chunked, without a length", status: 200, body: `{"x":"y"}`, chunked: true},
+		{name: "cut short of its length", status: 200, body: `{"x":"y"}`, length: "100", wantErr: true, wantKind: provider.KindUpstream},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +68,13 @@ func TestDoClassifiesAnswers(t *testing.T) {
 				if tt.retryAfter != "" {
 					w.Header().Set("Retry-After", tt.retryAfter)
 				}
+				if tt.length != "" {
+					w.Header().Set("Content-Length", tt.length)
+				}
 				w.WriteHeader(tt.status)
+				if tt.chunked {
+					w.(http.Flusher).Flush()
+				}
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
