@@ -4,17 +4,27 @@ package wire
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
 // maxBody bounds request bodies.
 const maxBody = 64 << 10
 
-// JSON writes v with status.
+// JSON writes v with status, and its length: without one an answer over 2 KiB (a Relay
+// quote) goes out in chunks, and the client cannot read it in one allocation. The bytes are
+// what json.Encoder writes, newline included.
 func JSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	body, err := json.Marshal(v)
+	if err != nil {
+		w.WriteHeader(status) // as an Encoder would: the status, and no body
+		return
+	}
+	body = append(body, '\n')
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(body)
 }
 
 // Error writes {"message": msg}, the error shape of both simulated protocols.
