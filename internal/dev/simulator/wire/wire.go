@@ -2,30 +2,34 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxBody bounds request bodies.
 const maxBody = 64 << 10
 
 // JSON writes v with status, and its length: without one an answer over 2 KiB (a Relay
-// quote) goes out in chunks, and the client cannot read it in one allocation. The bytes are
-// what json.Encoder writes, newline included.
+// quote) goes out in chunks, and the client cannot read it in one allocation. The body is
+// encoded into a pooled buffer, as json.Encoder would write it (newline included).
 func JSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	body, err := json.Marshal(v)
-	if err != nil {
-		w.WriteHeader(status) // as an Encoder would: the status, and no body
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() { buf.Reset(); buffers.Put(buf) }()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		w.WriteHeader(status) // as an Encoder writing to w would: the status, and no body
 		return
 	}
-	body = append(body, '\n')
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_, _ = w.Write(buf.Bytes())
 }
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Error writes {"message": msg}, the error shape of both simulated protocols.
 func Error(w http.ResponseWriter, status int, msg string) {
