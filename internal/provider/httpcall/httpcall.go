@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -105,7 +106,9 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 		return c.transportError(ctx, call, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, err := readBody(resp)
+	buf := bodies.Get().(*bytes.Buffer)
+	defer recycle(buf)
+	body, err := readBody(resp, buf)
 	if err != nil {
 		return c.transportError(ctx, call, err)
 	}
@@ -125,16 +128,30 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 	return nil
 }
 
-// readBody reads an answer of at most maxBody bytes, in one allocation when the provider
-// states its length: io.ReadAll grows its buffer from 512 bytes, which allocated about twice
-// what a quote's answer of a few KiB holds.
-func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= maxBody {
-		body := make([]byte, n)
-		_, err := io.ReadFull(resp.Body, body)
-		return body, err
+// readBody reads an answer of at most maxBody bytes into buf, grown once to the length the
+// provider states: io.ReadAll grew a fresh buffer from 512 bytes for every answer, about
+// twice what a quote's few KiB hold. Everything decoded from the body is copied out of it, so
+// the buffer goes back to the pool when Do returns.
+func readBody(resp *http.Response, buf *bytes.Buffer) ([]byte, error) {
+	if n := resp.ContentLength; n > 0 && n <= maxBody {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to see the end
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody))
+	return buf.Bytes(), err
+}
+
+// bodies are the answer buffers of finished calls; one that grew past maxPooled (an
+// unusually large answer) is left to the garbage collector.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooled = 64 << 10
+
+func recycle(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooled {
+		return
+	}
+	buf.Reset()
+	bodies.Put(buf)
 }
 
 // statusError is the error of an answer that is not 2xx. Only such a body is read for the

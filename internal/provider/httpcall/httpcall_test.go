@@ -2,9 +2,12 @@ package httpcall
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,5 +198,38 @@ func TestRefine(t *testing.T) {
 	up := &provider.Error{Kind: provider.KindUpstream, Detail: "too low 5"}
 	if Refine(up, refiner) != error(up) {
 		t.Fatal("non-refusal was rewritten")
+	}
+}
+
+// Answer buffers are reused: what one call decoded must not change when the next answer
+// is read into the same buffer.
+func TestDecodedAnswersOutliveTheirBuffer(t *testing.T) {
+	answers := []string{`{"x":"first answer","raw":{"k":"one"}}`, `{"x":"SECOND ANSWER","raw":{"k":"two"}}`}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(answers[(n.Add(1)-1)%int64(len(answers))]))
+	}))
+	defer srv.Close()
+	c, err := New(provider.Config{ID: "route_B", Endpoint: srv.URL, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		X   string
+		Raw json.RawMessage
+	}
+	var kept []answer
+	for range 4 {
+		var out answer
+		if err := c.Do(context.Background(), Call{Method: "GET", Path: "/q"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, out)
+	}
+	for i, a := range kept {
+		want := answers[i%len(answers)]
+		if !strings.Contains(want, `"x":"`+a.X+`"`) || !strings.Contains(want, `"raw":`+string(a.Raw)) {
+			t.Errorf("answer %d reads %q / %s after later calls; it was %s", i, a.X, a.Raw, want)
+		}
 	}
 }
