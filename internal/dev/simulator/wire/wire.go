@@ -2,34 +2,20 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/swaprouter/swaprouter/internal/jsonbody"
 )
 
 // maxBody bounds request bodies.
 const maxBody = 64 << 10
 
-// JSON writes v with status, and its length: without one an answer over 2 KiB (a Relay
-// quote) goes out in chunks, and the client cannot read it in one allocation. The body is
-// encoded into a pooled buffer, as json.Encoder would write it (newline included).
+// JSON writes v with status, and its length (jsonbody).
 func JSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	buf := buffers.Get().(*bytes.Buffer)
-	defer func() { buf.Reset(); buffers.Put(buf) }()
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		w.WriteHeader(status) // as an Encoder writing to w would: the status, and no body
-		return
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_ = jsonbody.Write(w, status, v) // the protocols' own types always encode
 }
-
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Error writes {"message": msg}, the error shape of both simulated protocols.
 func Error(w http.ResponseWriter, status int, msg string) {
