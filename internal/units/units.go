@@ -9,6 +9,7 @@ import (
 
 // Format renders a smallest-unit amount as a decimal string with the asset's decimals and no
 // trailing zeros (1500000 at 6 decimals -> "1.5").
+//
 // It places the point in the integer's digits: no power of ten or rational division, which
 // cost a quote answer's amounts more than the rest of their formatting.
 func Format(amount *big.Int, decimals int) string {
