@@ -1,6 +1,11 @@
 package units
 
-import "testing"
+import (
+	"math/big"
+	"math/rand"
+	"strings"
+	"testing"
+)
 
 func TestFormatString(t *testing.T) {
 	for _, c := range []struct {
@@ -51,5 +56,37 @@ func TestSignificantString(t *testing.T) {
 	}
 	if _, ok := SignificantString("1.5", 6, 4); ok {
 		t.Error("a non-integer amount was rendered")
+	}
+}
+
+// Format agrees with the exact rational rendering it replaced (amount ÷ 10^decimals, every
+// digit, trailing zeros trimmed), negative amounts included.
+func TestFormatMatchesRationalRendering(t *testing.T) {
+	reference := func(amount *big.Int, decimals int) string {
+		s := new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)).FloatString(decimals)
+		if decimals > 0 {
+			s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for i := range 2000 {
+		decimals := rnd.Intn(30)
+		amount := new(big.Int).Rand(rnd, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(rnd.Intn(40))), nil))
+		if i%3 == 0 {
+			amount.Neg(amount)
+		}
+		if got, want := Format(amount, decimals), reference(amount, decimals); got != want {
+			t.Fatalf("Format(%s, %d) = %q, want %q", amount, decimals, got, want)
+		}
+	}
+	for _, c := range []struct {
+		amount   int64
+		decimals int
+		want     string
+	}{{-5, 1, "-0.5"}, {-1500000, 6, "-1.5"}, {-1000000, 6, "-1"}, {0, 0, "0"}, {7, 0, "7"}, {120, 1, "12"}} {
+		if got := Format(big.NewInt(c.amount), c.decimals); got != c.want {
+			t.Errorf("Format(%d, %d) = %q, want %q", c.amount, c.decimals, got, c.want)
+		}
 	}
 }

@@ -16,7 +16,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	swapv1 "github.com/swaprouter/swaprouter/api/v1alpha1"
 	"github.com/swaprouter/swaprouter/internal/provider"
@@ -103,7 +106,9 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 		return c.transportError(ctx, call, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	buf := bodies.Get().(*bytes.Buffer)
+	defer recycle(buf)
+	body, err := readBody(resp, buf)
 	if err != nil {
 		return c.transportError(ctx, call, err)
 	}
@@ -113,11 +118,40 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	// encoding/json's Unmarshal scans the whole body for validity before decoding it; the
+	// v1-compatible decoder of go-json-experiment does both in one pass, with the same
+	// semantics (case-insensitive names, unknown fields ignored).
+	if err := jsonv1.Unmarshal(body, out); err != nil {
 		return &provider.Error{Provider: c.provider, Kind: provider.KindUpstream, Detail: "malformed response body",
 			Upstream: &provider.Upstream{Status: resp.StatusCode, Path: call.String()}, Err: err}
 	}
 	return nil
+}
+
+// readBody reads an answer of at most maxBody bytes into buf, grown once to the length the
+// provider states: io.ReadAll grew a fresh buffer from 512 bytes for every answer, about
+// twice what a quote's few KiB hold. Everything decoded from the body is copied out of it, so
+// the buffer goes back to the pool when Do returns.
+func readBody(resp *http.Response, buf *bytes.Buffer) ([]byte, error) {
+	if n := resp.ContentLength; n > 0 && n <= maxBody {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to see the end
+	}
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody))
+	return buf.Bytes(), err
+}
+
+// bodies are the answer buffers of finished calls; one that grew past maxPooled (an
+// unusually large answer) is left to the garbage collector.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooled = 64 << 10
+
+func recycle(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooled {
+		return
+	}
+	buf.Reset()
+	bodies.Put(buf)
 }
 
 // statusError is the error of an answer that is not 2xx. Only such a body is read for the

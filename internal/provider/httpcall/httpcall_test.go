@@ -2,9 +2,12 @@ package httpcall
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,10 +16,14 @@ import (
 
 func TestDoClassifiesAnswers(t *testing.T) {
 	tests := []struct {
-		name       string
-		status     int
-		body       string
-		hang       bool // never answers: the call must time out
+		name   string
+		status int
+		body   string
+		hang   bool // never answers: the call must time out
+		// length, when set, is the Content-Length the answer declares; chunked sends the
+		// body without one.
+		length     string
+		chunked    bool
 		wantKind   provider.Kind
 		wantStatus int
 		wantDetail string
@@ -44,6 +51,8 @@ func TestDoClassifiesAnswers(t *testing.T) {
 		{name: "503 with Retry-After", status: 503, body: `{"message":"The swap service is currently unavailable due to maintenance"}`, retryAfter: "2", wantErr: true,
 			wantKind: provider.KindUpstream, wantStatus: 503, wantAfter: 2 * time.Second},
 		{name: "slow", status: 200, body: `{}`, hang: true, wantErr: true, wantKind: provider.KindTimeout},
+		{name: "chunked, without a length", status: 200, body: `{"x":"y"}`, chunked: true},
+		{name: "cut short of its length", status: 200, body: `{"x":"y"}`, length: "100", wantErr: true, wantKind: provider.KindUpstream},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +71,13 @@ func TestDoClassifiesAnswers(t *testing.T) {
 				if tt.retryAfter != "" {
 					w.Header().Set("Retry-After", tt.retryAfter)
 				}
+				if tt.length != "" {
+					w.Header().Set("Content-Length", tt.length)
+				}
 				w.WriteHeader(tt.status)
+				if tt.chunked {
+					w.(http.Flusher).Flush()
+				}
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
@@ -183,5 +198,38 @@ func TestRefine(t *testing.T) {
 	up := &provider.Error{Kind: provider.KindUpstream, Detail: "too low 5"}
 	if Refine(up, refiner) != error(up) {
 		t.Fatal("non-refusal was rewritten")
+	}
+}
+
+// Answer buffers are reused: what one call decoded must not change when the next answer
+// is read into the same buffer.
+func TestDecodedAnswersOutliveTheirBuffer(t *testing.T) {
+	answers := []string{`{"x":"first answer","raw":{"k":"one"}}`, `{"x":"SECOND ANSWER","raw":{"k":"two"}}`}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(answers[(n.Add(1)-1)%int64(len(answers))]))
+	}))
+	defer srv.Close()
+	c, err := New(provider.Config{ID: "route_B", Endpoint: srv.URL, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		X   string
+		Raw json.RawMessage
+	}
+	var kept []answer
+	for range 4 {
+		var out answer
+		if err := c.Do(context.Background(), Call{Method: "GET", Path: "/q"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, out)
+	}
+	for i, a := range kept {
+		want := answers[i%len(answers)]
+		if !strings.Contains(want, `"x":"`+a.X+`"`) || !strings.Contains(want, `"raw":`+string(a.Raw)) {
+			t.Errorf("answer %d reads %q / %s after later calls; it was %s", i, a.X, a.Raw, want)
+		}
 	}
 }

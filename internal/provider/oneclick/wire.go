@@ -6,8 +6,9 @@ package oneclick
 // the fields the adapter reads are decoded; unknown fields are ignored.
 
 import (
-	"encoding/json"
 	"slices"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 type tokenResponse struct {
@@ -68,9 +69,11 @@ type signedResponse struct {
 	raw []byte
 }
 
+// UnmarshalJSON keeps the body and decodes it with the decoder httpcall uses (one pass, no
+// separate validity scan).
 func (s *signedResponse) UnmarshalJSON(b []byte) error {
 	s.raw = slices.Clone(b)
-	return json.Unmarshal(b, &s.quoteResponse)
+	return jsonv1.Unmarshal(b, &s.quoteResponse)
 }
 
 type transactionDetails struct {

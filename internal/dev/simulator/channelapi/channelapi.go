@@ -227,7 +227,7 @@ func (a API) quoteOf(from, to market.Asset, res market.Result) quoteResponse {
 		PoolInfo:                            []any{},
 		EstimatedDurationSeconds:            total,
 		EstimatedDurationsSeconds:           durations{Deposit: total * 0.5, Swap: 12, Egress: total*0.5 - 12},
-		EstimatedPrice:                      decimal(new(big.Rat).Mul(new(big.Rat).SetFrac(res.AmountOut, res.AmountIn), new(big.Rat).SetFrac(pow10(from.Decimals), pow10(to.Decimals)))),
+		EstimatedPrice:                      decimal(new(big.Rat).Mul(new(big.Rat).SetFrac(res.AmountOut, res.AmountIn), new(big.Rat).SetFrac(from.Unit(), to.Unit()))),
 		RecommendedSlippageTolerancePercent: 0.5,
 		RecommendedRetryDurationMinutes:     retry,
 	}
@@ -361,5 +361,3 @@ func decimal(r *big.Rat) string {
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }
-
-func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }

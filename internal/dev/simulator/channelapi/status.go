@@ -300,7 +300,7 @@ func humanPrice(x128 *big.Int, from, to market.Asset) string {
 		return "0"
 	}
 	r := new(big.Rat).SetFrac(x128, new(big.Int).Lsh(big.NewInt(1), 128))
-	r.Mul(r, new(big.Rat).SetFrac(pow10(from.Decimals), pow10(to.Decimals)))
+	r.Mul(r, new(big.Rat).SetFrac(from.Unit(), to.Unit()))
 	return decimal(r)
 }
 

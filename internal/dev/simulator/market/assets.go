@@ -40,8 +40,17 @@ func (a Asset) AssetID() string {
 	return id.String()
 }
 
-// price is PriceUSD as a rational.
+// price is PriceUSD as a rational. The table's prices are parsed once: a quote values
+// several amounts, and parsing and raising to a power for each was a third of what the
+// simulator allocated. The value may be shared, so callers only read it.
 func (a Asset) price() *big.Rat {
+	if r, ok := tablePrices[a.PriceUSD]; ok {
+		return r
+	}
+	return parsePrice(a)
+}
+
+func parsePrice(a Asset) *big.Rat {
 	r, ok := new(big.Rat).SetString(a.PriceUSD)
 	if !ok || r.Sign() <= 0 {
 		panic(fmt.Sprintf("market asset %s: bad price %q", a.Key, a.PriceUSD))
@@ -49,10 +58,34 @@ func (a Asset) price() *big.Rat {
 	return r
 }
 
-// unit is 10^Decimals.
-func (a Asset) unit() *big.Int {
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Decimals)), nil)
+// Unit is 10^Decimals, the smallest units of one whole unit; shared like price, so callers
+// only read it.
+func (a Asset) Unit() *big.Int {
+	if a.Decimals >= 0 && a.Decimals < len(powersOf10) {
+		return powersOf10[a.Decimals]
+	}
+	return pow10(a.Decimals)
 }
+
+func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+
+// tablePrices are the prices of the asset table, parsed; powersOf10 cover its decimals.
+var (
+	tablePrices = func() map[string]*big.Rat {
+		m := map[string]*big.Rat{}
+		for _, a := range assets {
+			m[a.PriceUSD] = parsePrice(a)
+		}
+		return m
+	}()
+	powersOf10 = func() []*big.Int {
+		out := make([]*big.Int, 25) // up to NEAR's 24 decimals
+		for n := range out {
+			out[n] = pow10(n)
+		}
+		return out
+	}()
+)
 
 // assets: real contracts and decimals (BSC's USDT has 18 decimals, NEAR 24).
 var assets = []Asset{
@@ -79,6 +112,16 @@ var assets = []Asset{
 
 // Assets returns every asset of the simulated chains.
 func Assets() []Asset { return append([]Asset(nil), assets...) }
+
+// Native finds a chain's native asset, without copying the table as Assets does.
+func Native(chain string) (Asset, bool) {
+	for _, a := range assets {
+		if a.Chain == chain && a.IsNative() {
+			return a, true
+		}
+	}
+	return Asset{}, false
+}
 
 // Lookup finds an asset by key.
 func Lookup(key string) (Asset, bool) {

@@ -155,3 +155,33 @@ func TestBestDiffersBySize(t *testing.T) {
 		}
 	}
 }
+
+// The parsed prices and units are shared between quotes: pricing must leave them as the
+// table says, and an asset outside the table is still priced from its own fields.
+func TestSharedPricesAndUnitsStayPut(t *testing.T) {
+	eth, _ := Lookup("eth:ETH")
+	near, _ := Lookup("near:wNEAR")
+	for range 2 {
+		if got := ValueUSD(big.NewInt(2e18), eth).FloatString(2); got != "6000.00" {
+			t.Fatalf("2 ETH = %s USD, want 6000.00", got)
+		}
+		if got := Convert(big.NewInt(1e18), eth, near).String(); got != "600000000000000000000000000" {
+			t.Fatalf("1 ETH = %s yocto-wNEAR, want 600 wNEAR", got)
+		}
+	}
+	if eth.Unit().String() != "1000000000000000000" || eth.price().RatString() != "3000" {
+		t.Fatalf("ETH unit %s price %s after pricing", eth.Unit(), eth.price().RatString())
+	}
+	custom := Asset{Key: "x:Y", Decimals: 30, PriceUSD: "0.5"}
+	if got := ValueUSD(new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil), custom).FloatString(1); got != "0.5" {
+		t.Fatalf("one whole unit of an asset outside the table = %s USD, want 0.5", got)
+	}
+	for _, chain := range []string{"eth", "sol", "btc"} {
+		if n, ok := Native(chain); !ok || n.Chain != chain || !n.IsNative() {
+			t.Errorf("Native(%s) = %v, %v", chain, n.Key, ok)
+		}
+	}
+	if _, ok := Native("nowhere"); ok {
+		t.Error("Native of an unknown chain found an asset")
+	}
+}

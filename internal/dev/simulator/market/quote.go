@@ -108,13 +108,13 @@ func Convert(amount *big.Int, from, to Asset) *big.Int {
 func ValueUSD(amount *big.Int, a Asset) *big.Rat { return toUSD(amount, a) }
 
 func toUSD(amount *big.Int, a Asset) *big.Rat {
-	r := new(big.Rat).SetFrac(amount, a.unit())
+	r := new(big.Rat).SetFrac(amount, a.Unit())
 	return r.Mul(r, a.price())
 }
 
 func fromUSD(usd *big.Rat, a Asset) *big.Rat {
 	r := new(big.Rat).Quo(usd, a.price())
-	return r.Mul(r, new(big.Rat).SetInt(a.unit()))
+	return r.Mul(r, new(big.Rat).SetInt(a.Unit()))
 }
 
 func floor(r *big.Rat) *big.Int { return new(big.Int).Quo(r.Num(), r.Denom()) }

@@ -412,17 +412,15 @@ func amountOf(m market.Asset, n, minimum *big.Int) amount {
 
 // nativeOf is the native asset of a simulated chain.
 func nativeOf(chainKey string) market.Asset {
-	for _, m := range market.Assets() {
-		if m.Chain == chainKey && m.IsNative() {
-			return m
-		}
+	if m, ok := market.Native(chainKey); ok {
+		return m
 	}
 	panic("no native asset on " + chainKey) // every chain of the table has one
 }
 
 // usdIn is a dollar amount in m's smallest units, rounded down.
 func usdIn(usd *big.Rat, m market.Asset) *big.Int {
-	unit := pow10(m.Decimals)
+	unit := m.Unit()
 	v := new(big.Rat).Quo(usd, market.ValueUSD(unit, m))
 	v.Mul(v, new(big.Rat).SetInt(unit))
 	return new(big.Int).Quo(v.Num(), v.Denom())
@@ -431,7 +429,7 @@ func usdIn(usd *big.Rat, m market.Asset) *big.Int {
 // rate is the output per input in whole units.
 func rate(p priced) string {
 	r := new(big.Rat).SetFrac(p.res.AmountOut, p.res.AmountIn)
-	r.Mul(r, new(big.Rat).SetFrac(pow10(p.from.Decimals), pow10(p.to.Decimals)))
+	r.Mul(r, new(big.Rat).SetFrac(p.from.Unit(), p.to.Unit()))
 	return r.FloatString(16)
 }
 
@@ -441,5 +439,3 @@ func percent(part, whole *big.Rat) string {
 	}
 	return new(big.Rat).Mul(new(big.Rat).Quo(part, whole), big.NewRat(100, 1)).FloatString(2)
 }
-
-func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }

@@ -5,16 +5,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/swaprouter/swaprouter/internal/jsonbody"
 )
 
 // maxBody bounds request bodies.
 const maxBody = 64 << 10
 
-// JSON writes v with status.
+// JSON writes v with status, and its length (jsonbody).
 func JSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_ = jsonbody.Write(w, status, v) // the protocols' own types always encode
 }
 
 // Error writes {"message": msg}, the error shape of both simulated protocols.
