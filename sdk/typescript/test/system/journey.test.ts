@@ -97,7 +97,9 @@ test("an order to SUCCESS: the stream, broken and resumed midway, yields each tr
     strictEqual(receiver.rejected(), 0);
     const delivery = receiver.deliveries.find((d) => d.body.includes(order.id));
     ok(delivery);
-    throws(() => verifyWebhook(delivery.body.replace(order.id, order.id.slice(0, -1) + "a"), delivery.headers, webhook.secret), InvalidWebhook);
+    // Another order's id in the signed body: its last character changed (to one it is not).
+    const forged = order.id.slice(0, -1) + (order.id.endsWith("a") ? "b" : "a");
+    throws(() => verifyWebhook(delivery.body.replace(order.id, forged), delivery.headers, webhook.secret), InvalidWebhook);
 
     // The receipt: verified with the published keys, three ways.
     const { receipt } = await sr.getOrderReceipt(order.id);
