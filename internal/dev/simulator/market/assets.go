@@ -5,6 +5,7 @@ package market
 import (
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/swaprouter/swaprouter/internal/caip"
 )
@@ -49,6 +50,23 @@ func (a Asset) price() *big.Rat {
 	}
 	return parsePrice(a)
 }
+
+// USD is a decimal amount of dollars from the simulator's static tables (fees, limits, gas),
+// parsed once like the prices; the value is shared, so callers only read it. A malformed
+// table entry is a programming error.
+func USD(s string) *big.Rat {
+	if r, ok := usdAmounts.Load(s); ok {
+		return r.(*big.Rat)
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		panic(fmt.Sprintf("market: bad USD amount %q", s))
+	}
+	usdAmounts.Store(s, r)
+	return r
+}
+
+var usdAmounts sync.Map // string → *big.Rat
 
 func parsePrice(a Asset) *big.Rat {
 	r, ok := new(big.Rat).SetString(a.PriceUSD)

@@ -55,7 +55,7 @@ func (p Provider) Quote(req Request) (Result, error) {
 		return Result{}, &LimitError{TooLow: true, Limit: big.NewInt(1)}
 	}
 	keep := new(big.Rat).SetFrac64(10000-p.FeeBps-p.SpreadBps[req.To.Key]-req.AppFeeBps, 10000)
-	flatUSD, _ := new(big.Rat).SetString(p.NetworkFeeUSD)
+	flatUSD := USD(p.NetworkFeeUSD)
 	minIn, maxIn := p.LimitsIn(req.From, req.To)
 	res := Result{
 		MinIn:            minIn,
@@ -94,9 +94,7 @@ func (p Provider) Quote(req Request) (Result, error) {
 // rounded up, the maximum down).
 func (p Provider) LimitsIn(from, to Asset) (minIn, maxIn *big.Int) {
 	lim := p.Limits(from, to)
-	minUSD, _ := new(big.Rat).SetString(lim.Min)
-	maxUSD, _ := new(big.Rat).SetString(lim.Max)
-	return ceil(fromUSD(minUSD, from)), floor(fromUSD(maxUSD, from))
+	return ceil(fromUSD(USD(lim.Min), from)), floor(fromUSD(USD(lim.Max), from))
 }
 
 // Convert prices amount of from in units of to at list prices, without fees, rounded down.

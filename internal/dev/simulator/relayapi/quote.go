@@ -340,7 +340,7 @@ func (a API) response(p priced, requestID, depositAddr string) quoteResponse {
 	in := amountOf(p.from, p.res.AmountIn, p.res.AmountIn)
 	out := amountOf(p.to, p.res.AmountOut, minOut)
 	native := nativeOf(p.from.Chain)
-	gas, _ := new(big.Rat).SetString(gasUSD)
+	gas := market.USD(gasUSD)
 	relayerGas := market.Convert(p.res.NetworkFee, p.to, p.from)
 	relayer := new(big.Int).Add(p.res.ProtocolFee, relayerGas)
 	lossUSD := new(big.Rat).Sub(market.ValueUSD(p.res.AmountIn, p.from), market.ValueUSD(p.res.AmountOut, p.to))

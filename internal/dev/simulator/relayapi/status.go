@@ -2,7 +2,6 @@ package relayapi
 
 import (
 	"encoding/json"
-	"math/big"
 	"net/http"
 	"strconv"
 	"time"
@@ -70,7 +69,7 @@ func (a API) statusOf(o ledger.Order) statusResponse {
 		view.Terms.UnfilledBps = 10000
 	}
 	p := a.V.Progress(view)
-	refundGas, _ := new(big.Rat).SetString(refundGasUSD)
+	refundGas := market.USD(refundGasUSD)
 	unpaid := p.Phase == settlement.Refunded && market.ValueUSD(p.Refunded, o.From).Cmp(refundGas) < 0
 	s := statusResponse{
 		Status: Status(p.Phase, p.Delayed, unpaid), InTxHashes: []string{}, TxHashes: []string{},
