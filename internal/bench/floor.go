@@ -22,7 +22,7 @@ import (
 // that concurrency, so a scenario 1 figure short of its target can be read against it.
 type fanOutFloor struct {
 	frontendURL, providerURL string
-	load                     *http.Client
+	load, calls              *http.Client
 	servers                  []*http.Server
 }
 
@@ -41,7 +41,7 @@ func stubJSON(size int) []byte {
 // startFloor serves the stubs on loopback: each provider answers after latency, the frontend
 // asks fanOut of them at once.
 func startFloor(latency time.Duration, fanOut int) (*fanOutFloor, error) {
-	f := &fanOutFloor{load: NewHTTPClient(60 * time.Second)}
+	f := &fanOutFloor{load: NewHTTPClient(60 * time.Second), calls: system.ProviderHTTPClient()} // the adapters' transport
 	provider := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		t := time.NewTimer(latency)
@@ -56,13 +56,12 @@ func startFloor(latency time.Duration, fanOut int) (*fanOutFloor, error) {
 	if f.providerURL, err = f.serve(provider); err != nil {
 		return nil, err
 	}
-	calls := system.ProviderHTTPClient() // the adapters' transport
 	frontend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		errs := make([]error, fanOut)
 		var wg sync.WaitGroup
 		for i := range fanOut {
-			wg.Go(func() { errs[i] = post(r.Context(), calls, f.providerURL) })
+			wg.Go(func() { errs[i] = post(r.Context(), f.calls, f.providerURL) })
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
@@ -87,6 +86,14 @@ func (f *fanOutFloor) serve(h http.Handler) (string, error) {
 	f.servers = append(f.servers, srv)
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), nil
+}
+
+// hangUp closes the floor's idle connections, so that their goroutines (a few hundred at
+// c = 64) do not stay behind for the garbage collector to scan while the next measurement of
+// the real system runs.
+func (f *fanOutFloor) hangUp() {
+	f.load.CloseIdleConnections()
+	f.calls.CloseIdleConnections()
 }
 
 func (f *fanOutFloor) close() {

@@ -120,6 +120,8 @@ type harness struct {
 	api    *APIClient
 	recv   *Receiver
 	direct map[swapv1.ProviderID]provider.Provider
+	// directClient is the direct baselines' HTTP client.
+	directClient *http.Client
 	// relay is the RoutingProvider of the third quote provider (scenario 1 disables it for
 	// its two-provider figure).
 	relay   client.ObjectKey
@@ -284,14 +286,14 @@ func (h *harness) start(ctx context.Context) error {
 	// with a client like the system's (the default transport would dial a connection for
 	// most calls at concurrency 64).
 	h.direct = map[swapv1.ProviderID]provider.Provider{}
-	directClient := system.ProviderHTTPClient()
+	h.directClient = system.ProviderHTTPClient()
 	for id, proto := range protocols {
 		token := ""
 		if id == swapv1.ProviderRouteA {
 			token = routeAToken
 		}
 		p, err := registry.New(proto, provider.Config{ID: id, Endpoint: env.SimulatorURL + "/" + string(id), Token: token, Timeout: 5 * time.Second,
-			QuoteSigningKey: env.Simulator.QuotePublicKey(), HTTPClient: directClient})
+			QuoteSigningKey: env.Simulator.QuotePublicKey(), HTTPClient: h.directClient})
 		if err != nil {
 			return err
 		}

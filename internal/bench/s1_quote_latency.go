@@ -52,8 +52,10 @@ func (h *harness) quoteLatency(ctx context.Context, s *Scenario) error {
 				slow50, slow99 = math.Max(slow50, PercentileMs(d.Latencies, 50)), math.Max(slow99, PercentileMs(d.Latencies, 99))
 			}
 			all := Closed(ctx, c, dirDur, 0, h.directFanOut())
+			h.directClient.CloseIdleConnections() // nothing of the baselines stays behind for the next round
 			notes = append(notes, errNote("direct, the three at once", all))
 			stub, stubDirect := Closed(ctx, c, feDur, 0, floor.quote), Closed(ctx, c, dirDur, 0, floor.direct)
+			floor.hangUp()
 			notes = append(notes, errNote("floor", stub), errNote("floor, one stub directly", stubDirect))
 			for _, n := range notes {
 				if n != "" {
